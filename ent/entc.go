@@ -1,0 +1,57 @@
+//go:build ignore
+
+// entc.go runs ent's code generator with the entgql extension (the ent CLI
+// cannot load extensions). Run it through `go generate ./...` from the root.
+package main
+
+import (
+	"fmt"
+	"log"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent/entc"
+	"entgo.io/ent/entc/gen"
+)
+
+func main() {
+	ex, err := entgql.NewExtension(
+		entgql.WithSchemaGenerator(),
+		entgql.WithWhereInputs(true),
+		entgql.WithSchemaPath("graph/schema/ent.graphqls"),
+		entgql.WithConfigPath("gqlgen.yml"),
+	)
+	if err != nil {
+		log.Fatalf("entgql: %v", err)
+	}
+	err = entc.Generate("./ent/schema", &gen.Config{
+		Target:   "./ent",
+		Package:  "logistics/ent",
+		Features: []gen.Feature{gen.FeatureVersionedMigration, gen.FeatureLock, gen.FeatureModifier, gen.FeatureExecQuery, gen.FeatureUpsert},
+		Templates: []*gen.Template{
+			gen.MustParse(gen.NewTemplate("idprefix").ParseFiles("./ent/template/idprefix.tmpl")),
+		},
+		Hooks: []gen.Hook{requirePrefixes},
+	}, entc.Extensions(ex))
+	if err != nil {
+		log.Fatalf("ent codegen: %v", err)
+	}
+}
+
+// requirePrefixes refuses a type without an id prefix, or two types sharing one.
+func requirePrefixes(next gen.Generator) gen.Generator {
+	return gen.GenerateFunc(func(g *gen.Graph) error {
+		seen := map[string]string{}
+		for _, n := range g.Nodes {
+			a, ok := n.Annotations["IDPrefix"].(map[string]any)
+			p, _ := a["Prefix"].(string)
+			if !ok || p == "" {
+				return fmt.Errorf("type %s has no id prefix: add withID(resourceid.X) to its mixins", n.Name)
+			}
+			if other, dup := seen[p]; dup {
+				return fmt.Errorf("types %s and %s share the id prefix %q", other, n.Name, p)
+			}
+			seen[p] = n.Name
+		}
+		return next.Generate(g)
+	})
+}

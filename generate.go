@@ -1,0 +1,7 @@
+package main
+
+// Code generation, in order: ent (with entgql, which also writes
+// graph/schema/ent.graphqls), then gqlgen. CI fails if this changes any
+// committed file.
+//go:generate go run -mod=mod ./ent/entc.go
+//go:generate go run -mod=mod github.com/99designs/gqlgen generate

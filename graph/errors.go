@@ -1,0 +1,114 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"logistics/ent"
+	"logistics/internal/apperr"
+	"logistics/internal/requestlog"
+)
+
+// presenter gives every error one code of the fixed set in
+// errors[].extensions.code: UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT,
+// NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL. The finer reason goes in
+// extensions.reason, field errors in extensions.fields. Internal errors are
+// logged with the request id and shown only as "internal error".
+func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := graphql.DefaultErrorPresenter(ctx, err)
+		var ae *apperr.Error
+		var ge *gqlerror.Error
+		switch {
+		case errors.As(err, &ae):
+		case isEntError(err):
+			ae = apperr.From(err)
+		case errors.As(err, &ge) && ge.Err == nil:
+			// A parse or validation error, or a limit: the document is at fault.
+			reason, _ := ge.Extensions["code"].(string)
+			if reason == "" {
+				reason = "GRAPHQL_VALIDATION_FAILED"
+			}
+			gerr.Extensions = map[string]any{"code": "BAD_USER_INPUT", "reason": reason}
+			return gerr
+		case errors.As(err, &ge):
+			// An argument or variable that could not be read as its type.
+			gerr.Extensions = map[string]any{"code": "BAD_USER_INPUT", "reason": "invalid_argument"}
+			return gerr
+		default:
+			ae = apperr.Internal(err)
+		}
+		if ae.Kind == apperr.KindInternal {
+			log.ErrorContext(ctx, "graphql: internal error", "err", err, "path", fmt.Sprint(gerr.Path), "request_id", requestlog.ID(ctx))
+		}
+		gerr.Message = ae.Message
+		gerr.Extensions = map[string]any{"code": ae.Kind.GraphQLCode(), "reason": ae.Code}
+		if len(ae.Fields) > 0 {
+			fields := make([]apperr.FieldError, len(ae.Fields))
+			for i, f := range ae.Fields {
+				fields[i] = apperr.FieldError{Field: camelCase(f.Field), Message: f.Message}
+			}
+			gerr.Extensions["fields"] = fields
+			if len(fields) == 1 {
+				gerr.Message = fields[0].Field + ": " + fields[0].Message
+			}
+		}
+		for k, v := range ae.Details {
+			gerr.Extensions[k] = v
+		}
+		if id := requestlog.ID(ctx); id != "" && ae.Kind == apperr.KindInternal {
+			gerr.Extensions["request_id"] = id
+		}
+		return gerr
+	}
+}
+
+func isEntError(err error) bool {
+	return ent.IsNotFound(err) || ent.IsValidationError(err) || ent.IsConstraintError(err) || ent.IsNotSingular(err)
+}
+
+func recoverer(log *slog.Logger) graphql.RecoverFunc {
+	return func(ctx context.Context, v any) error {
+		log.ErrorContext(ctx, "graphql: panic", "panic", fmt.Sprint(v), "request_id", requestlog.ID(ctx))
+		return apperr.Internal(fmt.Errorf("panic: %v", v))
+	}
+}
+
+// camelCase turns the service's snake_case field names ("hub_id",
+// "lines[0].part_id") into GraphQL's ("hubID", "lines[0].partID").
+func camelCase(s string) string {
+	var b strings.Builder
+	up := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_':
+			up = true
+		case up:
+			b.WriteByte(upper(c))
+			up = false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	// entgql spells id suffixes "ID".
+	out = strings.ReplaceAll(out, "Id.", "ID.")
+	if strings.HasSuffix(out, "Id") {
+		out = out[:len(out)-2] + "ID"
+	}
+	return out
+}
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}

@@ -1,0 +1,203 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Media types of GraphQL over HTTP.
+const (
+	mediaGraphQLResponse = "application/graphql-response+json"
+	mediaJSON            = "application/json"
+)
+
+// transport serves GraphQL over HTTP as its specification describes:
+//   - GET (queries only: a mutation over GET is 405) and POST with a JSON body;
+//   - application/graphql-response+json when the client accepts it: 400 for an
+//     unparsable request or document, 422 for a document that fails
+//     validation (or a depth/complexity limit), 200 once execution started;
+//   - application/json for clients that accept only that (the legacy rule):
+//     200 for every well-formed GraphQL response, 400 for a malformed request.
+type transport struct{ maxBody int64 }
+
+var _ graphql.Transport = transport{}
+
+func (transport) Supports(r *http.Request) bool { return r.Header.Get("Upgrade") == "" }
+
+func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	media, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		writeRequestError(w, mediaJSON, http.StatusNotAcceptable, "the response can be "+mediaGraphQLResponse+" or "+mediaJSON+": set Accept accordingly")
+		return
+	}
+	var params *graphql.RawParams
+	switch r.Method {
+	case http.MethodGet:
+		p, err := paramsFromQuery(r)
+		if err != nil {
+			writeRequestError(w, media, http.StatusBadRequest, err.Error())
+			return
+		}
+		params = p
+	case http.MethodPost:
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if ct != mediaJSON {
+			writeRequestError(w, media, http.StatusUnsupportedMediaType, "the request body must be application/json")
+			return
+		}
+		p, status, err := paramsFromBody(w, r, t.maxBody)
+		if err != nil {
+			writeRequestError(w, media, status, err.Error())
+			return
+		}
+		params = p
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		writeRequestError(w, media, http.StatusMethodNotAllowed, "GraphQL takes GET (queries) or POST")
+		return
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+
+	ctx := r.Context()
+	rc, errs := exec.CreateOperationContext(ctx, params)
+	if errs != nil {
+		status := http.StatusOK
+		if media == mediaGraphQLResponse {
+			status = http.StatusUnprocessableEntity
+			if isParseError(errs) {
+				status = http.StatusBadRequest
+			}
+		}
+		writeResponse(w, media, status, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
+		return
+	}
+	if r.Method == http.MethodGet && rc.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", "POST")
+		writeRequestError(w, media, http.StatusMethodNotAllowed, "a "+string(rc.Operation.Operation)+" must be sent with POST")
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, rc)
+	writeResponse(w, media, http.StatusOK, responses(ctx))
+}
+
+// negotiate picks the response media type from Accept. No Accept header means
+// application/json (the legacy default); an Accept listing neither type nor
+// a wildcard is refused.
+func negotiate(accept string) (string, bool) {
+	if strings.TrimSpace(accept) == "" {
+		return mediaJSON, true
+	}
+	best, bestQ := "", -1.0
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, p, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := p["q"]; ok {
+			if _, err := fmtSscan(v, &q); err != nil {
+				q = 0
+			}
+		}
+		var cand string
+		switch mt {
+		case mediaGraphQLResponse:
+			cand = mediaGraphQLResponse
+		case mediaJSON:
+			cand = mediaJSON
+		case "*/*", "application/*":
+			cand = mediaGraphQLResponse
+		default:
+			continue
+		}
+		if q > bestQ || (q == bestQ && cand == mediaGraphQLResponse && best != mediaGraphQLResponse) {
+			best, bestQ = cand, q
+		}
+	}
+	return best, best != "" && bestQ > 0
+}
+
+func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
+	q := r.URL.Query()
+	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
+	if p.Query == "" && q.Get("extensions") == "" {
+		return nil, errors.New("the query parameter is required")
+	}
+	if v := q.Get("variables"); v != "" {
+		if err := decodeJSON([]byte(v), &p.Variables); err != nil {
+			return nil, errors.New("variables must be a JSON object")
+		}
+	}
+	if v := q.Get("extensions"); v != "" {
+		if err := decodeJSON([]byte(v), &p.Extensions); err != nil {
+			return nil, errors.New("extensions must be a JSON object")
+		}
+	}
+	return p, nil
+}
+
+func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql.RawParams, int, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, http.StatusRequestEntityTooLarge, errors.New("the request body is larger than the limit")
+	} else if err != nil {
+		return nil, http.StatusBadRequest, errors.New("the request body could not be read")
+	}
+	var p graphql.RawParams
+	if err := decodeJSON(body, &p); err != nil {
+		return nil, http.StatusBadRequest, errors.New("the request body must be a JSON object with a query: " + err.Error())
+	}
+	if p.Query == "" && len(p.Extensions) == 0 {
+		return nil, http.StatusBadRequest, errors.New("the query member is required")
+	}
+	return &p, 0, nil
+}
+
+// decodeJSON decodes exactly one JSON object, keeping numbers exact.
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func isParseError(errs gqlerror.List) bool {
+	for _, e := range errs {
+		if e.Extensions != nil && e.Extensions["code"] == "GRAPHQL_PARSE_FAILED" {
+			return true
+		}
+		if e.Rule == "" && e.Extensions != nil && e.Extensions["reason"] == "GRAPHQL_PARSE_FAILED" {
+			return true
+		}
+	}
+	return false
+}
+
+func writeRequestError(w http.ResponseWriter, media string, status int, msg string) {
+	writeResponse(w, media, status, &graphql.Response{Errors: gqlerror.List{{
+		Message:    msg,
+		Extensions: map[string]any{"code": "BAD_USER_INPUT"},
+	}}})
+}
+
+func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
+	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(resp)
+}

@@ -1,0 +1,147 @@
+// Package app assembles the service: configuration, the two environments and
+// their databases, the middleware chain and every route. server.go parses the
+// command line into a Config and runs an App; tests build one the same way.
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"logistics/internal/database"
+)
+
+// Config is every setting of the service, with its flag and environment
+// variable. Defaults work locally with no set-up.
+type Config struct {
+	Addr          string        // --addr, LOGISTICS_ADDR
+	DataDir       string        // --data-dir, LOGISTICS_DATA_DIR
+	DB            string        // --db, LOGISTICS_DB: SQLite path or postgres:// DSN for production
+	SandboxDB     string        // --sandbox-db, LOGISTICS_SANDBOX_DB
+	BaseURL       string        // --base-url, LOGISTICS_BASE_URL
+	SandboxURL    string        // --sandbox-url, LOGISTICS_SANDBOX_URL
+	LogFormat     string        // --log-format, LOGISTICS_LOG_FORMAT: text or json
+	MaxBodyBytes  int64         // --max-body-bytes, LOGISTICS_MAX_BODY_BYTES
+	ReadTimeout   time.Duration // --read-timeout, LOGISTICS_READ_TIMEOUT
+	WriteTimeout  time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
+	MaxDepth      int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
+	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
+}
+
+// Defaults returns the configuration used when nothing is set.
+func Defaults() Config {
+	return Config{
+		Addr:          "127.0.0.1:8080",
+		DataDir:       "./data",
+		BaseURL:       "http://127.0.0.1:8080",
+		SandboxURL:    "http://127.0.0.1:8080/sandbox",
+		LogFormat:     "text",
+		MaxBodyBytes:  1 << 20,
+		ReadTimeout:   15 * time.Second,
+		WriteTimeout:  60 * time.Second,
+		MaxDepth:      12,
+		MaxComplexity: 50_000,
+	}
+}
+
+// setting ties a flag to its environment variable.
+type setting struct {
+	flag, env, usage string
+	bind             func(fs *flag.FlagSet, name, usage string)
+}
+
+// Flags registers the flags on fs. Environment variables are applied first
+// (by Load), so a flag given on the command line wins.
+func (c *Config) settings() []setting {
+	str := func(p *string) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, u string) { fs.StringVar(p, n, *p, u) }
+	}
+	dur := func(p *time.Duration) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, u string) { fs.DurationVar(p, n, *p, u) }
+	}
+	num := func(p *int) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, u string) { fs.IntVar(p, n, *p, u) }
+	}
+	return []setting{
+		{"addr", "LOGISTICS_ADDR", "address to listen on", str(&c.Addr)},
+		{"data-dir", "LOGISTICS_DATA_DIR", "directory of the embedded SQLite databases", str(&c.DataDir)},
+		{"db", "LOGISTICS_DB", "production database: SQLite file path or postgres:// DSN (default <data-dir>/production.db)", str(&c.DB)},
+		{"sandbox-db", "LOGISTICS_SANDBOX_DB", "sandbox database: SQLite file path or postgres:// DSN (default <data-dir>/sandbox.db)", str(&c.SandboxDB)},
+		{"base-url", "LOGISTICS_BASE_URL", "production base address", str(&c.BaseURL)},
+		{"sandbox-url", "LOGISTICS_SANDBOX_URL", "sandbox base address", str(&c.SandboxURL)},
+		{"log-format", "LOGISTICS_LOG_FORMAT", "log format: text or json", str(&c.LogFormat)},
+		{"max-body-bytes", "LOGISTICS_MAX_BODY_BYTES", "largest JSON request body", func(fs *flag.FlagSet, n, u string) { fs.Int64Var(&c.MaxBodyBytes, n, c.MaxBodyBytes, u) }},
+		{"read-timeout", "LOGISTICS_READ_TIMEOUT", "server read time-out", dur(&c.ReadTimeout)},
+		{"write-timeout", "LOGISTICS_WRITE_TIMEOUT", "server write time-out", dur(&c.WriteTimeout)},
+		{"graphql-max-depth", "LOGISTICS_GRAPHQL_MAX_DEPTH", "deepest GraphQL selection allowed", num(&c.MaxDepth)},
+		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL query cost allowed", num(&c.MaxComplexity)},
+	}
+}
+
+// Load fills c from the environment (getenv) and then from args. It returns
+// the arguments left after the flags.
+func (c *Config) Load(name string, args []string, getenv func(string) string) ([]string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, s := range c.settings() {
+		if v := getenv(s.env); v != "" {
+			tmp := flag.NewFlagSet("env", flag.ContinueOnError)
+			s.bind(tmp, s.flag, "")
+			if err := tmp.Set(s.flag, v); err != nil {
+				return nil, fmt.Errorf("%s=%q: %v", s.env, v, err)
+			}
+		}
+		s.bind(fs, s.flag, s.usage+" ($"+s.env+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return fs.Args(), c.Validate()
+}
+
+// Validate checks the settings and fills the derived database paths.
+func (c *Config) Validate() error {
+	if c.DB == "" {
+		c.DB = filepath.Join(c.DataDir, "production.db")
+	}
+	if c.SandboxDB == "" {
+		c.SandboxDB = filepath.Join(c.DataDir, "sandbox.db")
+	}
+	if c.DB == c.SandboxDB {
+		return errors.New("the production and sandbox databases must differ")
+	}
+	for _, u := range []string{c.BaseURL, c.SandboxURL} {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("base URL %q must be an absolute http(s) URL", u)
+		}
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("log format %q: must be text or json", c.LogFormat)
+	}
+	if c.MaxBodyBytes < 1024 {
+		return errors.New("max-body-bytes must be at least 1024")
+	}
+	return nil
+}
+
+// Masked returns the configuration as log attributes, passwords masked.
+func (c Config) Masked() []any {
+	mask := func(dsn string) string {
+		if database.IsPostgres(dsn) {
+			if u, err := url.Parse(dsn); err == nil {
+				return u.Redacted()
+			}
+			return "postgres://…"
+		}
+		return dsn
+	}
+	return []any{
+		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
+		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
+		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
+	}
+}

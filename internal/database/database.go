@@ -1,0 +1,162 @@
+// Package database opens an environment's database — an embedded SQLite file
+// by default, or PostgreSQL from a postgres:// DSN — and applies the schema.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "github.com/mattn/go-sqlite3"     // registers the "sqlite3" driver
+
+	"logistics/ent"
+	"logistics/ent/migrate"
+)
+
+// DB is an open database with the ent client over it.
+type DB struct {
+	Client  *ent.Client
+	SQL     *sql.DB
+	Dialect string // dialect.SQLite or dialect.Postgres
+	Source  string // the DSN with any password masked, for logs
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Options tune how a database is opened.
+type Options struct {
+	// Driver wraps the ent driver, e.g. to count statements in tests.
+	Driver func(dialect.Driver) dialect.Driver
+	// MaxOpenConns caps the pool (0: a default that suits the dialect).
+	MaxOpenConns int
+}
+
+// Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
+// directory when missing). SQLite runs in WAL mode with foreign keys on, a busy
+// timeout, write transactions that take the lock up front, and a
+// case-sensitive LIKE so that substring filters match PostgreSQL.
+func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
+	var (
+		db      *sql.DB
+		err     error
+		dia     string
+		source  = dsn
+		maxOpen = opt.MaxOpenConns
+	)
+	if IsPostgres(dsn) {
+		dia = dialect.Postgres
+		db, err = sql.Open("pgx", dsn)
+		if u, perr := url.Parse(dsn); perr == nil {
+			source = u.Redacted()
+		}
+		if maxOpen == 0 {
+			maxOpen = 20
+		}
+	} else {
+		dia = dialect.SQLite
+		path := strings.TrimPrefix(dsn, "file:")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path != "" && path != ":memory:" {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, fmt.Errorf("database: %w", err)
+			}
+		}
+		db, err = sql.Open("sqlite3", sqliteDSN(dsn))
+		if maxOpen == 0 {
+			maxOpen = 8
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("database: open %s: %w", source, err)
+	}
+	db.SetMaxOpenConns(maxOpen)
+	db.SetMaxIdleConns(maxOpen)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database: connect to %s: %w", source, err)
+	}
+	var drv dialect.Driver = entsql.OpenDB(dia, db)
+	if opt.Driver != nil {
+		drv = opt.Driver(drv)
+	}
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dia, Source: source}, nil
+}
+
+// sqliteDSN adds the options we rely on unless the caller set them.
+func sqliteDSN(dsn string) string {
+	if !strings.HasPrefix(dsn, "file:") {
+		dsn = "file:" + dsn
+	}
+	defaults := [][2]string{
+		{"_fk", "1"},
+		{"_journal_mode", "WAL"},
+		{"_busy_timeout", "10000"},
+		{"_synchronous", "NORMAL"},
+		{"_txlock", "immediate"},
+		{"_cslike", "1"},
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, kv := range defaults {
+		if !strings.Contains(dsn, kv[0]+"=") {
+			dsn += sep + kv[0] + "=" + kv[1]
+			sep = "&"
+		}
+	}
+	return dsn
+}
+
+// migrationLock is the PostgreSQL advisory-lock key that serialises schema
+// changes when several instances start at once ("logi" in ASCII).
+const migrationLock = 0x6c6f6769
+
+// Migrate creates or updates the schema. On PostgreSQL it holds an advisory
+// lock, so instances starting together do not race each other.
+func (d *DB) Migrate(ctx context.Context) error {
+	if d.Dialect == dialect.Postgres {
+		conn, err := d.SQL.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("database: migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+			return fmt.Errorf("database: migrate: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) //nolint:errcheck
+	}
+	if err := d.Client.Schema.Create(ctx, migrate.WithDropIndex(true)); err != nil {
+		return fmt.Errorf("database: migrate: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return d.SQL.PingContext(ctx)
+}
+
+// Close closes the client and the pool.
+func (d *DB) Close() error {
+	return errors.Join(d.Client.Close(), d.SQL.Close())
+}

@@ -1,0 +1,92 @@
+package decimal
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseAndString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Decimal
+		out  string
+	}{
+		{"0", 0, "0"},
+		{"12", 12000, "12"},
+		{"0.1", 100, "0.1"},
+		{"-0.125", -125, "-0.125"},
+		{"1.500", 1500, "1.5"},
+		{"1e2", 100000, "100"},
+		{" 7 ", 7000, "7"},
+		{"+3.25", 3250, "3.25"},
+	} {
+		got, err := Parse(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+			continue
+		}
+		if got.String() != tc.out {
+			t.Errorf("String(%d) = %q; want %q", got, got.String(), tc.out)
+		}
+	}
+	for _, bad := range []string{"", "abc", "1.2345", "1/3", "0x10", "1_000", "NaN", "Inf", "1e40", "--1"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestNoFloatDrift(t *testing.T) {
+	sum := MustParse("0.1") + MustParse("0.2")
+	if sum != MustParse("0.3") || sum.String() != "0.3" {
+		t.Fatalf("0.1+0.2 = %s", sum)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	var v struct{ Q Decimal }
+	for _, in := range []string{`{"Q":0.3}`, `{"Q":"0.3"}`} {
+		if err := json.Unmarshal([]byte(in), &v); err != nil || v.Q != 300 {
+			t.Fatalf("Unmarshal(%s) = %d, %v", in, v.Q, err)
+		}
+	}
+	b, _ := json.Marshal(v)
+	if string(b) != `{"Q":0.3}` {
+		t.Fatalf("Marshal = %s", b)
+	}
+	if err := json.Unmarshal([]byte(`{"Q":0.0001}`), &v); err == nil {
+		t.Fatal("four decimals accepted")
+	}
+	if err := json.Unmarshal([]byte(`{"Q":true}`), &v); err == nil {
+		t.Fatal("a boolean accepted")
+	}
+}
+
+func TestUnmarshalGQL(t *testing.T) {
+	for _, in := range []any{json.Number("2.5"), "2.5", 2.5, Decimal(2500)} {
+		var d Decimal
+		if err := d.UnmarshalGQL(in); err != nil || d != 2500 {
+			t.Errorf("UnmarshalGQL(%#v) = %d, %v", in, d, err)
+		}
+	}
+	var d Decimal
+	if err := d.UnmarshalGQL(true); err == nil {
+		t.Error("UnmarshalGQL(true) accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"0", "1.5", "-0.001", "1e3", "abc", "9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := Parse(s)
+		if err != nil {
+			return
+		}
+		back, err := Parse(d.String())
+		if err != nil || back != d {
+			t.Fatalf("round trip %q → %s → %d, %v", s, d, back, err)
+		}
+	})
+}

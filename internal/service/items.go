@@ -1,0 +1,123 @@
+package service
+
+import (
+	"context"
+
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/part"
+	"logistics/internal/apperr"
+	"logistics/internal/resourceid"
+)
+
+// CreateItem records stock of a part at a hub.
+func (s *Service) CreateItem(ctx context.Context, in ent.CreateItemInput) (*ent.Item, error) {
+	if err := checkItemRefs(ctx, &in.PartID, &in.HubID); err != nil {
+		return nil, err
+	}
+	var it *ent.Item
+	err := WithTx(ctx, func(ctx context.Context) error {
+		var err error
+		if it, err = client(ctx).Item.Create().SetInput(in).Save(ctx); err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "item.created", it.ID, map[string]any{"quantity": it.Quantity.String()})
+	})
+	return it, err
+}
+
+// UpdateItem changes stock. The quantity may not drop below what is
+// reserved, and reserved stock may not move to another part or hub.
+func (s *Service) UpdateItem(ctx context.Context, id resourceid.ID, in ent.UpdateItemInput, rev *int) (*ent.Item, error) {
+	if err := checkID("id", id, resourceid.Item); err != nil {
+		return nil, notFound("item", id)
+	}
+	if err := checkItemRefs(ctx, in.PartID, in.HubID); err != nil {
+		return nil, err
+	}
+	var it *ent.Item
+	err := WithTx(ctx, func(ctx context.Context) error {
+		u := client(ctx).Item.UpdateOneID(id).SetInput(in).AddRevision(1)
+		if rev != nil {
+			u.Where(item.Revision(*rev))
+		}
+		if in.Quantity != nil {
+			// Checked in the UPDATE itself, so a concurrent reservation cannot slip in between.
+			u.Where(item.ReservedQuantityLTE(*in.Quantity))
+		}
+		if in.PartID != nil || in.HubID != nil {
+			u.Where(item.ReservedQuantity(0))
+		}
+		var err error
+		if it, err = u.Save(ctx); ent.IsNotFound(err) {
+			return s.explainItemUpdate(ctx, id, in, rev)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "item.updated", id, map[string]any{"quantity": it.Quantity.String()})
+	})
+	return it, err
+}
+
+// explainItemUpdate says why the conditional update matched no row.
+func (s *Service) explainItemUpdate(ctx context.Context, id resourceid.ID, in ent.UpdateItemInput, rev *int) error {
+	cur, err := client(ctx).Item.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return notFound("item", id)
+	} else if err != nil {
+		return apperr.From(err)
+	}
+	if rev != nil && cur.Revision != *rev {
+		return revisionMismatch(ctx, "item", id, client(ctx).Item.Query().Where(item.ID(id)).Exist)
+	}
+	if in.Quantity != nil && *in.Quantity < cur.ReservedQuantity {
+		return apperr.Conflict("below_reserved", "quantity %s is below the %s reserved for orders", in.Quantity, cur.ReservedQuantity)
+	}
+	return apperr.Conflict("stock_reserved", "item %s has %s reserved: release the reservations before moving it", id, cur.ReservedQuantity)
+}
+
+// DeleteItem removes stock that holds no reservation.
+func (s *Service) DeleteItem(ctx context.Context, id resourceid.ID) error {
+	if err := checkID("id", id, resourceid.Item); err != nil {
+		return notFound("item", id)
+	}
+	return WithTx(ctx, func(ctx context.Context) error {
+		n, err := client(ctx).Item.Delete().Where(item.ID(id), item.ReservedQuantity(0)).Exec(ctx)
+		if err != nil {
+			return apperr.From(err)
+		}
+		if n == 0 {
+			ok, err := client(ctx).Item.Query().Where(item.ID(id)).Exist(ctx)
+			if err != nil {
+				return apperr.From(err)
+			}
+			if !ok {
+				return notFound("item", id)
+			}
+			return apperr.Conflict("stock_reserved", "item %s holds reservations and cannot be deleted", id)
+		}
+		return emit(ctx, "item.deleted", id, nil)
+	})
+}
+
+// checkItemRefs checks the part and hub an item points at (either may be nil).
+func checkItemRefs(ctx context.Context, partID, hubID *resourceid.ID) error {
+	if partID != nil {
+		if err := checkID("part_id", *partID, resourceid.Part); err != nil {
+			return err
+		}
+		if err := mustExist(ctx, "part_id", client(ctx).Part.Query().Where(part.ID(*partID)).Exist, *partID); err != nil {
+			return err
+		}
+	}
+	if hubID != nil {
+		if err := checkID("hub_id", *hubID, resourceid.Hub); err != nil {
+			return err
+		}
+		if err := mustExist(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(*hubID)).Exist, *hubID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,287 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/order"
+	"logistics/ent/orderevent"
+	"logistics/ent/orderline"
+	"logistics/ent/part"
+	"logistics/ent/trackingentry"
+	"logistics/internal/apperr"
+	"logistics/internal/decimal"
+	"logistics/internal/resourceid"
+	"logistics/internal/workflowdef"
+)
+
+// NewLine is a line of an order being created.
+type NewLine struct {
+	PartID   resourceid.ID
+	Quantity decimal.Decimal
+}
+
+// CreateOrder creates an order in the initial state of the latest version of
+// its workflow (fulfilment when workflowKey is empty), with its lines, in one
+// transaction.
+func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, lines []NewLine, workflowKey string) (*ent.Order, error) {
+	if err := checkID("hub_id", in.HubID, resourceid.Hub); err != nil {
+		return nil, err
+	}
+	if err := mustExist(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(in.HubID)).Exist, in.HubID); err != nil {
+		return nil, err
+	}
+	if err := s.checkLines(ctx, lines); err != nil {
+		return nil, err
+	}
+	if workflowKey == "" {
+		workflowKey = workflowdef.FulfilmentKey
+	}
+	var o *ent.Order
+	err := WithTx(ctx, func(ctx context.Context) error {
+		wf, err := s.LatestWorkflow(ctx, workflowKey)
+		if err != nil {
+			return err
+		}
+		c := client(ctx)
+		o, err = c.Order.Create().SetInput(in).SetWorkflowID(wf.ID).SetStatus(wf.InitialState).Save(ctx)
+		if err != nil {
+			return apperr.From(err)
+		}
+		if len(lines) > 0 {
+			bulk := make([]*ent.OrderLineCreate, len(lines))
+			for i, l := range lines {
+				bulk[i] = c.OrderLine.Create().SetOrderID(o.ID).SetPartID(l.PartID).SetQuantity(l.Quantity)
+			}
+			if err := c.OrderLine.CreateBulk(bulk...).Exec(ctx); err != nil {
+				return apperr.From(err)
+			}
+		}
+		return emit(ctx, "order.created", o.ID, map[string]any{"status": o.Status, "workflow": wf.Key, "workflow_version": wf.Version})
+	})
+	return o, err
+}
+
+// checkLines validates new lines: a part id that exists, a positive quantity.
+func (s *Service) checkLines(ctx context.Context, lines []NewLine) error {
+	var problems []apperr.FieldError
+	partIDs := make([]resourceid.ID, 0, len(lines))
+	for i, l := range lines {
+		if err := checkID("part_id", l.PartID, resourceid.Part); err != nil {
+			problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].part_id", i), Message: err.(*apperr.Error).Fields[0].Message})
+			continue
+		}
+		if l.Quantity <= 0 {
+			problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].quantity", i), Message: "must be greater than 0"})
+		}
+		partIDs = append(partIDs, l.PartID)
+	}
+	if len(partIDs) > 0 {
+		found, err := client(ctx).Part.Query().Where(part.IDIn(partIDs...)).IDs(ctx)
+		if err != nil {
+			return apperr.From(err)
+		}
+		have := make(map[resourceid.ID]bool, len(found))
+		for _, id := range found {
+			have[id] = true
+		}
+		for i, l := range lines {
+			if l.PartID.Prefix() == resourceid.Part && !have[l.PartID] {
+				problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].part_id", i), Message: fmt.Sprintf("part %s does not exist", l.PartID)})
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return apperr.Validation(problems...)
+	}
+	return nil
+}
+
+// UpdateOrder changes an order's details (never its status: that takes a
+// transition). Its origin hub may change only in the initial state.
+func (s *Service) UpdateOrder(ctx context.Context, id resourceid.ID, in ent.UpdateOrderInput, rev *int) (*ent.Order, error) {
+	if err := checkID("id", id, resourceid.Order); err != nil {
+		return nil, notFound("order", id)
+	}
+	var o *ent.Order
+	err := WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
+		if in.HubID != nil {
+			if err := checkID("hub_id", *in.HubID, resourceid.Hub); err != nil {
+				return err
+			}
+			if err := mustExist(ctx, "hub_id", c.Hub.Query().Where(hub.ID(*in.HubID)).Exist, *in.HubID); err != nil {
+				return err
+			}
+			if err := s.requireInitialState(ctx, id, "change the hub of"); err != nil {
+				return err
+			}
+		}
+		u := c.Order.UpdateOneID(id).SetInput(in).AddRevision(1)
+		if rev != nil {
+			u.Where(order.Revision(*rev))
+		}
+		var err error
+		if o, err = u.Save(ctx); ent.IsNotFound(err) {
+			return revisionMismatch(ctx, "order", id, c.Order.Query().Where(order.ID(id)).Exist)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "order.updated", id, nil)
+	})
+	return o, err
+}
+
+// DeleteOrder removes an order in its initial or a terminal state (nothing
+// reserved), with its lines, tracking entries and events.
+func (s *Service) DeleteOrder(ctx context.Context, id resourceid.ID) error {
+	if err := checkID("id", id, resourceid.Order); err != nil {
+		return notFound("order", id)
+	}
+	return WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
+		o, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
+		if ent.IsNotFound(err) {
+			return notFound("order", id)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		def := Definition(o.Edges.Workflow)
+		if o.Status != def.InitialState && !def.Terminal(o.Status) {
+			return apperr.Conflict("order_in_progress", "order %s is %s: only an order in its initial state (%s) or a final state can be deleted; cancel it first", id, o.Status, def.InitialState).
+				WithDetail("allowed_transitions", def.Allowed(o.Status))
+		}
+		if _, err := c.OrderEvent.Delete().Where(orderevent.OrderID(id)).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		if _, err := c.TrackingEntry.Delete().Where(trackingentry.OrderID(id)).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		if _, err := c.OrderLine.Delete().Where(orderline.OrderID(id)).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		if err := c.Order.DeleteOneID(id).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "order.deleted", id, nil)
+	})
+}
+
+// requireInitialState refuses a change unless the order is still in its
+// workflow's initial state (so nothing is reserved yet).
+func (s *Service) requireInitialState(ctx context.Context, id resourceid.ID, what string) error {
+	o, err := client(ctx).Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
+	if ent.IsNotFound(err) {
+		return notFound("order", id)
+	} else if err != nil {
+		return apperr.From(err)
+	}
+	if o.Status != o.Edges.Workflow.InitialState {
+		return apperr.Conflict("order_not_editable", "cannot %s order %s in state %s: only in %s", what, id, o.Status, o.Edges.Workflow.InitialState)
+	}
+	return nil
+}
+
+// CreateOrderLine adds a line to an order in its initial state.
+func (s *Service) CreateOrderLine(ctx context.Context, in ent.CreateOrderLineInput) (*ent.OrderLine, error) {
+	if err := checkID("order_id", in.OrderID, resourceid.Order); err != nil {
+		return nil, err
+	}
+	if err := s.checkLines(ctx, []NewLine{{PartID: in.PartID, Quantity: derefQty(in.Quantity)}}); err != nil {
+		return nil, err
+	}
+	var l *ent.OrderLine
+	err := WithTx(ctx, func(ctx context.Context) error {
+		if err := s.requireInitialState(ctx, in.OrderID, "add lines to"); err != nil {
+			if ae := apperr.From(err); ae.Kind == apperr.KindNotFound {
+				return apperr.Validation(apperr.FieldError{Field: "order_id", Message: fmt.Sprintf("order %s does not exist", in.OrderID)})
+			}
+			return err
+		}
+		var err error
+		if l, err = client(ctx).OrderLine.Create().SetInput(in).Save(ctx); err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "order_line.created", l.ID, map[string]any{"order_id": in.OrderID})
+	})
+	return l, err
+}
+
+// UpdateOrderLine changes a line of an order in its initial state.
+func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.UpdateOrderLineInput, rev *int) (*ent.OrderLine, error) {
+	if err := checkID("id", id, resourceid.OrderLine); err != nil {
+		return nil, notFound("order line", id)
+	}
+	if in.PartID != nil || in.Quantity != nil {
+		nl := NewLine{PartID: resourceid.ID(resourceid.Part + "_00000000000000000000000000"), Quantity: 1}
+		if in.PartID != nil {
+			nl.PartID = *in.PartID
+		}
+		if in.Quantity != nil {
+			nl.Quantity = *in.Quantity
+		}
+		if in.PartID == nil {
+			if nl.Quantity <= 0 {
+				return nil, apperr.Validation(apperr.FieldError{Field: "quantity", Message: "must be greater than 0"})
+			}
+		} else if err := s.checkLines(ctx, []NewLine{nl}); err != nil {
+			return nil, err
+		}
+	}
+	var l *ent.OrderLine
+	err := WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
+		cur, err := c.OrderLine.Get(ctx, id)
+		if ent.IsNotFound(err) {
+			return notFound("order line", id)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		if err := s.requireInitialState(ctx, cur.OrderID, "change lines of"); err != nil {
+			return err
+		}
+		u := c.OrderLine.UpdateOneID(id).SetInput(in).AddRevision(1)
+		if rev != nil {
+			u.Where(orderline.Revision(*rev))
+		}
+		if l, err = u.Save(ctx); ent.IsNotFound(err) {
+			return revisionMismatch(ctx, "order line", id, c.OrderLine.Query().Where(orderline.ID(id)).Exist)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "order_line.updated", id, nil)
+	})
+	return l, err
+}
+
+// DeleteOrderLine removes a line of an order in its initial state.
+func (s *Service) DeleteOrderLine(ctx context.Context, id resourceid.ID) error {
+	if err := checkID("id", id, resourceid.OrderLine); err != nil {
+		return notFound("order line", id)
+	}
+	return WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
+		cur, err := c.OrderLine.Get(ctx, id)
+		if ent.IsNotFound(err) {
+			return notFound("order line", id)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		if err := s.requireInitialState(ctx, cur.OrderID, "remove lines from"); err != nil {
+			return err
+		}
+		if err := c.OrderLine.DeleteOneID(id).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "order_line.deleted", id, nil)
+	})
+}
+
+func derefQty(q *decimal.Decimal) decimal.Decimal {
+	if q == nil {
+		return 0
+	}
+	return *q
+}
