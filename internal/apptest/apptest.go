@@ -1,0 +1,250 @@
+// Package apptest starts the whole service for tests: a real HTTP server
+// (httptest) over real databases — fresh SQLite files by default, or fresh
+// PostgreSQL databases when LOGISTICS_TEST_POSTGRES holds a postgres:// DSN
+// (the suite is run once each way; see the README).
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"logistics/internal/app"
+	"logistics/internal/environment"
+)
+
+// PostgresEnv names the variable that switches the suite to PostgreSQL.
+const PostgresEnv = "LOGISTICS_TEST_POSTGRES"
+
+// Server is a running service with both environments.
+type Server struct {
+	App        *app.App
+	HTTP       *httptest.Server
+	URL        string // production base address
+	SandboxURL string // sandbox base address
+	Client     *http.Client
+	// Header is added to every request made through Do and GraphQL (the
+	// credentials of the test's caller).
+	Header http.Header
+}
+
+// Options adjust the server.
+type Options struct {
+	Driver func(dialect.Driver) dialect.Driver // wraps the database drivers
+	Config func(*app.Config)                   // edits the configuration
+	Log    io.Writer                           // receives the logs (default: discarded)
+}
+
+// Postgres reports whether the suite runs on PostgreSQL.
+func Postgres() bool { return os.Getenv(PostgresEnv) != "" }
+
+// DSN returns a fresh, empty database for one test: a SQLite file in a
+// temporary directory, or a new PostgreSQL database dropped at the end.
+func DSN(t testing.TB, name string) string {
+	t.Helper()
+	admin := os.Getenv(PostgresEnv)
+	if admin == "" {
+		return filepath.Join(t.TempDir(), name+".db")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	dbName := "lt_" + name + "_" + hex.EncodeToString(b[:])
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatalf("apptest: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+dbName); err != nil {
+		db.Close()
+		t.Fatalf("apptest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+			t.Logf("apptest: drop database %s: %v", dbName, err)
+		}
+		db.Close()
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("apptest: %s: %v", PostgresEnv, err)
+	}
+	u.Path = "/" + dbName
+	return u.String()
+}
+
+// New starts the service on a loopback port with fresh databases; it stops
+// when the test ends.
+func New(t testing.TB, opts ...Options) *Server {
+	t.Helper()
+	var opt Options
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	hs := httptest.NewUnstartedServer(nil)
+	base := "http://" + hs.Listener.Addr().String()
+	cfg := app.Defaults()
+	cfg.DataDir = t.TempDir()
+	cfg.DB = DSN(t, "production")
+	cfg.SandboxDB = DSN(t, "sandbox")
+	cfg.BaseURL = base
+	cfg.SandboxURL = base + "/sandbox"
+	if opt.Config != nil {
+		opt.Config(&cfg)
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logw, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver})
+	if err != nil {
+		hs.Close()
+		t.Fatalf("apptest: open: %v", err)
+	}
+	hs.Config.Handler = a.Handler()
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		_ = a.Close()
+	})
+	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{}}
+}
+
+// Env returns the named environment.
+func (s *Server) Env(n environment.Name) *environment.Env { return s.App.Envs.Get(n) }
+
+// Ctx returns a context carrying the environment's ent client, for calling
+// the service layer directly in test set-up.
+func (s *Server) Ctx(n environment.Name) context.Context {
+	return environment.NewContext(context.Background(), s.Env(n))
+}
+
+// Base returns the base address of the named environment.
+func (s *Server) Base(n environment.Name) string {
+	if n == environment.Sandbox {
+		return s.SandboxURL
+	}
+	return s.URL
+}
+
+// Response is a finished HTTP exchange with its body read.
+type Response struct {
+	*http.Response
+	Body []byte
+}
+
+// JSON decodes the body into v, failing the test when it is not JSON.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("response %d is not JSON (%v): %s", r.StatusCode, err, r.Body)
+	}
+}
+
+// Do sends a request; body may be nil, a string/[]byte (sent as is) or any
+// other value (sent as JSON). Header adds to s.Header.
+func (s *Server) Do(t testing.TB, method, url string, body any, header http.Header) *Response {
+	t.Helper()
+	var rd io.Reader
+	ct := ""
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("apptest: %v", err)
+		}
+		rd, ct = bytes.NewReader(enc), "application/json"
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatalf("apptest: %v", err)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	for k, vs := range header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatalf("apptest: %s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("apptest: read body: %v", err)
+	}
+	return &Response{Response: resp, Body: b}
+}
+
+// GQLError is one entry of a GraphQL response's errors.
+type GQLError struct {
+	Message    string         `json:"message"`
+	Path       []any          `json:"path"`
+	Extensions map[string]any `json:"extensions"`
+}
+
+// Code is extensions.code.
+func (e GQLError) Code() string { s, _ := e.Extensions["code"].(string); return s }
+
+// GQLResponse is a decoded GraphQL response.
+type GQLResponse struct {
+	Data   json.RawMessage `json:"data"`
+	Errors []GQLError      `json:"errors"`
+	Status int             `json:"-"`
+}
+
+// GraphQL posts a query to the environment's /graphql and decodes the answer.
+func (s *Server) GraphQL(t testing.TB, env environment.Name, query string, vars map[string]any) *GQLResponse {
+	t.Helper()
+	resp := s.Do(t, http.MethodPost, s.Base(env)+"/graphql",
+		map[string]any{"query": query, "variables": vars},
+		http.Header{"Accept": {"application/graphql-response+json"}})
+	var out GQLResponse
+	resp.JSON(t, &out)
+	out.Status = resp.StatusCode
+	return &out
+}
+
+// MustGraphQL is GraphQL that fails the test on any error and decodes data into v.
+func (s *Server) MustGraphQL(t testing.TB, env environment.Name, query string, vars map[string]any, v any) {
+	t.Helper()
+	r := s.GraphQL(t, env, query, vars)
+	if len(r.Errors) > 0 || r.Status != http.StatusOK {
+		t.Fatalf("graphql %d: %+v\nquery: %s", r.Status, r.Errors, query)
+	}
+	if v != nil {
+		if err := json.Unmarshal(r.Data, v); err != nil {
+			t.Fatalf("graphql data: %v: %s", err, r.Data)
+		}
+	}
+}
