@@ -61,7 +61,6 @@ func ProblemOf(r *http.Request, err error) (Problem, *Error) {
 	}, e
 }
 
-
 // Write sends err as application/problem+json. Internal errors are logged
 // (with the request id) and shown only as "internal error".
 func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {

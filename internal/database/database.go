@@ -16,7 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "github.com/mattn/go-sqlite3"     // registers the "sqlite3" driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"logistics/ent"
 	"logistics/ent/migrate"

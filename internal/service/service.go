@@ -114,7 +114,9 @@ func revisionMismatch(ctx context.Context, what string, id resourceid.ID, exists
 }
 
 // notFound is a 404 for one id.
-func notFound(what string, id resourceid.ID) error { return apperr.NotFound("%s %s not found", what, id) }
+func notFound(what string, id resourceid.ID) error {
+	return apperr.NotFound("%s %s not found", what, id)
+}
 
 // stillReferenced is the 409 of a delete refused because other records point here.
 func stillReferenced(what string, id resourceid.ID, by map[string]int) error {
