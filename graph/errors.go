@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -75,7 +76,7 @@ func isEntError(err error) bool {
 
 func recoverer(log *slog.Logger) graphql.RecoverFunc {
 	return func(ctx context.Context, v any) error {
-		log.ErrorContext(ctx, "graphql: panic", "panic", fmt.Sprint(v), "request_id", requestlog.ID(ctx))
+		log.ErrorContext(ctx, "graphql: panic", "panic", fmt.Sprint(v), "request_id", requestlog.ID(ctx), "stack", string(debug.Stack()))
 		return apperr.Internal(fmt.Errorf("panic: %v", v))
 	}
 }

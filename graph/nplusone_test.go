@@ -1,0 +1,59 @@
+package graph_test
+
+import (
+	"fmt"
+	"testing"
+
+	"logistics/internal/apptest"
+)
+
+// TestNoNPlusOne counts SQL statements: a nested query costs the same number
+// of statements for 5 orders as for 50.
+func TestNoNPlusOne(t *testing.T) {
+	var counter apptest.StatementCounter
+	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := newFixture(t, srv, prod)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	parts := []string{f.part("P-1", "Bolt"), f.part("P-2", "Nut"), f.part("P-3", "Washer")}
+	for i := range 50 {
+		o := f.order(hub, parts[i%3], "1", parts[(i+1)%3], "2.5")
+		f.tracking(o, fmt.Sprintf("TRK%03d", i), "label_created")
+		f.tracking(o, fmt.Sprintf("TRK%03d", i), "in_transit")
+	}
+	const q = `query($n: Int!) { orders(first: $n) { totalCount edges { node { number status
+		hub { code }
+		lines { quantity part { sku } }
+		trackingEntries { status }
+	} } } }`
+	statements := map[int]int64{}
+	for _, n := range []int{5, 50} {
+		counter.Reset()
+		var out struct {
+			Orders struct {
+				Edges []struct {
+					Node struct {
+						Lines           []struct{ Part struct{ Sku string } }
+						TrackingEntries []struct{ Status string }
+					}
+				}
+			}
+		}
+		srv.MustGraphQL(t, prod, q, map[string]any{"n": n}, &out)
+		statements[n] = counter.Count()
+		if len(out.Orders.Edges) != n {
+			t.Fatalf("first: %d returned %d orders", n, len(out.Orders.Edges))
+		}
+		for _, e := range out.Orders.Edges {
+			if len(e.Node.Lines) != 2 || e.Node.Lines[0].Part.Sku == "" || len(e.Node.TrackingEntries) != 2 {
+				t.Fatalf("incomplete order: %+v", e.Node)
+			}
+		}
+	}
+	t.Logf("statements: %v", statements)
+	if statements[5] != statements[50] {
+		t.Fatalf("statements grow with the page: %v", statements)
+	}
+	if statements[50] > 8 {
+		t.Fatalf("%d statements for one nested query; want a small constant", statements[50])
+	}
+}
