@@ -244,3 +244,20 @@ func TestEnvironmentsAreIsolated(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricsCountRequests(t *testing.T) {
+	srv := apptest.New(t)
+	srv.MustGraphQL(t, prod, `{ hubs { totalCount } }`, nil, nil)
+	srv.Do(t, http.MethodGet, srv.SandboxURL+"/v1/status", nil, nil)
+	resp := srv.Do(t, http.MethodGet, srv.URL+"/metrics", nil, nil)
+	body := string(resp.Body)
+	for _, want := range []string{
+		`logistics_http_requests_total{environment="production",method="POST",interface="graphql",status="200"} 1`,
+		`logistics_http_requests_total{environment="sandbox",method="GET",interface="rest",status="200"} 1`,
+		`logistics_db_open_connections{environment="sandbox"}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
+	}
+}

@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -14,6 +17,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/database"
 	"logistics/internal/environment"
+	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
 	"logistics/internal/service"
@@ -27,6 +31,7 @@ type App struct {
 	Envs    *environment.Set
 	Service *service.Service
 	Version string
+	Metrics *metrics.Registry
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -40,7 +45,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version()}
+	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New()}
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -76,7 +81,29 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		return nil, err
 	}
 	a.Envs = set
+	a.registerDBGauges()
 	return a, nil
+}
+
+// registerDBGauges exposes each environment's connection pool at /metrics.
+func (a *App) registerDBGauges() {
+	for _, g := range []struct {
+		name, help string
+		read       func(sql.DBStats) float64
+	}{
+		{"logistics_db_open_connections", "Open database connections.", func(s sql.DBStats) float64 { return float64(s.OpenConnections) }},
+		{"logistics_db_in_use_connections", "Database connections in use.", func(s sql.DBStats) float64 { return float64(s.InUse) }},
+		{"logistics_db_wait_count", "Waits for a free database connection (cumulative).", func(s sql.DBStats) float64 { return float64(s.WaitCount) }},
+		{"logistics_db_wait_seconds", "Time spent waiting for a free connection (cumulative).", func(s sql.DBStats) float64 { return s.WaitDuration.Seconds() }},
+	} {
+		a.Metrics.Gauge(g.name, g.help, []string{"environment"}, func() []metrics.Sample {
+			var out []metrics.Sample
+			for _, env := range a.Envs.All() {
+				out = append(out, metrics.Sample{Labels: []string{string(env.Name)}, Value: g.read(env.DB.SQL.Stats())})
+			}
+			return out
+		})
+	}
 }
 
 func (a *App) closeEnvs(envs []*environment.Env) {
@@ -104,6 +131,7 @@ func (a *App) Handler() http.Handler {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /healthz", a.healthz)
 	root.HandleFunc("GET /readyz", a.readyz)
+	root.Handle("GET /metrics", a.Metrics.Handler())
 	root.Handle("/", a.routeEnvironment(muxes))
 	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
@@ -138,9 +166,47 @@ func (a *App) routeEnvironment(muxes map[*environment.Env]http.Handler) http.Han
 				a.Envs.Get(environment.Production).BaseURL, a.Envs.Get(environment.Sandbox).BaseURL))
 			return
 		}
-		muxes[env].ServeHTTP(w, r.WithContext(environment.NewContext(r.Context(), env)))
+		done := a.Metrics.InFlight()
+		defer done()
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		muxes[env].ServeHTTP(sw, r.WithContext(environment.NewContext(r.Context(), env)))
+		a.Metrics.Observe(string(env.Name), r.Method, interfaceOf(env, r.URL.Path), sw.status, time.Since(start))
 	})
 }
+
+// interfaceOf classifies a request for the metrics.
+func interfaceOf(env *environment.Env, path string) string {
+	switch p := strings.TrimPrefix(path, env.BaseURL.Path); {
+	case p == "/graphql":
+		return "graphql"
+	case strings.HasPrefix(p, "/v1/"):
+		return "rest"
+	}
+	return "other"
+}
+
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (a *App) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")

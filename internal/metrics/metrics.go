@@ -1,0 +1,157 @@
+// Package metrics counts requests and exposes them, with database-pool and
+// runtime figures, in the Prometheus text format at /metrics.
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// buckets are the upper bounds (seconds) of the request-duration histogram.
+var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+type key struct {
+	env, method, class string // class: "graphql", "rest", "other"
+	status             int
+}
+
+type series struct {
+	count  atomic.Int64
+	sumNs  atomic.Int64
+	bucket []atomic.Int64
+}
+
+// Registry holds the request metrics and the gauges read at scrape time.
+type Registry struct {
+	mu       sync.RWMutex
+	requests map[key]*series
+	inFlight atomic.Int64
+	gauges   []func(w io.Writer)
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{requests: map[key]*series{}} }
+
+// Observe records one finished request.
+func (r *Registry) Observe(env, method, class string, status int, d time.Duration) {
+	k := key{env, method, class, status}
+	r.mu.RLock()
+	s := r.requests[k]
+	r.mu.RUnlock()
+	if s == nil {
+		r.mu.Lock()
+		if s = r.requests[k]; s == nil {
+			s = &series{bucket: make([]atomic.Int64, len(buckets))}
+			r.requests[k] = s
+		}
+		r.mu.Unlock()
+	}
+	s.count.Add(1)
+	s.sumNs.Add(int64(d))
+	secs := d.Seconds()
+	for i, b := range buckets {
+		if secs <= b {
+			s.bucket[i].Add(1)
+		}
+	}
+}
+
+// InFlight tracks a request in progress; call the returned func when done.
+func (r *Registry) InFlight() func() {
+	r.inFlight.Add(1)
+	return func() { r.inFlight.Add(-1) }
+}
+
+// Gauge adds a metric family written at scrape time.
+func (r *Registry) Gauge(name, help string, labels []string, read func() []Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gauges = append(r.gauges, func(w io.Writer) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+		for _, s := range read() {
+			fmt.Fprintf(w, "%s%s %s\n", name, labelSet(labels, s.Labels), fmtFloat(s.Value))
+		}
+	})
+}
+
+// Sample is one value of a gauge with its label values.
+type Sample struct {
+	Labels []string
+	Value  float64
+}
+
+// Handler serves the metrics in the Prometheus text format 0.0.4.
+func (r *Registry) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		r.write(w)
+	})
+}
+
+func (r *Registry) write(w io.Writer) {
+	r.mu.RLock()
+	keys := make([]key, 0, len(r.requests))
+	for k := range r.requests {
+		keys = append(keys, k)
+	}
+	gauges := append([]func(io.Writer){}, r.gauges...)
+	r.mu.RUnlock()
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	names := []string{"environment", "method", "interface", "status"}
+	fmt.Fprint(w, "# HELP logistics_http_requests_total Requests served.\n# TYPE logistics_http_requests_total counter\n")
+	for _, k := range keys {
+		fmt.Fprintf(w, "logistics_http_requests_total%s %d\n", labelSet(names, k.values()), r.get(k).count.Load())
+	}
+	fmt.Fprint(w, "# HELP logistics_http_request_duration_seconds Request durations.\n# TYPE logistics_http_request_duration_seconds histogram\n")
+	for _, k := range keys {
+		s := r.get(k)
+		for i, b := range buckets {
+			fmt.Fprintf(w, "logistics_http_request_duration_seconds_bucket%s %d\n", labelSet(append(names, "le"), append(k.values(), fmtFloat(b))), s.bucket[i].Load())
+		}
+		fmt.Fprintf(w, "logistics_http_request_duration_seconds_bucket%s %d\n", labelSet(append(names, "le"), append(k.values(), "+Inf")), s.count.Load())
+		fmt.Fprintf(w, "logistics_http_request_duration_seconds_sum%s %s\n", labelSet(names, k.values()), fmtFloat(time.Duration(s.sumNs.Load()).Seconds()))
+		fmt.Fprintf(w, "logistics_http_request_duration_seconds_count%s %d\n", labelSet(names, k.values()), s.count.Load())
+	}
+	fmt.Fprintf(w, "# HELP logistics_http_requests_in_flight Requests being served.\n# TYPE logistics_http_requests_in_flight gauge\nlogistics_http_requests_in_flight %d\n", r.inFlight.Load())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(w, "# HELP go_goroutines Goroutines.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
+	fmt.Fprintf(w, "# HELP go_memstats_heap_alloc_bytes Heap bytes in use.\n# TYPE go_memstats_heap_alloc_bytes gauge\ngo_memstats_heap_alloc_bytes %d\n", ms.HeapAlloc)
+	fmt.Fprintf(w, "# HELP go_memstats_sys_bytes Bytes obtained from the OS.\n# TYPE go_memstats_sys_bytes gauge\ngo_memstats_sys_bytes %d\n", ms.Sys)
+	for _, g := range gauges {
+		g(w)
+	}
+}
+
+func (r *Registry) get(k key) *series {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.requests[k]
+}
+
+func (k key) values() []string { return []string{k.env, k.method, k.class, strconv.Itoa(k.status)} }
+
+func labelSet(names, values []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	b := []byte{'{'}
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, n...)
+		b = append(b, '=')
+		b = strconv.AppendQuote(b, values[i])
+	}
+	return string(append(b, '}'))
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
