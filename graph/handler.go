@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"database/sql/driver"
 	"entgo.io/contrib/entgql"
@@ -44,6 +45,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(depthLimit{max: opt.MaxDepth})
+	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.SetErrorPresenter(presenter(opt.Logger))

@@ -57,3 +57,41 @@ func TestNoNPlusOne(t *testing.T) {
 		t.Fatalf("%d statements for one nested query; want a small constant", statements[50])
 	}
 }
+
+// TestNestedConnectionsArePaged: a nested connection selected without
+// first/last gets the default page size, and one above the maximum is refused.
+func TestNestedConnectionsArePaged(t *testing.T) {
+	srv := apptest.New(t)
+	f := newFixture(t, srv, prod)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	for i := range 60 {
+		f.item(f.part(fmt.Sprintf("P-%02d", i), "Part"), hub, "1")
+	}
+	var out struct {
+		Hubs struct {
+			Edges []struct {
+				Node struct {
+					Items struct {
+						TotalCount int
+						PageInfo   struct{ HasNextPage bool }
+						Edges      []struct{ Node struct{ ID string } }
+					}
+				}
+			}
+		}
+	}
+	srv.MustGraphQL(t, prod, `{ hubs { edges { node { items { totalCount pageInfo { hasNextPage } edges { node { id } } } } } } }`, nil, &out)
+	items := out.Hubs.Edges[0].Node.Items
+	if len(items.Edges) != 50 || items.TotalCount != 60 || !items.PageInfo.HasNextPage {
+		t.Fatalf("nested default page: %d edges, total %d, next %v", len(items.Edges), items.TotalCount, items.PageInfo.HasNextPage)
+	}
+	for _, q := range []string{
+		`{ hubs { edges { node { items(first: 501) { totalCount } } } } }`,
+		`query($n: Int) { hubs { edges { node { items(last: $n) { totalCount } } } } }`,
+	} {
+		r := srv.GraphQL(t, prod, q, map[string]any{"n": 9999})
+		if len(r.Errors) != 1 || r.Errors[0].Code() != "BAD_USER_INPUT" {
+			t.Fatalf("%s: %d %+v", q, r.Status, r.Errors)
+		}
+	}
+}
