@@ -41,7 +41,13 @@ func TestCreateQueryUpdateDelete(t *testing.T) {
 	it := f.item(bolt, ams, "0.1")
 
 	// Exact decimals: 0.1 + 0.2 stored and returned as 0.3.
-	var upd struct{ UpdateItem struct{ Quantity json.Number; AvailableQuantity json.Number; Revision int } }
+	var upd struct {
+		UpdateItem struct {
+			Quantity          json.Number
+			AvailableQuantity json.Number
+			Revision          int
+		}
+	}
 	srv.MustGraphQL(t, prod, `mutation($id: ID!) { updateItem(id: $id, input: {quantity: "0.3"}, revision: 1) { quantity availableQuantity revision } }`,
 		map[string]any{"id": it}, &upd)
 	if upd.UpdateItem.Quantity != "0.3" || upd.UpdateItem.AvailableQuantity != "0.3" || upd.UpdateItem.Revision != 2 {
@@ -55,7 +61,12 @@ func TestCreateQueryUpdateDelete(t *testing.T) {
 	}
 
 	// node(id:) resolves every type by its prefix; an unknown prefix is NOT_FOUND.
-	var node struct{ Node struct{ Typename string `json:"__typename"`; Sku string } }
+	var node struct {
+		Node struct {
+			Typename string `json:"__typename"`
+			Sku      string
+		}
+	}
 	srv.MustGraphQL(t, prod, `query($id: ID!) { node(id: $id) { __typename ... on Part { sku } } }`, map[string]any{"id": bolt}, &node)
 	if node.Node.Typename != "Part" || node.Node.Sku != "BLT-M8" {
 		t.Fatalf("node = %+v", node)
