@@ -1,0 +1,56 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadEnvThenFlags(t *testing.T) {
+	env := map[string]string{
+		"LOGISTICS_ADDR":         "0.0.0.0:9000",
+		"LOGISTICS_DATA_DIR":     "/var/lib/logistics",
+		"LOGISTICS_SANDBOX_DB":   "postgres://u:secret@db/sbx",
+		"LOGISTICS_READ_TIMEOUT": "3s",
+		"LOGISTICS_SANDBOX_URL":  "https://sandbox.example.com",
+		"LOGISTICS_BASE_URL":     "https://api.example.com",
+	}
+	cfg := Defaults()
+	rest, err := cfg.Load("serve", []string{"--addr", "127.0.0.1:1", "extra"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:1" {
+		t.Errorf("flag should win: addr = %s", cfg.Addr)
+	}
+	if cfg.DB != "/var/lib/logistics/production.db" || cfg.SandboxDB != "postgres://u:secret@db/sbx" {
+		t.Errorf("databases = %s, %s", cfg.DB, cfg.SandboxDB)
+	}
+	if cfg.ReadTimeout != 3*time.Second || len(rest) != 1 || rest[0] != "extra" {
+		t.Errorf("read timeout %v, rest %v", cfg.ReadTimeout, rest)
+	}
+	masked := fmt.Sprint(cfg.Masked()...)
+	if strings.Contains(masked, "secret") {
+		t.Errorf("password not masked: %s", masked)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"LOGISTICS_READ_TIMEOUT": "soon"}, nil, "LOGISTICS_READ_TIMEOUT"},
+		{nil, []string{"--max-body-bytes", "10"}, "max-body-bytes"},
+		{nil, []string{"--sandbox-url", "/sandbox"}, "base URL"},
+		{nil, []string{"--nope"}, "nope"},
+	} {
+		cfg := Defaults()
+		_, err := cfg.Load("serve", tc.args, func(k string) string { return tc.env[k] })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: err = %v, want %q", tc.env, tc.args, err, tc.want)
+		}
+	}
+}
