@@ -96,9 +96,13 @@ func (c *Config) settings() []setting {
 }
 
 // Load fills c from the environment (getenv) and then from args. It returns
-// the arguments left after the flags.
-func (c *Config) Load(name string, args []string, getenv func(string) string) ([]string, error) {
+// the arguments left after the flags. extra registers a subcommand's own
+// flags next to the shared ones.
+func (c *Config) Load(name string, args []string, getenv func(string) string, extra ...func(*flag.FlagSet)) ([]string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, e := range extra {
+		e(fs)
+	}
 	for _, s := range c.settings() {
 		if v := getenv(s.env); v != "" {
 			tmp := flag.NewFlagSet("env", flag.ContinueOnError)

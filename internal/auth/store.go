@@ -291,7 +291,7 @@ func (s *Store) RevokeToken(ctx context.Context, p *Principal, id string) (*ent.
 func (s *Store) TokenPrincipal(ctx context.Context, secret string, env *environment.Env, set *environment.Set) (*Principal, error) {
 	for _, other := range set.All() {
 		if other != env && strings.HasPrefix(secret, other.Name.KeyPrefix()) {
-			return nil, errInvalid("this is a %s key (%s…): send it to %s, the %s base address",
+			return nil, errInvalid("this is a %s key (%s...): send it to %s, the %s base address",
 				other.Name, other.Name.KeyPrefix(), other.BaseURL, other.Name)
 		}
 	}
