@@ -149,7 +149,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 
 	mux := http.NewServeMux()
-	mux.Handle(env.Path("/graphql"), protected)
+	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
 	mux.Handle(env.Path("/v1"), protected)
 	mux.Handle(env.Path("/v1/"), protected)
 	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"context"
+	"encoding/json"
 	"crypto/subtle"
 	"log/slog"
 	"net"
@@ -33,15 +35,57 @@ type Authenticator struct {
 // console session cookie. A session's unsafe requests (anything but GET,
 // HEAD, OPTIONS — so every GraphQL POST, query or mutation) must carry the
 // session's CSRF token in X-CSRF-Token. The caller goes into the context.
+//
+// Failures are problem+json; under /graphql (see GraphQLErrors) they are a
+// GraphQL response whose errors[].extensions.code is UNAUTHENTICATED,
+// FORBIDDEN or RATE_LIMITED, with the same status and headers.
 func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.identify(r)
 		if err != nil {
-			apperr.Write(w, r, a.Log, err)
+			a.fail(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), p)))
 	})
+}
+
+type gqlErrorsKey struct{}
+
+// GraphQLErrors marks the requests it passes as GraphQL requests, so that
+// Authenticate and RateLimit answer in GraphQL's error shape.
+func GraphQLErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gqlErrorsKey{}, true)))
+	})
+}
+
+func (a *Authenticator) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if gql, _ := r.Context().Value(gqlErrorsKey{}).(bool); !gql {
+		apperr.Write(w, r, a.Log, err)
+		return
+	}
+	e := apperr.From(err)
+	if e.Kind == apperr.KindInternal && a.Log != nil {
+		a.Log.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
+	}
+	for k, vs := range e.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	ct := "application/json"
+	if strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json") {
+		ct = "application/graphql-response+json"
+	}
+	w.Header().Set("Content-Type", ct+"; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.Kind.Status())
+	ext := map[string]any{"code": e.Kind.GraphQLCode(), "reason": e.Code}
+	for k, v := range e.Details {
+		ext[k] = v
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": e.Message, "extensions": ext}}})
 }
 
 func (a *Authenticator) identify(r *http.Request) (*Principal, error) {
@@ -95,7 +139,7 @@ func (a *Authenticator) RateLimit(next http.Handler) http.Handler {
 		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
 		if !d.Allowed {
 			retry := max(1, ceilSeconds(d.RetryAfter))
-			apperr.Write(w, r, a.Log, apperr.RateLimited("too many requests for this %s: retry in %d s", p.Kind, retry).
+			a.fail(w, r, apperr.RateLimited("too many requests for this %s: retry in %d s", p.Kind, retry).
 				WithHeader("Retry-After", strconv.Itoa(retry)))
 			return
 		}
