@@ -2,8 +2,8 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/subtle"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
