@@ -31,9 +31,5 @@ func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
-// dummyHash is compared against when the account does not exist, so that
-// a login for an unknown email takes as long as one with a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not a real password"), PasswordCost)
-
 // GeneratePassword returns a random password of 26 characters (130 bits).
 func GeneratePassword() string { return rand.Text() }

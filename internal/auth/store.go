@@ -41,6 +41,18 @@ type Store struct {
 
 	mu      sync.Mutex
 	touched map[string]time.Time // key or session id → last write
+
+	dummyOnce sync.Once
+	dummy     []byte
+}
+
+// dummyHash is compared against when the account does not exist, so that a
+// login for an unknown email takes as long as one with a wrong password.
+func (s *Store) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("not a real password"), s.PasswordCost)
+	})
+	return s.dummy
 }
 
 // NewStore returns a store over the production database's client.
@@ -148,7 +160,7 @@ func (s *Store) Login(ctx context.Context, email, password, userAgent, remoteAdd
 		if !ent.IsNotFound(err) {
 			return nil, err
 		}
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return nil, errLogin()
 	}
 	if !CheckPassword(u.PasswordHash, password) || u.Disabled {
