@@ -49,7 +49,11 @@ function showLogin(message) {
   $("email").focus();
 }
 
+let allScopes = [];
+
 async function start() {
+  // Without the CSRF cookie there is no session: skip the doomed request.
+  if (!cookie("lsk_csrf")) return showLogin();
   try {
     const data = await gql("{ me { id email role } scopes }");
     if (!data.me) return showLogin();
@@ -65,6 +69,7 @@ function showApp(me, scopes) {
   text($("whoami"), me.email);
   text($("profile-email"), me.email);
   text($("profile-role"), me.role);
+  allScopes = scopes;
   const list = $("scope-list");
   list.replaceChildren();
   for (const s of scopes) {
@@ -95,7 +100,10 @@ async function loadTokens() {
     env.className = "tag env-" + t.environment;
     cell().append(text(env, t.environment));
     const sc = cell();
-    for (const s of t.scopes) { const sp = document.createElement("span"); sp.className = "tag"; sc.append(text(sp, s)); }
+    const every = allScopes.length > 0 && allScopes.every((s) => t.scopes.includes(s));
+    for (const s of every ? ["all scopes"] : t.scopes) {
+      const sp = document.createElement("span"); sp.className = "tag"; sc.append(text(sp, s));
+    }
     text(cell(), fmt(t.createdAt));
     text(cell(), fmt(t.lastUsedAt)).className = "last-used";
     text(cell(), t.expiresAt ? fmt(t.expiresAt) : "never");
