@@ -88,7 +88,9 @@ func (Session) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("user", User.Type).Ref("sessions").Field("user_id").Unique().Required()}
 }
 
-func (Session) Indexes() []ent.Index { return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")} }
+func (Session) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("user_id"), index.Fields("expires_at")}
+}
 
 func (Session) Annotations() []schema.Annotation { return internalOnly() }
 
