@@ -294,6 +294,16 @@ func TestRateLimit(t *testing.T) {
 	if r := s.Do(t, "GET", s.URL+"/v1/status", nil, nil); r.StatusCode != 200 {
 		t.Fatal(r.StatusCode)
 	}
+	// A console session has its own bucket too, and is limited the same way.
+	ses := s.Session(t, s.AdminEmail, s.AdminPassword)
+	for i := range 3 {
+		if r := s.Do(t, "GET", s.URL+"/v1/status", nil, ses); r.StatusCode != 200 || r.Header.Get("RateLimit-Remaining") != string(rune('2'-i)) {
+			t.Fatalf("session request %d: %d %v", i, r.StatusCode, r.Header)
+		}
+	}
+	if r := s.Do(t, "GET", s.URL+"/v1/status", nil, ses); r.StatusCode != 429 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("session: %d", r.StatusCode)
+	}
 }
 
 func TestDefaultRateLimitConfig(t *testing.T) {
