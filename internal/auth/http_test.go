@@ -545,6 +545,12 @@ func TestConsoleTokensOverGraphQL(t *testing.T) {
 	if len(g.Errors) == 0 || g.Errors[0].Code() != "NOT_FOUND" {
 		t.Fatalf("viewer revoked another's key: %+v", g.Errors)
 	}
+	// An expiry, as the console sends it.
+	g = s.GraphQLWith(t, environment.Production, `mutation($e: Time) { createApiToken(input: {name: "exp", environment: "production", scopes: ["hubs:read"], expiresAt: $e}) { token { expiresAt scopes } } }`,
+		map[string]any{"e": "2099-01-01T23:59:59Z"}, owner)
+	if len(g.Errors) > 0 || !strings.Contains(string(g.Data), `"expiresAt":"2099-01-01T23:59:59Z"`) {
+		t.Fatalf("%+v %s", g.Errors, g.Data)
+	}
 	// Bad input.
 	g = s.GraphQLWith(t, environment.Production, `mutation { createApiToken(input: {name: "x", environment: "staging", scopes: ["all"]}) { secret } }`, nil, owner)
 	if len(g.Errors) == 0 || g.Errors[0].Code() != "BAD_USER_INPUT" {
