@@ -412,6 +412,11 @@ func TestSessionExpires(t *testing.T) {
 	if r := s.Do(t, "GET", s.URL+"/v1/status", nil, h); r.StatusCode != 401 {
 		t.Fatalf("%d", r.StatusCode)
 	}
+	// The next sign-in sweeps it away.
+	s.Session(t, s.AdminEmail, s.AdminPassword)
+	if n := s.App.Envs.Production().DB.Client.Session.Query().CountX(context.Background()); n != 1 {
+		t.Fatalf("%d sessions, want only the new one", n)
+	}
 }
 
 func TestSecureCookiesOverHTTPS(t *testing.T) {

@@ -179,6 +179,10 @@ func (s *Store) Login(ctx context.Context, email, password, userAgent, remoteAdd
 		return nil, err
 	}
 	_ = s.client.User.UpdateOne(u).SetLastLoginAt(s.Now()).Exec(ctx)
+	// Sweep sessions that have ended, everyone's, while we are here.
+	if _, err := s.client.Session.Delete().Where(session.ExpiresAtLT(s.Now())).Exec(ctx); err != nil {
+		s.log.WarnContext(ctx, "auth: could not delete ended sessions", "err", err)
+	}
 	return ns, nil
 }
 
