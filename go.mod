@@ -14,6 +14,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/oklog/ulid/v2 v2.1.0
 	github.com/vektah/gqlparser/v2 v2.5.37
+	golang.org/x/crypto v0.50.0
 )
 
 require (

@@ -83,9 +83,10 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 // openApp loads the configuration shared by every subcommand and opens the app.
-func openApp(ctx context.Context, name string, args []string, getenv func(string) string, stderr io.Writer) (*app.App, []string, error) {
+// extra registers the subcommand's own flags.
+func openApp(ctx context.Context, name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (*app.App, []string, error) {
 	cfg := app.Defaults()
-	rest, err := cfg.Load(name, args, getenv)
+	rest, err := cfg.Load(name, args, getenv, extra...)
 	if err != nil {
 		return nil, nil, err
 	}

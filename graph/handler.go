@@ -16,6 +16,7 @@ import (
 
 	"logistics/ent"
 	"logistics/graph/generated"
+	"logistics/internal/auth"
 	"logistics/internal/service"
 )
 
@@ -25,6 +26,7 @@ type Options struct {
 	MaxComplexity int   // largest query cost allowed; connections cost first × their children
 	MaxBodyBytes  int64 // largest request body
 	Logger        *slog.Logger
+	Auth          *auth.Store // users and API tokens (the production database)
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -37,7 +39,8 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc}}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth}}
+	cfg.Directives.HasScope = hasScope
 	costConnections(&cfg.Complexity)
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes})
@@ -48,6 +51,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
+	srv.AroundFields(scopeGuard)
 	srv.SetErrorPresenter(presenter(opt.Logger))
 	srv.SetRecoverFunc(recoverer(opt.Logger))
 	return srv

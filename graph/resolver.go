@@ -5,6 +5,7 @@ package graph
 
 import (
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
 	"logistics/internal/service"
 )
 
@@ -13,6 +14,7 @@ import (
 // transaction) from the request context.
 type Resolver struct {
 	Service *service.Service
+	Auth    *auth.Store // users and API tokens, in the production database
 }
 
 // Page sizes of connections: the default when neither first nor last is

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"logistics/ent"
+	"logistics/ent/apitoken"
 	"logistics/ent/hub"
 	"logistics/ent/item"
 	"logistics/ent/order"
@@ -39,15 +40,40 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ApiToken() ApiTokenResolver
 	Item() ItemResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 }
 
 type DirectiveRoot struct {
+	HasScope func(ctx context.Context, obj any, next graphql.Resolver, scope string) (res any, err error)
 }
 
 type ComplexityRoot struct {
+	Account struct {
+		Email func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Role  func(childComplexity int) int
+	}
+
+	ApiToken struct {
+		CreatedAt   func(childComplexity int) int
+		Environment func(childComplexity int) int
+		ExpiresAt   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		LastUsedAt  func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Prefix      func(childComplexity int) int
+		RevokedAt   func(childComplexity int) int
+		Scopes      func(childComplexity int) int
+	}
+
+	CreatedApiToken struct {
+		Secret func(childComplexity int) int
+		Token  func(childComplexity int) int
+	}
+
 	Event struct {
 		Actor     func(childComplexity int) int
 		CreatedAt func(childComplexity int) int
@@ -131,6 +157,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		CreateAPIToken      func(childComplexity int, input model.CreateAPITokenInput) int
 		CreateHub           func(childComplexity int, input ent.CreateHubInput) int
 		CreateItem          func(childComplexity int, input ent.CreateItemInput) int
 		CreateOrder         func(childComplexity int, input ent.CreateOrderInput, lines []*model.OrderLineInput, workflowKey *string) int
@@ -143,6 +170,7 @@ type ComplexityRoot struct {
 		DeleteOrderLine     func(childComplexity int, id resourceid.ID) int
 		DeletePart          func(childComplexity int, id resourceid.ID) int
 		DeleteTrackingEntry func(childComplexity int, id resourceid.ID) int
+		RevokeAPIToken      func(childComplexity int, id resourceid.ID) int
 		UpdateHub           func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
 		UpdateItem          func(childComplexity int, id resourceid.ID, input ent.UpdateItemInput, revision *int) int
 		UpdateOrder         func(childComplexity int, id resourceid.ID, input ent.UpdateOrderInput, revision *int) int
@@ -270,15 +298,18 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		APITokens       func(childComplexity int) int
 		Events          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.EventOrder, where *ent.EventWhereInput) int
 		Hubs            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.HubOrder, where *ent.HubWhereInput) int
 		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
+		Me              func(childComplexity int) int
 		Node            func(childComplexity int, id resourceid.ID) int
 		Nodes           func(childComplexity int, ids []resourceid.ID) int
 		OrderEvents     func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderEventOrder, where *ent.OrderEventWhereInput) int
 		OrderLines      func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderLineOrder, where *ent.OrderLineWhereInput) int
 		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		Parts           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
+		Scopes          func(childComplexity int) int
 		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		Workflows       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
 	}
@@ -349,6 +380,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ApiTokenResolver interface {
+	Prefix(ctx context.Context, obj *ent.APIToken) (string, error)
+}
 type ItemResolver interface {
 	AvailableQuantity(ctx context.Context, obj *ent.Item) (decimal.Decimal, error)
 }
@@ -371,6 +405,8 @@ type MutationResolver interface {
 	CreateTrackingEntry(ctx context.Context, input ent.CreateTrackingEntryInput) (*ent.TrackingEntry, error)
 	UpdateTrackingEntry(ctx context.Context, id resourceid.ID, input ent.UpdateTrackingEntryInput, revision *int) (*ent.TrackingEntry, error)
 	DeleteTrackingEntry(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
+	CreateAPIToken(ctx context.Context, input model.CreateAPITokenInput) (*model.CreatedAPIToken, error)
+	RevokeAPIToken(ctx context.Context, id resourceid.ID) (*ent.APIToken, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id resourceid.ID) (ent.Noder, error)
@@ -384,6 +420,9 @@ type QueryResolver interface {
 	Parts(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) (*ent.PartConnection, error)
 	TrackingEntries(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) (*ent.TrackingEntryConnection, error)
 	Workflows(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) (*ent.WorkflowConnection, error)
+	Me(ctx context.Context) (*model.Account, error)
+	APITokens(ctx context.Context) ([]*ent.APIToken, error)
+	Scopes(ctx context.Context) ([]string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -403,6 +442,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Account.email":
+		if e.ComplexityRoot.Account.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Email(childComplexity), true
+	case "Account.id":
+		if e.ComplexityRoot.Account.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.ID(childComplexity), true
+	case "Account.role":
+		if e.ComplexityRoot.Account.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Role(childComplexity), true
+
+	case "ApiToken.createdAt":
+		if e.ComplexityRoot.ApiToken.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.CreatedAt(childComplexity), true
+	case "ApiToken.environment":
+		if e.ComplexityRoot.ApiToken.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Environment(childComplexity), true
+	case "ApiToken.expiresAt":
+		if e.ComplexityRoot.ApiToken.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.ExpiresAt(childComplexity), true
+	case "ApiToken.id":
+		if e.ComplexityRoot.ApiToken.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.ID(childComplexity), true
+	case "ApiToken.lastUsedAt":
+		if e.ComplexityRoot.ApiToken.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.LastUsedAt(childComplexity), true
+	case "ApiToken.name":
+		if e.ComplexityRoot.ApiToken.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Name(childComplexity), true
+	case "ApiToken.prefix":
+		if e.ComplexityRoot.ApiToken.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Prefix(childComplexity), true
+	case "ApiToken.revokedAt":
+		if e.ComplexityRoot.ApiToken.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.RevokedAt(childComplexity), true
+	case "ApiToken.scopes":
+		if e.ComplexityRoot.ApiToken.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Scopes(childComplexity), true
+
+	case "CreatedApiToken.secret":
+		if e.ComplexityRoot.CreatedApiToken.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedApiToken.Secret(childComplexity), true
+	case "CreatedApiToken.token":
+		if e.ComplexityRoot.CreatedApiToken.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedApiToken.Token(childComplexity), true
 
 	case "Event.actor":
 		if e.ComplexityRoot.Event.Actor == nil {
@@ -758,6 +884,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemEdge.Node(childComplexity), true
 
+	case "Mutation.createApiToken":
+		if e.ComplexityRoot.Mutation.CreateAPIToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createApiToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAPIToken(childComplexity, args["input"].(model.CreateAPITokenInput)), true
 	case "Mutation.createHub":
 		if e.ComplexityRoot.Mutation.CreateHub == nil {
 			break
@@ -890,6 +1027,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteTrackingEntry(childComplexity, args["id"].(resourceid.ID)), true
+	case "Mutation.revokeApiToken":
+		if e.ComplexityRoot.Mutation.RevokeAPIToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeApiToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAPIToken(childComplexity, args["id"].(resourceid.ID)), true
 	case "Mutation.updateHub":
 		if e.ComplexityRoot.Mutation.UpdateHub == nil {
 			break
@@ -1449,6 +1597,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PartEdge.Node(childComplexity), true
 
+	case "Query.apiTokens":
+		if e.ComplexityRoot.Query.APITokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.APITokens(childComplexity), true
 	case "Query.events":
 		if e.ComplexityRoot.Query.Events == nil {
 			break
@@ -1483,6 +1637,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
+	case "Query.me":
+		if e.ComplexityRoot.Query.Me == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Me(childComplexity), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1549,6 +1709,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Parts(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.PartOrder), args["where"].(*ent.PartWhereInput)), true
+	case "Query.scopes":
+		if e.ComplexityRoot.Query.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Scopes(childComplexity), true
 	case "Query.trackingEntries":
 		if e.ComplexityRoot.Query.TrackingEntries == nil {
 			break
@@ -1832,6 +1998,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputCreateApiTokenInput,
 		ec.unmarshalInputCreateHubInput,
 		ec.unmarshalInputCreateItemInput,
 		ec.unmarshalInputCreateOrderInput,
@@ -1938,6 +2105,71 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../schema/auth.graphqls", Input: `# Authentication: the scope directive and the console's own types. Users and
+# API tokens live in the production database whatever endpoint is asked.
+
+"""
+The caller must hold ` + "`" + `scope` + "`" + ` (see docs/auth.md); a write scope implies the
+read scope of its resource. Fails with FORBIDDEN (reason insufficient_scope).
+Reading an object of a guarded type (Hub, Order, …) also needs its read
+scope, wherever it appears; graph/auth.go applies that rule by type.
+"""
+directive @hasScope(scope: String!) on FIELD_DEFINITION
+
+"A console account."
+type Account {
+  id: ID!
+  email: String!
+  "owner, admin, member or viewer."
+  role: String!
+}
+
+"An API key. Its secret is shown only once, by createApiToken."
+type ApiToken {
+  id: ID!
+  name: String!
+  "The first characters of the secret, e.g. lsk_live_ABC123."
+  prefix: String!
+  "production or sandbox."
+  environment: String!
+  scopes: [String!]!
+  createdAt: Time!
+  lastUsedAt: Time
+  expiresAt: Time
+  revokedAt: Time
+}
+
+"A new API key and its secret, which cannot be read again."
+type CreatedApiToken {
+  token: ApiToken!
+  secret: String!
+}
+
+input CreateApiTokenInput {
+  name: String!
+  "production or sandbox."
+  environment: String!
+  "Scopes such as orders:read; \"all\" stands for every scope."
+  scopes: [String!]!
+  expiresAt: Time
+}
+
+extend type Query {
+  "The signed-in console user (null for an API key)."
+  me: Account
+  "The API tokens this user may see (console sessions only): owners and admins see all."
+  apiTokens: [ApiToken!]!
+  "Every scope a token can hold, in policy order."
+  scopes: [String!]!
+}
+
+extend type Mutation {
+  "Create an API key (console sessions only). The secret is in the answer and nowhere else."
+  createApiToken(input: CreateApiTokenInput!): CreatedApiToken!
+  "Revoke an API key (console sessions only); it answers 401 from then on."
+  revokeApiToken(id: ID!): ApiToken!
+}
+`, BuiltIn: false},
 	{Name: "../schema/ent.graphqls", Input: `directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on FIELD_DEFINITION | INPUT_FIELD_DEFINITION
 directive @goModel(model: String, models: [String!], forceGenerate: Boolean) on OBJECT | INPUT_OBJECT | SCALAR | ENUM | INTERFACE | UNION
 """
@@ -4765,32 +4997,32 @@ input OrderLineInput {
 }
 
 type Mutation {
-  createHub(input: CreateHubInput!): Hub!
+  createHub(input: CreateHubInput!): Hub! @hasScope(scope: "hubs:write")
   "Update a hub; pass ` + "`" + `revision` + "`" + ` to fail with CONFLICT if someone changed it meanwhile."
-  updateHub(id: ID!, input: UpdateHubInput!, revision: Int): Hub!
+  updateHub(id: ID!, input: UpdateHubInput!, revision: Int): Hub! @hasScope(scope: "hubs:write")
   "Delete a hub; CONFLICT while stock, orders or tracking entries refer to it."
-  deleteHub(id: ID!): ID!
+  deleteHub(id: ID!): ID! @hasScope(scope: "hubs:write")
 
-  createPart(input: CreatePartInput!): Part!
-  updatePart(id: ID!, input: UpdatePartInput!, revision: Int): Part!
-  deletePart(id: ID!): ID!
+  createPart(input: CreatePartInput!): Part! @hasScope(scope: "parts:write")
+  updatePart(id: ID!, input: UpdatePartInput!, revision: Int): Part! @hasScope(scope: "parts:write")
+  deletePart(id: ID!): ID! @hasScope(scope: "parts:write")
 
-  createItem(input: CreateItemInput!): Item!
-  updateItem(id: ID!, input: UpdateItemInput!, revision: Int): Item!
-  deleteItem(id: ID!): ID!
+  createItem(input: CreateItemInput!): Item! @hasScope(scope: "items:write")
+  updateItem(id: ID!, input: UpdateItemInput!, revision: Int): Item! @hasScope(scope: "items:write")
+  deleteItem(id: ID!): ID! @hasScope(scope: "items:write")
 
   "Create an order in the initial state of its workflow (default: fulfilment)."
-  createOrder(input: CreateOrderInput!, lines: [OrderLineInput!], workflowKey: String): Order!
-  updateOrder(id: ID!, input: UpdateOrderInput!, revision: Int): Order!
-  deleteOrder(id: ID!): ID!
+  createOrder(input: CreateOrderInput!, lines: [OrderLineInput!], workflowKey: String): Order! @hasScope(scope: "orders:write")
+  updateOrder(id: ID!, input: UpdateOrderInput!, revision: Int): Order! @hasScope(scope: "orders:write")
+  deleteOrder(id: ID!): ID! @hasScope(scope: "orders:write")
 
-  createOrderLine(input: CreateOrderLineInput!): OrderLine!
-  updateOrderLine(id: ID!, input: UpdateOrderLineInput!, revision: Int): OrderLine!
-  deleteOrderLine(id: ID!): ID!
+  createOrderLine(input: CreateOrderLineInput!): OrderLine! @hasScope(scope: "orders:write")
+  updateOrderLine(id: ID!, input: UpdateOrderLineInput!, revision: Int): OrderLine! @hasScope(scope: "orders:write")
+  deleteOrderLine(id: ID!): ID! @hasScope(scope: "orders:write")
 
-  createTrackingEntry(input: CreateTrackingEntryInput!): TrackingEntry!
-  updateTrackingEntry(id: ID!, input: UpdateTrackingEntryInput!, revision: Int): TrackingEntry!
-  deleteTrackingEntry(id: ID!): ID!
+  createTrackingEntry(input: CreateTrackingEntryInput!): TrackingEntry! @hasScope(scope: "tracking:write")
+  updateTrackingEntry(id: ID!, input: UpdateTrackingEntryInput!, revision: Int): TrackingEntry! @hasScope(scope: "tracking:write")
+  deleteTrackingEntry(id: ID!): ID! @hasScope(scope: "tracking:write")
 }
 `, BuiltIn: false},
 	{Name: "../schema/scalars.graphqls", Input: `"""
@@ -4806,6 +5038,52 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Account(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Account_id(ctx, field)
+	case "email":
+		return ec.fieldContext_Account_email(ctx, field)
+	case "role":
+		return ec.fieldContext_Account_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ApiToken_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ApiToken_name(ctx, field)
+	case "prefix":
+		return ec.fieldContext_ApiToken_prefix(ctx, field)
+	case "environment":
+		return ec.fieldContext_ApiToken_environment(ctx, field)
+	case "scopes":
+		return ec.fieldContext_ApiToken_scopes(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ApiToken_createdAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_ApiToken_lastUsedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ApiToken_expiresAt(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_ApiToken_revokedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
+}
+
+func (ec *executionContext) childFields_CreatedApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_CreatedApiToken_token(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedApiToken_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedApiToken", field.Name)
+}
 
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -5445,6 +5723,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) dir_hasScope_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "scope",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Hub_items_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5604,6 +5896,20 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createApiToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateAPITokenInput, error) {
+			return ec.unmarshalNCreateApiTokenInput2logisticsᚋgraphᚋmodelᚐCreateAPITokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5778,6 +6084,20 @@ func (ec *executionContext) field_Mutation_deletePart_args(ctx context.Context, 
 }
 
 func (ec *executionContext) field_Mutation_deleteTrackingEntry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (resourceid.ID, error) {
+			return ec.unmarshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeApiToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -6666,6 +6986,337 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Account_id(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Account_email(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Account_role(ctx context.Context, field graphql.CollectedField, obj *model.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_prefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApiToken().Prefix(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_environment(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_environment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Environment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v apitoken.Environment) graphql.Marshaler {
+			return ec.marshalNString2logisticsᚋentᚋapitokenᚐEnvironment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_environment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_scopes(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_expiresAt(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_revokedAt(ctx context.Context, field graphql.CollectedField, obj *ent.APIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CreatedApiToken_token(ctx context.Context, field graphql.CollectedField, obj *model.CreatedAPIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedApiToken_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.APIToken) graphql.Marshaler {
+			return ec.marshalNApiToken2ᚖlogisticsᚋentᚐAPIToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedApiToken_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedApiToken",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedApiToken_secret(ctx context.Context, field graphql.CollectedField, obj *model.CreatedAPIToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedApiToken_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedApiToken_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
 
 func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -8106,7 +8757,25 @@ func (ec *executionContext) _Mutation_createHub(ctx context.Context, field graph
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateHub(ctx, fc.Args["input"].(ent.CreateHubInput))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "hubs:write")
+				if err != nil {
+					var zeroVal *ent.Hub
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Hub
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Hub) graphql.Marshaler {
 			return ec.marshalNHub2ᚖlogisticsᚋentᚐHub(ctx, selections, v)
 		},
@@ -8150,7 +8819,25 @@ func (ec *executionContext) _Mutation_updateHub(ctx context.Context, field graph
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateHub(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdateHubInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "hubs:write")
+				if err != nil {
+					var zeroVal *ent.Hub
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Hub
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Hub) graphql.Marshaler {
 			return ec.marshalNHub2ᚖlogisticsᚋentᚐHub(ctx, selections, v)
 		},
@@ -8194,7 +8881,25 @@ func (ec *executionContext) _Mutation_deleteHub(ctx context.Context, field graph
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteHub(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "hubs:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8238,7 +8943,25 @@ func (ec *executionContext) _Mutation_createPart(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreatePart(ctx, fc.Args["input"].(ent.CreatePartInput))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "parts:write")
+				if err != nil {
+					var zeroVal *ent.Part
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Part
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Part) graphql.Marshaler {
 			return ec.marshalNPart2ᚖlogisticsᚋentᚐPart(ctx, selections, v)
 		},
@@ -8282,7 +9005,25 @@ func (ec *executionContext) _Mutation_updatePart(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdatePart(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdatePartInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "parts:write")
+				if err != nil {
+					var zeroVal *ent.Part
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Part
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Part) graphql.Marshaler {
 			return ec.marshalNPart2ᚖlogisticsᚋentᚐPart(ctx, selections, v)
 		},
@@ -8326,7 +9067,25 @@ func (ec *executionContext) _Mutation_deletePart(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeletePart(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "parts:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8370,7 +9129,25 @@ func (ec *executionContext) _Mutation_createItem(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateItem(ctx, fc.Args["input"].(ent.CreateItemInput))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "items:write")
+				if err != nil {
+					var zeroVal *ent.Item
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Item
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Item) graphql.Marshaler {
 			return ec.marshalNItem2ᚖlogisticsᚋentᚐItem(ctx, selections, v)
 		},
@@ -8414,7 +9191,25 @@ func (ec *executionContext) _Mutation_updateItem(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateItem(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdateItemInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "items:write")
+				if err != nil {
+					var zeroVal *ent.Item
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Item
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Item) graphql.Marshaler {
 			return ec.marshalNItem2ᚖlogisticsᚋentᚐItem(ctx, selections, v)
 		},
@@ -8458,7 +9253,25 @@ func (ec *executionContext) _Mutation_deleteItem(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteItem(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "items:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8502,7 +9315,25 @@ func (ec *executionContext) _Mutation_createOrder(ctx context.Context, field gra
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateOrder(ctx, fc.Args["input"].(ent.CreateOrderInput), fc.Args["lines"].([]*model.OrderLineInput), fc.Args["workflowKey"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal *ent.Order
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Order
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Order) graphql.Marshaler {
 			return ec.marshalNOrder2ᚖlogisticsᚋentᚐOrder(ctx, selections, v)
 		},
@@ -8546,7 +9377,25 @@ func (ec *executionContext) _Mutation_updateOrder(ctx context.Context, field gra
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateOrder(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdateOrderInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal *ent.Order
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Order
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Order) graphql.Marshaler {
 			return ec.marshalNOrder2ᚖlogisticsᚋentᚐOrder(ctx, selections, v)
 		},
@@ -8590,7 +9439,25 @@ func (ec *executionContext) _Mutation_deleteOrder(ctx context.Context, field gra
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteOrder(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8634,7 +9501,25 @@ func (ec *executionContext) _Mutation_createOrderLine(ctx context.Context, field
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateOrderLine(ctx, fc.Args["input"].(ent.CreateOrderLineInput))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal *ent.OrderLine
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.OrderLine
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderLine) graphql.Marshaler {
 			return ec.marshalNOrderLine2ᚖlogisticsᚋentᚐOrderLine(ctx, selections, v)
 		},
@@ -8678,7 +9563,25 @@ func (ec *executionContext) _Mutation_updateOrderLine(ctx context.Context, field
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateOrderLine(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdateOrderLineInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal *ent.OrderLine
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.OrderLine
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderLine) graphql.Marshaler {
 			return ec.marshalNOrderLine2ᚖlogisticsᚋentᚐOrderLine(ctx, selections, v)
 		},
@@ -8722,7 +9625,25 @@ func (ec *executionContext) _Mutation_deleteOrderLine(ctx context.Context, field
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteOrderLine(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8766,7 +9687,25 @@ func (ec *executionContext) _Mutation_createTrackingEntry(ctx context.Context, f
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateTrackingEntry(ctx, fc.Args["input"].(ent.CreateTrackingEntryInput))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "tracking:write")
+				if err != nil {
+					var zeroVal *ent.TrackingEntry
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.TrackingEntry
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntry) graphql.Marshaler {
 			return ec.marshalNTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, selections, v)
 		},
@@ -8810,7 +9749,25 @@ func (ec *executionContext) _Mutation_updateTrackingEntry(ctx context.Context, f
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateTrackingEntry(ctx, fc.Args["id"].(resourceid.ID), fc.Args["input"].(ent.UpdateTrackingEntryInput), fc.Args["revision"].(*int))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "tracking:write")
+				if err != nil {
+					var zeroVal *ent.TrackingEntry
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.TrackingEntry
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntry) graphql.Marshaler {
 			return ec.marshalNTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, selections, v)
 		},
@@ -8854,7 +9811,25 @@ func (ec *executionContext) _Mutation_deleteTrackingEntry(ctx context.Context, f
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteTrackingEntry(ctx, fc.Args["id"].(resourceid.ID))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "tracking:write")
+				if err != nil {
+					var zeroVal resourceid.ID
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal resourceid.ID
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
 			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
 		},
@@ -8880,6 +9855,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteTrackingEntry(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteTrackingEntry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createApiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAPIToken(ctx, fc.Args["input"].(model.CreateAPITokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreatedAPIToken) graphql.Marshaler {
+			return ec.marshalNCreatedApiToken2ᚖlogisticsᚋgraphᚋmodelᚐCreatedAPIToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedApiToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeApiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAPIToken(ctx, fc.Args["id"].(resourceid.ID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.APIToken) graphql.Marshaler {
+			return ec.marshalNApiToken2ᚖlogisticsᚋentᚐAPIToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11397,6 +12460,93 @@ func (ec *executionContext) fieldContext_Query_workflows(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_me(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Me(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Account) graphql.Marshaler {
+			return ec.marshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐAccount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_apiTokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_apiTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().APITokens(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.APIToken) graphql.Marshaler {
+			return ec.marshalNApiToken2ᚕᚖlogisticsᚋentᚐAPITokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_apiTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_scopes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Scopes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13553,6 +14703,57 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Context, obj any) (model.CreateAPITokenInput, error) {
+	var it model.CreateAPITokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "environment", "scopes", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "environment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("environment"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Environment = data
+		case "scopes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopes"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scopes = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+	return it, nil
+}
 
 func (ec *executionContext) unmarshalInputCreateHubInput(ctx context.Context, obj any) (ent.CreateHubInput, error) {
 	var it ent.CreateHubInput
@@ -22139,6 +23340,208 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var accountImplementors = []string{"Account"}
+
+func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *model.Account) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Account")
+		case "id":
+			out.Values[i] = ec._Account_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._Account_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Account_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var apiTokenImplementors = []string{"ApiToken"}
+
+func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *ent.APIToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiToken")
+		case "id":
+			out.Values[i] = ec._ApiToken_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ApiToken_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prefix":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiToken_prefix(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "environment":
+			out.Values[i] = ec._ApiToken_environment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scopes":
+			out.Values[i] = ec._ApiToken_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._ApiToken_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._ApiToken_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ApiToken_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revokedAt":
+			out.Values[i] = ec._ApiToken_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createdApiTokenImplementors = []string{"CreatedApiToken"}
+
+func (ec *executionContext) _CreatedApiToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedAPIToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdApiTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedApiToken")
+		case "token":
+			out.Values[i] = ec._CreatedApiToken_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedApiToken_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var eventImplementors = []string{"Event", "Node"}
 
 func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *ent.Event) graphql.Marshaler {
@@ -23051,6 +24454,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteTrackingEntry":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteTrackingEntry(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createApiToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createApiToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeApiToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeApiToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -24492,6 +25909,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "me":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_me(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "apiTokens":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_apiTokens(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "scopes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_scopes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -25449,6 +26932,32 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNApiToken2ᚕᚖlogisticsᚋentᚐAPITokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.APIToken) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApiToken2ᚖlogisticsᚋentᚐAPIToken(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApiToken2ᚖlogisticsᚋentᚐAPIToken(ctx context.Context, sel ast.SelectionSet, v *ent.APIToken) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiToken(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25463,6 +26972,11 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNCreateApiTokenInput2logisticsᚋgraphᚋmodelᚐCreateAPITokenInput(ctx context.Context, v any) (model.CreateAPITokenInput, error) {
+	res, err := ec.unmarshalInputCreateApiTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateHubInput2logisticsᚋentᚐCreateHubInput(ctx context.Context, v any) (ent.CreateHubInput, error) {
@@ -25493,6 +27007,16 @@ func (ec *executionContext) unmarshalNCreatePartInput2logisticsᚋentᚐCreatePa
 func (ec *executionContext) unmarshalNCreateTrackingEntryInput2logisticsᚋentᚐCreateTrackingEntryInput(ctx context.Context, v any) (ent.CreateTrackingEntryInput, error) {
 	res, err := ec.unmarshalInputCreateTrackingEntryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreatedApiToken2ᚖlogisticsᚋgraphᚋmodelᚐCreatedAPIToken(ctx context.Context, sel ast.SelectionSet, v *model.CreatedAPIToken) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedApiToken(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[resourceid.ID], error) {
@@ -25967,6 +27491,16 @@ func (ec *executionContext) unmarshalNPartWhereInput2ᚖlogisticsᚋentᚐPartWh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNString2logisticsᚋentᚋapitokenᚐEnvironment(ctx context.Context, v any) (apitoken.Environment, error) {
+	var res apitoken.Environment
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2logisticsᚋentᚋapitokenᚐEnvironment(ctx context.Context, sel ast.SelectionSet, v apitoken.Environment) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26328,6 +27862,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐAccount(ctx context.Context, sel ast.SelectionSet, v *model.Account) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Account(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -3,9 +3,34 @@
 package model
 
 import (
+	"logistics/ent"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"time"
 )
+
+// A console account.
+type Account struct {
+	ID    resourceid.ID `json:"id"`
+	Email string        `json:"email"`
+	// owner, admin, member or viewer.
+	Role string `json:"role"`
+}
+
+type CreateAPITokenInput struct {
+	Name string `json:"name"`
+	// production or sandbox.
+	Environment string `json:"environment"`
+	// Scopes such as orders:read; "all" stands for every scope.
+	Scopes    []string   `json:"scopes"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// A new API key and its secret, which cannot be read again.
+type CreatedAPIToken struct {
+	Token  *ent.APIToken `json:"token"`
+	Secret string        `json:"secret"`
+}
 
 // A line of a new order.
 type OrderLineInput struct {

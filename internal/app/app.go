@@ -15,6 +15,8 @@ import (
 
 	"logistics/graph"
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/console"
 	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/metrics"
@@ -32,11 +34,15 @@ type App struct {
 	Service *service.Service
 	Version string
 	Metrics *metrics.Registry
+	Auth    *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
+	Login   *auth.LoginGuard    // sign-in attempts per account and per address
 }
 
 // Options adjust how an App opens its databases (tests count statements).
 type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
+	// PasswordCost overrides the bcrypt cost (tests use bcrypt.MinCost).
+	PasswordCost int
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -82,6 +88,20 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Envs = set
 	a.registerDBGauges()
+	store := auth.NewStore(set.Production().DB.Client, log)
+	if opt.PasswordCost != 0 {
+		store.PasswordCost = opt.PasswordCost
+	}
+	var limiter *auth.Limiter
+	if cfg.RateLimit > 0 {
+		limiter = auth.NewLimiter(cfg.RateLimit, cfg.RateBurst)
+	}
+	a.Auth = &auth.Authenticator{Store: store, Envs: set, Limiter: limiter, Log: log}
+	a.Login = auth.NewLoginGuard()
+	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
+		a.closeEnvs(envs)
+		return nil, fmt.Errorf("first console user: %w", err)
+	}
 	return a, nil
 }
 
@@ -122,7 +142,8 @@ func (a *App) Close() error {
 }
 
 // Handler returns the whole HTTP interface. The middleware chain, in order:
-// request id + log + recover → environment → authenticate → rate limit → routes.
+// request id + log + recover → environment → authenticate → rate limit → routes
+// (authenticate and rate limit guard /graphql and /v1 only: see envRoutes).
 func (a *App) Handler() http.Handler {
 	muxes := map[*environment.Env]http.Handler{}
 	for _, env := range a.Envs.All() {
@@ -138,21 +159,44 @@ func (a *App) Handler() http.Handler {
 	})(root)
 }
 
-// envRoutes is every route of one environment, at its full path.
+// envRoutes is every route of one environment, at its full path. The API
+// (/graphql and everything under /v1) sits behind authenticate → rate
+// limit; the playground page, the console and its sign-in do not.
 func (a *App) envRoutes(env *environment.Env) http.Handler {
-	mux := http.NewServeMux()
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		apperr.Write(w, r, a.Log, apperr.NotFound("no resource at %s", r.URL.Path))
+	}
+	api := http.NewServeMux()
 	gql := graph.NewHandler(a.Service, graph.Options{
 		MaxDepth: a.Config.MaxDepth, MaxComplexity: a.Config.MaxComplexity,
-		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log,
+		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store,
 	})
-	mux.Handle(env.Path("/graphql"), gql)
+	api.Handle(env.Path("/graphql"), gql)
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version})
+	api.HandleFunc("/", notFound)
+	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
+
+	mux := http.NewServeMux()
+	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
+	mux.Handle(env.Path("/v1"), protected)
+	mux.Handle(env.Path("/v1/"), protected)
 	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
-	rest.Mount(mux, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		apperr.Write(w, r, a.Log, apperr.NotFound("no resource at %s", r.URL.Path))
-	})
+	prod := a.Envs.Production()
+	if env == prod {
+		console.Mount(mux, console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"), BaseURL: env.BaseURL,
+			Store: a.Auth.Store, Guard: a.Login, Log: a.Log})
+	} else {
+		// One console for both environments (users are shared and tokens
+		// name their environment): the sandbox's address sends you there.
+		toConsole := func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, prod.URL("/console"), http.StatusFound)
+		}
+		mux.HandleFunc(env.Path("/console"), toConsole)
+		mux.HandleFunc(env.Path("/console/"), toConsole)
+	}
+	mux.HandleFunc("/", notFound)
 	return mux
 }
 

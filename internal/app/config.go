@@ -30,6 +30,10 @@ type Config struct {
 	WriteTimeout  time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
 	MaxDepth      int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
 	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
+	RateLimit     float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
+	RateBurst     int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
+	AdminEmail    string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
+	AdminPassword string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -45,6 +49,9 @@ func Defaults() Config {
 		WriteTimeout:  60 * time.Second,
 		MaxDepth:      12,
 		MaxComplexity: 50_000,
+		RateLimit:     100,
+		RateBurst:     200,
+		AdminEmail:    "admin@localhost",
 	}
 }
 
@@ -66,6 +73,9 @@ func (c *Config) settings() []setting {
 	num := func(p *int) func(*flag.FlagSet, string, string) {
 		return func(fs *flag.FlagSet, n, u string) { fs.IntVar(p, n, *p, u) }
 	}
+	flt := func(p *float64) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, u string) { fs.Float64Var(p, n, *p, u) }
+	}
 	return []setting{
 		{"addr", "LOGISTICS_ADDR", "address to listen on", str(&c.Addr)},
 		{"data-dir", "LOGISTICS_DATA_DIR", "directory of the embedded SQLite databases", str(&c.DataDir)},
@@ -79,13 +89,20 @@ func (c *Config) settings() []setting {
 		{"write-timeout", "LOGISTICS_WRITE_TIMEOUT", "server write time-out", dur(&c.WriteTimeout)},
 		{"graphql-max-depth", "LOGISTICS_GRAPHQL_MAX_DEPTH", "deepest GraphQL selection allowed", num(&c.MaxDepth)},
 		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL query cost allowed", num(&c.MaxComplexity)},
+		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
+		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
+		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
 	}
 }
 
 // Load fills c from the environment (getenv) and then from args. It returns
-// the arguments left after the flags.
-func (c *Config) Load(name string, args []string, getenv func(string) string) ([]string, error) {
+// the arguments left after the flags. extra registers a subcommand's own
+// flags next to the shared ones.
+func (c *Config) Load(name string, args []string, getenv func(string) string, extra ...func(*flag.FlagSet)) ([]string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, e := range extra {
+		e(fs)
+	}
 	for _, s := range c.settings() {
 		if v := getenv(s.env); v != "" {
 			tmp := flag.NewFlagSet("env", flag.ContinueOnError)
@@ -98,6 +115,9 @@ func (c *Config) Load(name string, args []string, getenv func(string) string) ([
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if v := getenv("LOGISTICS_ADMIN_PASSWORD"); v != "" {
+		c.AdminPassword = v
 	}
 	return fs.Args(), c.Validate()
 }
@@ -122,6 +142,9 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("log format %q: must be text or json", c.LogFormat)
 	}
+	if c.RateLimit < 0 || c.RateBurst < 1 {
+		return errors.New("rate-limit must be 0 or more and rate-burst at least 1")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -143,5 +166,6 @@ func (c Config) Masked() []any {
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
+		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "admin_email", c.AdminEmail,
 	}
 }

@@ -25,7 +25,10 @@ import (
 	"entgo.io/ent/dialect"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"logistics/internal/app"
+	"logistics/internal/auth"
 	"logistics/internal/environment"
 )
 
@@ -40,9 +43,25 @@ type Server struct {
 	SandboxURL string // sandbox base address
 	Client     *http.Client
 	// Header is added to every request made through Do and GraphQL (the
-	// credentials of the test's caller).
+	// credentials of the test's caller). Without an Authorization header,
+	// Do sends the all-scope key of the environment the URL belongs to; an
+	// Authorization header set to "" (see Anonymous) sends none.
 	Header http.Header
+
+	// Keys holds one API key with every scope per environment, made by New.
+	Keys map[environment.Name]string
+	// AdminEmail and AdminPassword sign in the owner that New creates.
+	AdminEmail, AdminPassword string
 }
+
+// AdminPassword is the password of the owner account New creates.
+const AdminPassword = "apptest-owner-password"
+
+// Anonymous is a header for Do that sends no credentials at all.
+func Anonymous() http.Header { return http.Header{"Authorization": {""}} }
+
+// Bearer is a header for Do that sends key instead of the default one.
+func Bearer(key string) http.Header { return http.Header{"Authorization": {"Bearer " + key}} }
 
 // Options adjust the server.
 type Options struct {
@@ -107,6 +126,9 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.SandboxDB = DSN(t, "sandbox")
 	cfg.BaseURL = base
 	cfg.SandboxURL = base + "/sandbox"
+	cfg.AdminEmail = "owner@apptest.local"
+	cfg.AdminPassword = AdminPassword
+	cfg.RateLimit = 0 // tests opt in to rate limiting through Config
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
@@ -117,10 +139,20 @@ func New(t testing.TB, opts ...Options) *Server {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver})
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost})
 	if err != nil {
 		hs.Close()
 		t.Fatalf("apptest: open: %v", err)
+	}
+	keys := map[environment.Name]string{}
+	for _, n := range []environment.Name{environment.Production, environment.Sandbox} {
+		secret, _, err := a.Auth.Store.CreateToken(ctx, auth.TokenInput{Name: "apptest " + string(n), Environment: n, Scopes: []string{"all"}})
+		if err != nil {
+			_ = a.Close()
+			hs.Close()
+			t.Fatalf("apptest: create %s key: %v", n, err)
+		}
+		keys[n] = secret
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
@@ -128,7 +160,8 @@ func New(t testing.TB, opts ...Options) *Server {
 		hs.Close()
 		_ = a.Close()
 	})
-	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{}}
+	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{},
+		Keys: keys, AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword}
 }
 
 // Env returns the named environment.
@@ -194,6 +227,7 @@ func (s *Server) Do(t testing.TB, method, url string, body any, header http.Head
 	for k, vs := range header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	s.authorize(req, url)
 	resp, err := s.Client.Do(req)
 	if err != nil {
 		t.Fatalf("apptest: %s %s: %v", method, url, err)
@@ -204,6 +238,52 @@ func (s *Server) Do(t testing.TB, method, url string, body any, header http.Head
 		t.Fatalf("apptest: read body: %v", err)
 	}
 	return &Response{Response: resp, Body: b}
+}
+
+// EnvOf returns the environment a URL of this server belongs to.
+func (s *Server) EnvOf(u string) environment.Name {
+	if u == s.SandboxURL || strings.HasPrefix(u, s.SandboxURL+"/") || strings.HasPrefix(u, s.SandboxURL+"?") {
+		return environment.Sandbox
+	}
+	return environment.Production
+}
+
+// authorize applies the default credentials: the environment's key unless
+// the request names its own Authorization, or an empty one (anonymous).
+func (s *Server) authorize(req *http.Request, u string) {
+	if vs, ok := req.Header["Authorization"]; ok {
+		if strings.Join(vs, "") == "" {
+			req.Header.Del("Authorization")
+		}
+		return
+	}
+	if req.Header.Get("Cookie") != "" {
+		return // a session
+	}
+	if k := s.Keys[s.EnvOf(u)]; k != "" {
+		req.Header.Set("Authorization", "Bearer "+k)
+	}
+}
+
+// Session signs in to the console as email/password and returns the header
+// that authenticates the session's requests (the cookies, the CSRF token,
+// and an empty Authorization so that no key is added).
+func (s *Server) Session(t testing.TB, email, password string) http.Header {
+	t.Helper()
+	resp := s.Do(t, http.MethodPost, s.URL+"/console/api/login", map[string]string{"email": email, "password": password}, Anonymous())
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("apptest: sign in as %s: %d %s", email, resp.StatusCode, resp.Body)
+	}
+	h := http.Header{"Authorization": {""}}
+	var cookies []string
+	for _, c := range resp.Cookies() {
+		cookies = append(cookies, c.Name+"="+c.Value)
+		if c.Name == auth.CSRFCookie {
+			h.Set(auth.CSRFHeader, c.Value)
+		}
+	}
+	h.Set("Cookie", strings.Join(cookies, "; "))
+	return h
 }
 
 // GQLError is one entry of a GraphQL response's errors.
@@ -226,9 +306,18 @@ type GQLResponse struct {
 // GraphQL posts a query to the environment's /graphql and decodes the answer.
 func (s *Server) GraphQL(t testing.TB, env environment.Name, query string, vars map[string]any) *GQLResponse {
 	t.Helper()
-	resp := s.Do(t, http.MethodPost, s.Base(env)+"/graphql",
-		map[string]any{"query": query, "variables": vars},
-		http.Header{"Accept": {"application/graphql-response+json"}})
+	return s.GraphQLWith(t, env, query, vars, nil)
+}
+
+// GraphQLWith is GraphQL with extra request headers (another key, a session,
+// Anonymous()).
+func (s *Server) GraphQLWith(t testing.TB, env environment.Name, query string, vars map[string]any, header http.Header) *GQLResponse {
+	t.Helper()
+	h := http.Header{"Accept": {"application/graphql-response+json"}}
+	for k, vs := range header {
+		h[k] = vs
+	}
+	resp := s.Do(t, http.MethodPost, s.Base(env)+"/graphql", map[string]any{"query": query, "variables": vars}, h)
 	var out GQLResponse
 	resp.JSON(t, &out)
 	out.Status = resp.StatusCode

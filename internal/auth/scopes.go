@@ -1,0 +1,175 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"logistics/internal/apperr"
+)
+
+// Realm is the realm of every WWW-Authenticate challenge.
+const Realm = "logistics"
+
+// Policy is THE scope table: each resource, the scopes that guard it, and the
+// GraphQL object types that belong to it. The REST route table (Need) and the
+// GraphQL schema (@hasScope, and the type guard in graph/) both read it.
+var Policy = []Resource{
+	{Name: "hubs", GraphQLTypes: []string{"Hub"}},
+	{Name: "parts", GraphQLTypes: []string{"Part"}},
+	{Name: "items", GraphQLTypes: []string{"Item"}},
+	{Name: "orders", GraphQLTypes: []string{"Order", "OrderLine", "OrderEvent"}},
+	{Name: "tracking", GraphQLTypes: []string{"TrackingEntry"}},
+	{Name: "workflows", GraphQLTypes: []string{"Workflow"}},
+}
+
+// Resource is one row of the policy table.
+type Resource struct {
+	Name         string   // "hubs": its scopes are hubs:read and hubs:write
+	GraphQLTypes []string // object types readable with Name:read
+}
+
+// Read is the resource's read scope.
+func (r Resource) Read() string { return r.Name + ":read" }
+
+// Write is the resource's write scope.
+func (r Resource) Write() string { return r.Name + ":write" }
+
+// AllScopes lists every scope, in the order of the table.
+func AllScopes() []string {
+	var out []string
+	for _, r := range Policy {
+		out = append(out, r.Read(), r.Write())
+	}
+	return out
+}
+
+// ReadScopes lists every read scope.
+func ReadScopes() []string {
+	var out []string
+	for _, r := range Policy {
+		out = append(out, r.Read())
+	}
+	return out
+}
+
+// TypeScopes returns the scopes needed to read a GraphQL object of the named
+// type ("Hub", "HubConnection", "HubEdge"), and whether the type is guarded.
+// Domain events (Event) describe every resource, so reading them needs every
+// read scope.
+func TypeScopes(typeName string) ([]string, bool) {
+	base := strings.TrimSuffix(strings.TrimSuffix(typeName, "Connection"), "Edge")
+	if base == "Event" {
+		return ReadScopes(), true
+	}
+	for _, r := range Policy {
+		if slices.Contains(r.GraphQLTypes, base) {
+			return []string{r.Read()}, true
+		}
+	}
+	return nil, false
+}
+
+// ParseScopes checks a list of scopes; "all" stands for every scope and
+// "read" for every read scope. The result is sorted in table order, without
+// duplicates.
+func ParseScopes(in []string) ([]string, error) {
+	want := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		switch s {
+		case "":
+			continue
+		case "all":
+			for _, a := range AllScopes() {
+				want[a] = true
+			}
+			continue
+		case "read":
+			for _, a := range ReadScopes() {
+				want[a] = true
+			}
+			continue
+		}
+		if !slices.Contains(AllScopes(), s) {
+			return nil, apperr.Invalid("scopes", "unknown scope %q (known: %s, or all)", s, strings.Join(AllScopes(), ", "))
+		}
+		want[s] = true
+	}
+	if len(want) == 0 {
+		return nil, apperr.Invalid("scopes", "give at least one scope")
+	}
+	var out []string
+	for _, a := range AllScopes() {
+		if want[a] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// RoleScopes is what a console session of a user with the role may do:
+// viewers read, everyone else reads and writes.
+func RoleScopes(role string) []string {
+	if role == "viewer" {
+		return ReadScopes()
+	}
+	return AllScopes()
+}
+
+// Require checks that the request's caller holds scope ("" = any valid
+// caller). It fails with UNAUTHENTICATED (401) when there is no caller and
+// FORBIDDEN (403, insufficient_scope) when the scope is missing.
+func Require(ctx context.Context, scope string) error {
+	p, _ := ctx.Value(ctxKey{}).(*Principal)
+	if p == nil {
+		return ErrMissing()
+	}
+	if !p.Has(scope) {
+		return apperr.Forbidden("insufficient_scope", "this %s lacks the scope %s", p.Kind, scope).
+			WithDetail("scope", scope).
+			WithHeader("WWW-Authenticate", fmt.Sprintf(`Bearer realm=%q, error="insufficient_scope", scope=%q`, Realm, scope))
+	}
+	return nil
+}
+
+// RequireAll is Require for each scope.
+func RequireAll(ctx context.Context, scopes []string) error {
+	for _, s := range scopes {
+		if err := Require(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Need wraps a REST handler with a scope check ("" = any valid caller):
+//
+//	mux.Handle("POST /v1/orders", auth.Need("orders:write", handleCreateOrder(svc)))
+func Need(scope string, h http.Handler) http.Handler {
+	if scope != "" && !slices.Contains(AllScopes(), scope) {
+		panic("auth.Need: unknown scope " + scope)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := Require(r.Context(), scope); err != nil {
+			apperr.Write(w, r, nil, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ErrMissing is the 401 for a request without credentials.
+func ErrMissing() *apperr.Error {
+	return apperr.Unauthenticated("missing_credentials",
+		"send an API key as Authorization: Bearer <key>, or sign in to the console").
+		WithHeader("WWW-Authenticate", fmt.Sprintf(`Bearer realm=%q`, Realm))
+}
+
+// errInvalid is the 401 for credentials that are wrong, revoked or expired.
+func errInvalid(format string, a ...any) *apperr.Error {
+	return apperr.Unauthenticated("invalid_token", format, a...).
+		WithHeader("WWW-Authenticate", fmt.Sprintf(`Bearer realm=%q, error="invalid_token", error_description=%q`, Realm, fmt.Sprintf(format, a...)))
+}
