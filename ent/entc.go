@@ -19,6 +19,10 @@ func main() {
 		entgql.WithWhereInputs(true),
 		entgql.WithSchemaPath("graph/schema/ent.graphqls"),
 		entgql.WithConfigPath("gqlgen.yml"),
+		// entgql's templates, with our pagination helper overriding theirs
+		// (ent/template/paginate.tmpl: count only when the count is used).
+		entgql.WithTemplates(append(entgql.AllTemplates,
+			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
 	)
 	if err != nil {
 		log.Fatalf("entgql: %v", err)

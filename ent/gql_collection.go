@@ -136,9 +136,6 @@ func newEventPaginateArgs(rv map[string]any) *eventPaginateArgs {
 			args.opts = append(args.opts, WithEventOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*EventWhereInput); ok {
-		args.opts = append(args.opts, WithEventFilter(v.Filter))
-	}
 	return args
 }
 
@@ -170,7 +167,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&ItemClient{config: _q.config}).Query()
 			)
-			args := newItemPaginateArgs(fieldArgs(ctx, new(ItemWhereInput), path...))
+			args := newItemPaginateArgs(fieldArgs(ctx, nil, path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -259,7 +256,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&OrderClient{config: _q.config}).Query()
 			)
-			args := newOrderPaginateArgs(fieldArgs(ctx, new(OrderWhereInput), path...))
+			args := newOrderPaginateArgs(fieldArgs(ctx, nil, path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -348,7 +345,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&TrackingEntryClient{config: _q.config}).Query()
 			)
-			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, new(TrackingEntryWhereInput), path...))
+			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, nil, path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -563,9 +560,6 @@ func newHubPaginateArgs(rv map[string]any) *hubPaginateArgs {
 			args.opts = append(args.opts, WithHubOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*HubWhereInput); ok {
-		args.opts = append(args.opts, WithHubFilter(v.Filter))
-	}
 	return args
 }
 
@@ -737,9 +731,6 @@ func newItemPaginateArgs(rv map[string]any) *itemPaginateArgs {
 			}
 			args.opts = append(args.opts, WithItemOrder(orders))
 		}
-	}
-	if v, ok := rv[whereField].(*ItemWhereInput); ok {
-		args.opts = append(args.opts, WithItemFilter(v.Filter))
 	}
 	return args
 }
@@ -977,9 +968,6 @@ func newOrderPaginateArgs(rv map[string]any) *orderPaginateArgs {
 			args.opts = append(args.opts, WithOrderOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*OrderWhereInput); ok {
-		args.opts = append(args.opts, WithOrderFilter(v.Filter))
-	}
 	return args
 }
 
@@ -1121,9 +1109,6 @@ func newOrderEventPaginateArgs(rv map[string]any) *ordereventPaginateArgs {
 			}
 			args.opts = append(args.opts, WithOrderEventOrder(orders))
 		}
-	}
-	if v, ok := rv[whereField].(*OrderEventWhereInput); ok {
-		args.opts = append(args.opts, WithOrderEventFilter(v.Filter))
 	}
 	return args
 }
@@ -1282,9 +1267,6 @@ func newOrderLinePaginateArgs(rv map[string]any) *orderlinePaginateArgs {
 			args.opts = append(args.opts, WithOrderLineOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*OrderLineWhereInput); ok {
-		args.opts = append(args.opts, WithOrderLineFilter(v.Filter))
-	}
 	return args
 }
 
@@ -1316,7 +1298,7 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				path  = append(path, alias)
 				query = (&ItemClient{config: _q.config}).Query()
 			)
-			args := newItemPaginateArgs(fieldArgs(ctx, new(ItemWhereInput), path...))
+			args := newItemPaginateArgs(fieldArgs(ctx, nil, path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -1519,9 +1501,6 @@ func newPartPaginateArgs(rv map[string]any) *partPaginateArgs {
 			args.opts = append(args.opts, WithPartOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*PartWhereInput); ok {
-		args.opts = append(args.opts, WithPartFilter(v.Filter))
-	}
 	return args
 }
 
@@ -1694,9 +1673,6 @@ func newTrackingEntryPaginateArgs(rv map[string]any) *trackingentryPaginateArgs 
 			args.opts = append(args.opts, WithTrackingEntryOrder(orders))
 		}
 	}
-	if v, ok := rv[whereField].(*TrackingEntryWhereInput); ok {
-		args.opts = append(args.opts, WithTrackingEntryFilter(v.Filter))
-	}
 	return args
 }
 
@@ -1728,7 +1704,7 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				path  = append(path, alias)
 				query = (&OrderClient{config: _q.config}).Query()
 			)
-			args := newOrderPaginateArgs(fieldArgs(ctx, new(OrderWhereInput), path...))
+			args := newOrderPaginateArgs(fieldArgs(ctx, nil, path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -1922,9 +1898,6 @@ func newWorkflowPaginateArgs(rv map[string]any) *workflowPaginateArgs {
 			}
 			args.opts = append(args.opts, WithWorkflowOrder(orders))
 		}
-	}
-	if v, ok := rv[whereField].(*WorkflowWhereInput); ok {
-		args.opts = append(args.opts, WithWorkflowFilter(v.Filter))
 	}
 	return args
 }

@@ -9,11 +9,10 @@ import (
 )
 
 func (_m *Hub) Items(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder, where *ItemWhereInput,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder,
 ) (*ItemConnection, error) {
 	opts := []ItemPaginateOption{
 		WithItemOrder(orderBy),
-		WithItemFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
@@ -30,11 +29,10 @@ func (_m *Hub) Items(
 }
 
 func (_m *Hub) Orders(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder, where *OrderWhereInput,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder,
 ) (*OrderConnection, error) {
 	opts := []OrderPaginateOption{
 		WithOrderOrder(orderBy),
-		WithOrderFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
@@ -51,11 +49,10 @@ func (_m *Hub) Orders(
 }
 
 func (_m *Hub) TrackingEntries(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder, where *TrackingEntryWhereInput,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder,
 ) (*TrackingEntryConnection, error) {
 	opts := []TrackingEntryPaginateOption{
 		WithTrackingEntryOrder(orderBy),
-		WithTrackingEntryFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[2][alias]
@@ -164,11 +161,10 @@ func (_m *OrderLine) Part(ctx context.Context) (*Part, error) {
 }
 
 func (_m *Part) Items(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder, where *ItemWhereInput,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder,
 ) (*ItemConnection, error) {
 	opts := []ItemPaginateOption{
 		WithItemOrder(orderBy),
-		WithItemFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
@@ -213,11 +209,10 @@ func (_m *TrackingEntry) Hub(ctx context.Context) (*Hub, error) {
 }
 
 func (_m *Workflow) Orders(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder, where *OrderWhereInput,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder,
 ) (*OrderConnection, error) {
 	opts := []OrderPaginateOption{
 		WithOrderOrder(orderBy),
-		WithOrderFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]

@@ -314,20 +314,21 @@ func (_m *EventQuery) Paginate(
 		return nil, err
 	}
 	conn := &EventConnection{Edges: []*EventEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -348,6 +349,9 @@ func (_m *EventQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -682,20 +686,21 @@ func (_m *HubQuery) Paginate(
 		return nil, err
 	}
 	conn := &HubConnection{Edges: []*HubEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -716,6 +721,9 @@ func (_m *HubQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -1122,20 +1130,21 @@ func (_m *ItemQuery) Paginate(
 		return nil, err
 	}
 	conn := &ItemConnection{Edges: []*ItemEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -1156,6 +1165,9 @@ func (_m *ItemQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -1544,20 +1556,21 @@ func (_m *OrderQuery) Paginate(
 		return nil, err
 	}
 	conn := &OrderConnection{Edges: []*OrderEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -1578,6 +1591,9 @@ func (_m *OrderQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -1984,20 +2000,21 @@ func (_m *OrderEventQuery) Paginate(
 		return nil, err
 	}
 	conn := &OrderEventConnection{Edges: []*OrderEventEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -2018,6 +2035,9 @@ func (_m *OrderEventQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -2406,20 +2426,21 @@ func (_m *OrderLineQuery) Paginate(
 		return nil, err
 	}
 	conn := &OrderLineConnection{Edges: []*OrderLineEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -2440,6 +2461,9 @@ func (_m *OrderLineQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -2810,20 +2834,21 @@ func (_m *PartQuery) Paginate(
 		return nil, err
 	}
 	conn := &PartConnection{Edges: []*PartEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -2844,6 +2869,9 @@ func (_m *PartQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -3232,20 +3260,21 @@ func (_m *TrackingEntryQuery) Paginate(
 		return nil, err
 	}
 	conn := &TrackingEntryConnection{Edges: []*TrackingEntryEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -3266,6 +3295,9 @@ func (_m *TrackingEntryQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 
@@ -3654,20 +3686,21 @@ func (_m *WorkflowQuery) Paginate(
 		return nil, err
 	}
 	conn := &WorkflowConnection{Edges: []*WorkflowEdge{}}
-	ignoredEdges := !hasCollectedField(ctx, edgesField)
-	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
-		hasPagination := after != nil || first != nil || before != nil || last != nil
-		if hasPagination || ignoredEdges {
-			c := _m.Clone()
-			c.ctx.Fields = nil
-			if conn.TotalCount, err = c.Count(ctx); err != nil {
-				return nil, err
-			}
-			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
-			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	fetchRows := hasCollectedField(ctx, edgesField)
+	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
+	paged := after != nil || first != nil || before != nil || last != nil
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	if wantCount || wantInfoWithoutRows {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+			return nil, err
 		}
+		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
-	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+	if !fetchRows || emptyPage {
 		return conn, nil
 	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
@@ -3688,6 +3721,9 @@ func (_m *WorkflowQuery) Paginate(
 		return nil, err
 	}
 	conn.build(nodes, pager, after, first, before, last)
+	if !wantCount && !wantInfoWithoutRows {
+		conn.TotalCount = 0 // not selected, so not computed: never a guess
+	}
 	return conn, nil
 }
 

@@ -95,3 +95,43 @@ func TestNestedConnectionsArePaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCountOnlyWhenAsked: a page selecting pageInfo but not totalCount runs
+// one statement (no COUNT); selecting totalCount adds exactly one. The
+// statements every request costs (authentication) are measured and left out.
+func TestCountOnlyWhenAsked(t *testing.T) {
+	var counter apptest.StatementCounter
+	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := newFixture(t, srv, prod)
+	for i := range 3 {
+		f.part(fmt.Sprintf("P-%d", i), "Hex bolt")
+	}
+	srv.MustGraphQL(t, prod, `{ parts { totalCount } }`, nil, nil) // warm up auth bookkeeping
+	// What a request costs before any resolver (authentication).
+	counter.Reset()
+	srv.MustGraphQL(t, prod, `{ __typename }`, nil, nil)
+	overhead := counter.Count()
+	for _, tc := range []struct {
+		query string
+		want  int64
+	}{
+		{`{ parts(first: 2, where: {partNameContainsFold: "bolt"}) { pageInfo { hasNextPage endCursor } edges { node { id } } } }`, 1},
+		{`{ parts(first: 2, where: {partNameContainsFold: "bolt"}) { totalCount pageInfo { hasNextPage } edges { node { id } } } }`, 2},
+		{`{ parts(first: 2) { pageInfo { hasNextPage } } }`, 1},
+	} {
+		counter.Reset()
+		var out struct {
+			Parts struct {
+				TotalCount int
+				PageInfo   struct{ HasNextPage bool }
+			}
+		}
+		srv.MustGraphQL(t, prod, tc.query, nil, &out)
+		if got := counter.Count() - overhead; got != tc.want {
+			t.Errorf("%s: %d statements, want %d", tc.query, got, tc.want)
+		}
+		if !out.Parts.PageInfo.HasNextPage {
+			t.Errorf("%s: hasNextPage false with 3 rows and a page of 2", tc.query)
+		}
+	}
+}

@@ -103,16 +103,16 @@ type ComplexityRoot struct {
 		Country         func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
-		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
+		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
 		Kind            func(childComplexity int) int
 		Latitude        func(childComplexity int) int
 		Longitude       func(childComplexity int) int
 		Name            func(childComplexity int) int
-		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
+		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
 		PostalCode      func(childComplexity int) int
 		Revision        func(childComplexity int) int
 		Timezone        func(childComplexity int) int
-		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
+		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
 		UpdatedAt       func(childComplexity int) int
 	}
 
@@ -276,7 +276,7 @@ type ComplexityRoot struct {
 		Description  func(childComplexity int) int
 		Hazardous    func(childComplexity int) int
 		ID           func(childComplexity int) int
-		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
+		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
 		OrderLines   func(childComplexity int) int
 		PartName     func(childComplexity int) int
 		Revision     func(childComplexity int) int
@@ -350,7 +350,7 @@ type ComplexityRoot struct {
 		Key          func(childComplexity int) int
 		Latest       func(childComplexity int) int
 		Name         func(childComplexity int) int
-		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
+		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
 		States       func(childComplexity int) int
 		Transitions  func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
@@ -657,7 +657,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
+		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
 	case "Hub.kind":
 		if e.ComplexityRoot.Hub.Kind == nil {
 			break
@@ -692,7 +692,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
+		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
 	case "Hub.postalCode":
 		if e.ComplexityRoot.Hub.PostalCode == nil {
 			break
@@ -721,7 +721,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
+		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
 	case "Hub.updatedAt":
 		if e.ComplexityRoot.Hub.UpdatedAt == nil {
 			break
@@ -1521,7 +1521,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
+		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
 	case "Part.orderLines":
 		if e.ComplexityRoot.Part.OrderLines == nil {
 			break
@@ -1907,7 +1907,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
+		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
 	case "Workflow.states":
 		if e.ComplexityRoot.Workflow.States == nil {
 			break
@@ -5780,14 +5780,6 @@ func (ec *executionContext) field_Hub_items_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["orderBy"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
-		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
-			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["where"] = arg5
 	return args, nil
 }
 
@@ -5834,14 +5826,6 @@ func (ec *executionContext) field_Hub_orders_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
-		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
-			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["where"] = arg5
 	return args, nil
 }
 
@@ -5888,14 +5872,6 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["orderBy"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
-		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
-			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["where"] = arg5
 	return args, nil
 }
 
@@ -6334,14 +6310,6 @@ func (ec *executionContext) field_Part_items_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
-		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
-			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["where"] = arg5
 	return args, nil
 }
 
@@ -6916,14 +6884,6 @@ func (ec *executionContext) field_Workflow_orders_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
-		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
-			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["where"] = arg5
 	return args, nil
 }
 
@@ -7976,7 +7936,7 @@ func (ec *executionContext) _Hub_items(ctx context.Context, field graphql.Collec
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -8020,7 +7980,7 @@ func (ec *executionContext) _Hub_orders(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
@@ -8064,7 +8024,7 @@ func (ec *executionContext) _Hub_trackingEntries(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
@@ -11768,7 +11728,7 @@ func (ec *executionContext) _Part_items(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -13377,7 +13337,7 @@ func (ec *executionContext) _Workflow_orders(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
