@@ -121,7 +121,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
-	rest.Mount(mux, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version})
+	rest.Mount(mux, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, a.Log, apperr.NotFound("no resource at %s", r.URL.Path))
 	})
