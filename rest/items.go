@@ -77,7 +77,10 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
-	return it, apperr.From(err)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return it, nil
 }
 
 func handleListItems(d Deps) http.Handler {

@@ -126,7 +126,10 @@ func loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("order %s not found", id)
 	}
-	return o, apperr.From(err)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return o, nil
 }
 
 func handleListOrders(d Deps) http.Handler {

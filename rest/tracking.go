@@ -64,7 +64,10 @@ func loadTracking(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, er
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("tracking entry %s not found", id)
 	}
-	return t, apperr.From(err)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return t, nil
 }
 
 func handleListTracking(d Deps) http.Handler {

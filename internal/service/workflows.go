@@ -43,7 +43,10 @@ func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow
 	if ent.IsNotFound(err) {
 		return nil, apperr.Validation(apperr.FieldError{Field: "workflow", Message: "no workflow has the key " + key})
 	}
-	return w, apperr.From(err)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return w, nil
 }
 
 // Definition returns the workflow's definition.
