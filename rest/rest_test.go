@@ -219,4 +219,7 @@ func testLog(t *testing.T) io.Writer { return logWriter{t} }
 
 type logWriter struct{ t *testing.T }
 
-func (w logWriter) Write(b []byte) (int, error) { w.t.Log(strings.TrimSpace(string(b))); return len(b), nil }
+func (w logWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
