@@ -145,10 +145,18 @@ func tags(rs []route) []obj {
 		t := tagOf(rt.path)
 		if !seen[t] {
 			seen[t] = true
-			out = append(out, obj{"name": t})
+			out = append(out, obj{"name": t, "description": tagDescriptions[t]})
 		}
 	}
 	return out
+}
+
+var tagDescriptions = map[string]string{
+	"status": "Connectivity and credentials check.", "openapi": "This document.",
+	"hubs": "Places where stock is held or passes through.", "parts": "The catalogue.",
+	"items": "Stock of a part at a hub.", "orders": "Orders and their lines.",
+	"tracking-entries": "Carrier events of shipments.", "workflows": "Order workflow versions (read-only here).",
+	"events": "Domain events, one per state change.",
 }
 
 func tagOf(path string) string {
