@@ -286,12 +286,49 @@ func readPage(r *http.Request, t *filter.Table) (page, error) {
 			return p, apperr.Invalid("cursor", "belongs to sort=%q: repeat the sort of the first page", truncate(c.Sort))
 		}
 		var ec ent.Cursor
-		if err := ec.UnmarshalGQL(c.Cursor); err != nil || ec.ID == "" {
+		if err := ec.UnmarshalGQL(c.Cursor); err != nil || ec.ID == "" || !cursorFits(ec.Value, p.sort) {
 			return p, bad
 		}
 		p.after = &ec
 	}
 	return p, nil
+}
+
+// cursorFits checks that a decoded cursor holds one value of the right type
+// per sort key, so that a forged cursor is a 400, never a database error.
+func cursorFits(v any, keys []filter.SortKey) bool {
+	if len(keys) == 0 {
+		vs, ok := v.([]any)
+		return v == nil || (ok && len(vs) == 0)
+	}
+	vs, ok := v.([]any)
+	if !ok || len(vs) != len(keys) {
+		return false
+	}
+	for i, k := range keys {
+		if !valueFits(vs[i], k.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func valueFits(v any, t filter.Type) bool {
+	switch v.(type) {
+	case int8, int16, int32, int64, uint8, uint16, uint32, uint64, int, uint:
+		return t == filter.Decimal || t == filter.Int || t == filter.Float
+	case float32, float64:
+		return t == filter.Float
+	case string:
+		return t == filter.String || t == filter.Enum || t == filter.ID
+	case time.Time:
+		return t == filter.Time
+	case bool:
+		return t == filter.Bool
+	case nil:
+		return t == filter.Time // a nullable time (expires_at, due_at)
+	}
+	return false
 }
 
 // listJSON is the body of every list response.

@@ -1,6 +1,9 @@
 package rest_test
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -225,5 +228,36 @@ func TestIgnoredFiltersHeader(t *testing.T) {
 	resp := s.Do(t, "GET", s.URL+"/v1/items?colour=red&quantity>=1&size<3", nil, nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Ignored-Filters") != "colour,size" {
 		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get("X-Ignored-Filters"), resp.Body)
+	}
+}
+
+// A forged cursor is a 400, never a database error.
+func TestForgedCursors(t *testing.T) {
+	s := apptest.New(t)
+	forge := func(sort string, v any) string {
+		var buf bytes.Buffer
+		(&ent.Cursor{ID: "prt_01JD3K0000000000000000000A", Value: v}).MarshalGQL(&buf)
+		c, _ := json.Marshal(map[string]string{"s": sort, "c": strings.Trim(buf.String(), `"`)})
+		return base64.RawURLEncoding.EncodeToString(c)
+	}
+	for _, tc := range []struct {
+		sort string
+		v    any
+	}{
+		{"unit_weight_kg", []any{"abc"}},
+		{"unit_weight_kg", []any{1, 2}},
+		{"unit_weight_kg", "abc"},
+		{"created_at", []any{"yesterday"}},
+		{"part_name", []any{map[string]any{"a": 1}}},
+		{"", []any{1}},
+		{"", "x"},
+	} {
+		url := s.URL + "/v1/parts?cursor=" + forge(tc.sort, tc.v)
+		if tc.sort != "" {
+			url += "&sort=" + tc.sort
+		}
+		if r := s.Do(t, "GET", url, nil, nil); r.StatusCode != http.StatusBadRequest {
+			t.Errorf("%v: %d %s", tc, r.StatusCode, r.Body)
+		}
 	}
 }

@@ -150,6 +150,7 @@ func (t *Table) SortFields() []string {
 type SortKey struct {
 	Field string // the ent OrderField, "QUANTITY"
 	Desc  bool
+	Type  Type // the field's value type (to check cursors against)
 }
 
 // ParseSort reads "field,-field" against the table's sortable fields.
@@ -174,7 +175,7 @@ func (t *Table) ParseSort(s string) ([]SortKey, error) {
 			return nil, apperr.Invalid("sort", "%q is given twice", name)
 		}
 		seen[name] = true
-		keys = append(keys, SortKey{Field: f.Sort, Desc: desc})
+		keys = append(keys, SortKey{Field: f.Sort, Desc: desc, Type: f.Type})
 	}
 	return keys, nil
 }

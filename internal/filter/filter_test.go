@@ -160,7 +160,7 @@ func TestBuildTyped(t *testing.T) {
 
 func TestSort(t *testing.T) {
 	keys, err := ItemTable.ParseSort("-quantity,status,id")
-	if err != nil || len(keys) != 2 || keys[0] != (SortKey{"QUANTITY", true}) || keys[1] != (SortKey{"STATUS", false}) {
+	if err != nil || len(keys) != 2 || keys[0] != (SortKey{"QUANTITY", true, Decimal}) || keys[1] != (SortKey{"STATUS", false, Enum}) {
 		t.Fatalf("ParseSort = %v, %v", keys, err)
 	}
 	for _, bad := range []string{"lot", "colour", "quantity,quantity", "-id", ","} {
