@@ -207,6 +207,9 @@ func decodeObject(raw []byte, v reflect.Value, path string, nulls map[string]boo
 			if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 				return apperr.Invalid(name, "must be %s", describe(elem))
 			}
+			if elem.Kind() == reflect.String && strings.ContainsRune(reflect.Indirect(fv).String(), 0) {
+				return apperr.Invalid(name, "must not contain NUL characters")
+			}
 		}
 	}
 	return nil

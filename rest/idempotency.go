@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"time"
 
 	"logistics/ent"
@@ -31,8 +32,8 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if len(key) > 255 {
-			d.fail(w, r, apperr.Invalid("Idempotency-Key", "must be at most 255 characters"))
+		if len(key) > 255 || !printableASCII(key) {
+			d.fail(w, r, apperr.Invalid("Idempotency-Key", "must be 1 to 255 printable ASCII characters"))
 			return
 		}
 		body, err := d.readBody(r)
@@ -52,7 +53,7 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 		var row *ent.IdempotencyKey
 		for attempt := 0; ; attempt++ {
 			row, err = c.IdempotencyKey.Create().
-				SetPrincipal(principal).SetKey(key).SetMethod(r.Method).SetPath(truncate2048(r.URL.Path)).
+				SetPrincipal(principal).SetKey(key).SetMethod(r.Method).SetPath(storedPath(r.URL.Path)).
 				SetRequestHash(hash).SetStatus(0).Save(ctx)
 			if err == nil {
 				break
@@ -112,11 +113,23 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 	})
 }
 
-func truncate2048(s string) string {
+// storedPath is the path as the database can store it (valid UTF-8, no NUL,
+// at most 2048 bytes); the request hash still covers the exact path.
+func storedPath(s string) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
 	if len(s) > 2048 {
-		return s[:2048]
+		s = strings.ToValidUTF8(s[:2048], "")
 	}
 	return s
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 type readCloser struct{ *bytes.Reader }

@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
@@ -121,6 +122,12 @@ type Table struct {
 	Resource string // "items"
 	Fields   []Field
 }
+
+// Limits that keep a query within what every database accepts.
+const (
+	MaxConditions = 64  // filters in one query string
+	MaxValues     = 100 // values of one IN / NOT IN list
+)
 
 // Reserved query parameters are not filters.
 var Reserved = []string{"limit", "cursor", "sort"}
@@ -220,6 +227,12 @@ func (t *Table) Parse(rawQuery string) ([]Condition, []string, error) {
 		}
 		if op == Eq || op == Ne {
 			if len(value) >= 2 && strings.HasPrefix(value, "*") && strings.HasSuffix(value, "*") && slices.Contains(f.Type.Operators(), Contains) {
+				if err := checkText(f.Name, value); err != nil {
+					return nil, nil, err
+				}
+				if len(conds) >= MaxConditions {
+					return nil, nil, apperr.BadRequest("at most %d filters in one query", MaxConditions)
+				}
 				c := Condition{Field: f, Op: Contains, Values: []any{value[1 : len(value)-1]}}
 				if op == Ne {
 					c.Op = "!" + Contains
@@ -237,10 +250,16 @@ func (t *Table) Parse(rawQuery string) ([]Condition, []string, error) {
 		}
 		if op == In || op == NotIn {
 			if i, ok := in[name+string(op)]; ok {
+				if len(conds[i].Values) >= MaxValues {
+					return nil, nil, apperr.Invalid(name, "at most %d values in one list", MaxValues)
+				}
 				conds[i].Values = append(conds[i].Values, v)
 				continue
 			}
 			in[name+string(op)] = len(conds)
+		}
+		if len(conds) >= MaxConditions {
+			return nil, nil, apperr.BadRequest("at most %d filters in one query", MaxConditions)
 		}
 		conds = append(conds, Condition{Field: f, Op: op, Values: []any{v}})
 	}
@@ -310,8 +329,19 @@ func truncate(s string) string {
 	return s
 }
 
+// checkText refuses text no database can compare: invalid UTF-8 or NUL.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return apperr.Invalid(field, "must be valid UTF-8 text without NUL characters")
+	}
+	return nil
+}
+
 // parse reads one value of the field's type.
 func (f Field) parse(s string) (any, error) {
+	if err := checkText(f.Name, s); err != nil {
+		return nil, err
+	}
 	bad := func() error {
 		return apperr.Invalid(f.Name, "%q is not %s", truncate(s), f.Type.Expect())
 	}

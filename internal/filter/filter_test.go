@@ -104,6 +104,10 @@ func TestParseErrors(t *testing.T) {
 		{"array comparison", "quantity[]>1", "quantity", "operator", ItemTable},
 		{"bang without =", "status!open", "status", "operator", OrderTable},
 		{"no operator", "quantity", "quantity", "operator", ItemTable},
+		{"NUL", "lot=a%00b", "lot", "UTF-8", ItemTable},
+		{"invalid UTF-8", "lot=%ff", "lot", "UTF-8", ItemTable},
+		{"invalid UTF-8 substring", "lot=*%ff*", "lot", "UTF-8", ItemTable},
+		{"too many values", "lot[]=a" + strings.Repeat("&lot[]=a", MaxValues), "lot", "at most", ItemTable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.tab.Parse(tc.raw)
@@ -115,6 +119,9 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse(%q) = %+v, want 400 on %s mentioning %q", tc.raw, ae, tc.field, tc.msg)
 			}
 		})
+	}
+	if _, _, err := ItemTable.Parse("lot=a" + strings.Repeat("&lot=a", MaxConditions)); err == nil {
+		t.Error("too many conditions accepted")
 	}
 	if _, _, err := ItemTable.Parse("quantity=%zz"); err == nil {
 		t.Error("bad percent-encoding accepted")
