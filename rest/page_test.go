@@ -261,3 +261,23 @@ func TestForgedCursors(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateThenDelete(t *testing.T) {
+	s := apptest.New(t)
+	for _, tc := range []struct{ path, body string }{
+		{"/v1/hubs", `{"code":"TMP1","name":"tmp","address":{"country":"NL"}}`},
+		{"/v1/parts", `{"sku":"TMP","part_name":"tmp"}`},
+	} {
+		r := s.Do(t, "POST", s.URL+tc.path, tc.body, http.Header{"Content-Type": {"application/json"}})
+		loc := r.Header.Get("Location")
+		if r.StatusCode != http.StatusCreated || r.Header.Get("ETag") != `"1"` || !strings.HasPrefix(loc, tc.path+"/") {
+			t.Fatalf("POST %s: %d %q %q %s", tc.path, r.StatusCode, r.Header.Get("ETag"), loc, r.Body)
+		}
+		if r := s.Do(t, "DELETE", s.URL+loc, nil, nil); r.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE %s: %d %s", loc, r.StatusCode, r.Body)
+		}
+		if r := s.Do(t, "GET", s.URL+loc, nil, nil); r.StatusCode != http.StatusNotFound {
+			t.Fatalf("GET %s after DELETE: %d", loc, r.StatusCode)
+		}
+	}
+}

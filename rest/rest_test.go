@@ -54,14 +54,22 @@ func newFixture(t *testing.T) *fixture {
 	} {
 		f.ids[fmt.Sprintf("item%d", i)] = f.post(t, "/v1/items", it)["id"].(string)
 	}
+	var order0 map[string]any
 	for i, o := range []map[string]any{
 		{"hub": "AMS1", "customer_ref": "ACME-1", "priority": "high", "ship_to": map[string]any{"name": "Acme", "city": "Utrecht", "country": "NL"}, "due_at": "2026-01-01T10:00:00Z",
 			"lines": []map[string]any{{"sku": "BOLT-M8", "quantity": 2}, {"part_id": f.ids["NUT-M8"], "quantity": 2.5}}},
 		{"hub": "RTM2", "customer_ref": "ACME-2", "lines": []map[string]any{{"sku": "OIL-5L", "quantity": 1}}},
 		{"hub_id": f.ids["BER3"], "priority": "urgent", "ship_to": map[string]any{"country": "DE"}},
 	} {
-		f.ids[fmt.Sprintf("order%d", i)] = f.post(t, "/v1/orders", o)["id"].(string)
+		m := f.post(t, "/v1/orders", o)
+		f.ids[fmt.Sprintf("order%d", i)] = m["id"].(string)
+		if i == 0 {
+			order0 = m
+		}
 	}
+	f.ids["line0"] = order0["lines"].([]any)[0].(map[string]any)["id"].(string)
+	f.ids["line1"] = order0["lines"].([]any)[1].(map[string]any)["id"].(string)
+	f.ids["workflow"] = order0["workflow"].(map[string]any)["id"].(string)
 	for i, e := range []map[string]any{
 		{"order_id": f.ids["order0"], "tracking_number": "TN1", "carrier": "DHL", "status": "label_created", "hub": "AMS1"},
 		{"order_id": f.ids["order0"], "tracking_number": "TN1", "carrier": "DHL", "status": "in_transit", "location": "Utrecht", "occurred_at": "2025-06-01T12:00:00Z"},
@@ -69,6 +77,13 @@ func newFixture(t *testing.T) *fixture {
 	} {
 		f.ids[fmt.Sprintf("trk%d", i)] = f.post(t, "/v1/tracking-entries", e)["id"].(string)
 	}
+	var evs struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	f.s.Do(t, "GET", f.s.URL+"/v1/events?limit=1", nil, nil).JSON(t, &evs)
+	f.ids["event"] = evs.Data[0].ID
 	return f
 }
 
@@ -183,7 +198,31 @@ func TestScenarios(t *testing.T) {
 		{"tracking delete", "DELETE", "/v1/tracking-entries/{trk2}", nil, nil, 204, ``},
 		{"tracking deleted", "GET", "/v1/tracking-entries/{trk2}", nil, nil, 404, `not_found`},
 
+		// order lines
+		{"order line get", "GET", "/v1/order-lines/{line0}", nil, nil, 200, `"order_id":"{order0}"`},
+		{"order line patch", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 4.25}, nil, 200, `"quantity":4.25`},
+		{"order line patch zero", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 0}, nil, 422, `"field":"quantity"`},
+		{"order line patch stale", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 1}, http.Header{"If-Match": {`"1"`}}, 412, `precondition_failed`},
+		{"order line delete", "DELETE", "/v1/order-lines/{line1}", nil, nil, 204, ``},
+		{"order line deleted", "GET", "/v1/order-lines/{line1}", nil, nil, 404, `not_found`},
+		{"order line wrong prefix", "GET", "/v1/order-lines/{order0}", nil, nil, 404, `not_found`},
+
+		// deletes
+		{"item delete", "DELETE", "/v1/items/{item4}", nil, nil, 204, ``},
+		{"item deleted", "GET", "/v1/items/{item4}", nil, nil, 404, `not_found`},
+		{"order delete (draft)", "DELETE", "/v1/orders/{order1}", nil, nil, 204, ``},
+		{"order deleted", "GET", "/v1/orders/{order1}", nil, nil, 404, `not_found`},
+		{"hub delete unreferenced", "POST", "/v1/hubs", map[string]any{"code": "TMP1", "name": "tmp", "address": map[string]any{"country": "NL"}}, nil, 201, `"code":"TMP1"`},
+		{"part delete unknown", "DELETE", "/v1/parts/prt_01JD3K0000000000000000000A", nil, nil, 404, `not_found`},
+
+		// environments are separate
+		{"sandbox is empty", "GET", "/sandbox/v1/hubs", nil, nil, 200, `"data":[]`},
+		{"sandbox does not see production ids", "GET", "/sandbox/v1/hubs/{AMS1}", nil, nil, 404, `not_found`},
+
 		// workflows and events
+		{"workflow get", "GET", "/v1/workflows/{workflow}", nil, nil, 200, `"built_in":true`},
+		{"workflow wrong prefix", "GET", "/v1/workflows/{AMS1}", nil, nil, 404, `not_found`},
+		{"event get", "GET", "/v1/events/{event}", nil, nil, 200, `"type":"hub.created"`},
 		{"workflows", "GET", "/v1/workflows?key=fulfilment&latest=true", nil, nil, 200, `"initial_state":"draft"`},
 		{"workflows bad version", "GET", "/v1/workflows?version>x", nil, nil, 400, `"field":"version"`},
 		{"workflows no POST here", "POST", "/v1/workflows", map[string]any{}, nil, 405, `method_not_allowed`},
