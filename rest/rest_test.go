@@ -138,6 +138,8 @@ func TestScenarios(t *testing.T) {
 
 		// parts
 		{"parts substring (seed)", "GET", "/v1/parts?part_name=*bolt*", nil, nil, 200, `"sku":"BOLT-M8"`},
+		{"substring escapes %", "GET", "/v1/parts?part_name=*%25*", nil, nil, 200, `"data":[]`},
+		{"substring escapes _", "GET", "/v1/parts?part_name=*_*", nil, nil, 200, `"data":[]`},
 		{"part decimal as number", "GET", "/v1/parts/{NUT-M8}", nil, nil, 200, `"unit_weight_kg":0.004`},
 		{"parts hazardous", "GET", "/v1/parts?hazardous=true", nil, nil, 200, `"sku":"OIL-5L"`},
 		{"part too precise", "POST", "/v1/parts", map[string]any{"sku": "X", "part_name": "x", "unit_weight_kg": 0.0001}, nil, 400, `"field":"unit_weight_kg"`},
