@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -92,6 +93,7 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 			if prev.ContentType != "" {
 				w.Header().Set("Content-Type", prev.ContentType)
 			}
+			d.replayHeaders(w, r, prev)
 			w.Header().Set("Idempotent-Replayed", "true")
 			w.WriteHeader(prev.Status)
 			_, _ = w.Write(prev.Body)
@@ -111,6 +113,28 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 		w.WriteHeader(rec.status)
 		_, _ = w.Write(rec.body.Bytes())
 	})
+}
+
+// replayHeaders restores the ETag and Location of a stored 201 from its body.
+func (d Deps) replayHeaders(w http.ResponseWriter, r *http.Request, prev *ent.IdempotencyKey) {
+	if prev.Status != http.StatusCreated {
+		return
+	}
+	var res struct {
+		ID       string `json:"id"`
+		Revision int    `json:"revision"`
+	}
+	if json.Unmarshal(prev.Body, &res) != nil || res.ID == "" {
+		return
+	}
+	if res.Revision > 0 {
+		w.Header().Set("ETag", etag(res.Revision))
+	}
+	if strings.HasSuffix(r.URL.Path, "/lines") {
+		w.Header().Set("Location", d.prefix+"/v1/order-lines/"+res.ID)
+	} else {
+		w.Header().Set("Location", r.URL.Path+"/"+res.ID)
+	}
 }
 
 // storedPath is the path as the database can store it (valid UTF-8, no NUL,

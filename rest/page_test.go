@@ -176,7 +176,8 @@ func TestIdempotencyKey(t *testing.T) {
 		t.Fatalf("first: %d %s", first.StatusCode, first.Body)
 	}
 	again := f.s.Do(t, "POST", f.s.URL+"/v1/parts", body, key)
-	if again.StatusCode != http.StatusCreated || string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+	if again.StatusCode != http.StatusCreated || string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" ||
+		again.Header.Get("ETag") != first.Header.Get("ETag") || again.Header.Get("Location") != first.Header.Get("Location") {
 		t.Fatalf("replay: %d %s", again.StatusCode, again.Body)
 	}
 	other := f.s.Do(t, "POST", f.s.URL+"/v1/parts", `{"sku":"WASHER2","part_name":"Washer"}`, key)
