@@ -78,6 +78,17 @@ func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
 	return false
 }
 
+// headerSafe replaces what is not printable ASCII with "?".
+func headerSafe(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
 func truncate(s string) string {
 	if len(s) > 64 {
 		return s[:64] + "…"
@@ -386,7 +397,7 @@ func list[W any](d Deps, t *filter.Table, parse func(string) (*W, []string, erro
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		where, ignored, err := parse(r.URL.RawQuery)
 		if len(ignored) > 0 {
-			w.Header().Set("X-Ignored-Filters", strings.Join(ignored, ","))
+			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
 		}
 		if err != nil {
 			d.fail(w, r, err)

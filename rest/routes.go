@@ -103,10 +103,11 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	allow := map[string][]string{}
 	var paths []string
 	for _, rt := range routes(d) {
-		h := need(rt.scope, rt.h)
+		h := rt.h
 		if rt.method == http.MethodPost {
 			h = d.idempotent(h)
 		}
+		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
 		mux.Handle(rt.method+" "+prefix+rt.path, h)
 		if _, ok := allow[rt.path]; !ok {
 			paths = append(paths, rt.path)
