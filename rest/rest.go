@@ -13,15 +13,12 @@ import (
 
 // Deps is what the handlers need.
 type Deps struct {
-	Service *service.Service
-	Log     *slog.Logger
-	Version string
-}
+	Service      *service.Service
+	Log          *slog.Logger
+	Version      string
+	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)
 
-// Mount registers every /v1 route on mux under prefix (the environment's base
-// path, "" or "/sandbox").
-func Mount(mux *http.ServeMux, prefix string, d Deps) {
-	mux.Handle("GET "+prefix+"/v1/status", handleStatus(d))
+	prefix string // the environment's base path, set by Mount
 }
 
 // WriteJSON writes v as JSON with the given status.

@@ -172,7 +172,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version})
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 

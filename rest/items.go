@@ -1,0 +1,246 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/part"
+	"logistics/internal/apperr"
+	"logistics/internal/decimal"
+	"logistics/internal/filter"
+	"logistics/internal/resourceid"
+)
+
+type partRefJSON struct {
+	ID  resourceid.ID `json:"id"`
+	SKU string        `json:"sku"`
+}
+
+type hubRefJSON struct {
+	ID   resourceid.ID `json:"id"`
+	Code string        `json:"code"`
+}
+
+type itemJSON struct {
+	ID                resourceid.ID   `json:"id"`
+	Part              partRefJSON     `json:"part"`
+	Hub               hubRefJSON      `json:"hub"`
+	Quantity          decimal.Decimal `json:"quantity"`
+	ReservedQuantity  decimal.Decimal `json:"reserved_quantity"`
+	AvailableQuantity decimal.Decimal `json:"available_quantity"`
+	Lot               string          `json:"lot"`
+	Serial            string          `json:"serial"`
+	Status            string          `json:"status"`
+	ExpiresAt         *string         `json:"expires_at"`
+	Revision          int             `json:"revision"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+}
+
+func renderItem(it *ent.Item) itemJSON {
+	out := itemJSON{
+		ID: it.ID, Part: partRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
+		Quantity: it.Quantity, ReservedQuantity: it.ReservedQuantity, AvailableQuantity: it.Quantity - it.ReservedQuantity,
+		Lot: it.Lot, Serial: it.Serial, Status: it.Status.String(), ExpiresAt: tsp(it.ExpiresAt),
+		Revision: it.Revision, CreatedAt: ts(it.CreatedAt), UpdatedAt: ts(it.UpdatedAt),
+	}
+	if p := it.Edges.Part; p != nil {
+		out.Part.SKU = p.Sku
+	}
+	if h := it.Edges.Hub; h != nil {
+		out.Hub.Code = h.Code
+	}
+	return out
+}
+
+// itemIn is the body of POST and PATCH /v1/items: the part by part_id or
+// sku, the hub by hub (its code) or hub_id.
+type itemIn struct {
+	PartID    *resourceid.ID   `json:"part_id"`
+	SKU       *string          `json:"sku"`
+	HubID     *resourceid.ID   `json:"hub_id"`
+	Hub       *string          `json:"hub"`
+	Quantity  *decimal.Decimal `json:"quantity"`
+	Lot       *string          `json:"lot"`
+	Serial    *string          `json:"serial"`
+	Status    *item.Status     `json:"status"`
+	ExpiresAt *time.Time       `json:"expires_at"`
+}
+
+func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
+	it, err := ent.FromContext(ctx).Item.Query().Where(item.ID(id)).WithPart().WithHub().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("item %s not found", id)
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return it, nil
+}
+
+func handleListItems(d Deps) http.Handler {
+	return list(d, filter.ItemTable, filter.Items, func(r *http.Request, where *ent.ItemWhereInput, p page) (listJSON, error) {
+		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.ItemOrderField) *ent.ItemOrder {
+			return &ent.ItemOrder{Direction: dir, Field: f}
+		})
+		if err != nil {
+			return listJSON{}, err
+		}
+		ctx := r.Context()
+		conn, err := ent.FromContext(ctx).Item.Query().WithPart().WithHub().
+			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orders), ent.WithItemFilter(where.Filter))
+		if err != nil {
+			return listJSON{}, apperr.From(err)
+		}
+		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) any { return renderItem(e.Node) }), nil
+	})
+}
+
+func handleGetItem(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Item, "item")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		it, err := loadItem(r.Context(), id)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		if notModified(w, r, etag(it.Revision)) {
+			return
+		}
+		writeResource(w, http.StatusOK, etag(it.Revision), renderItem(it))
+	})
+}
+
+func handleCreateItem(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in itemIn
+		if _, err := d.decode(r, &in); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		partID, err := resolvePart(ctx, in.PartID, in.SKU, "part_id")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		it, err := d.Service.CreateItem(ctx, ent.CreateItemInput{
+			PartID: deref(partID), HubID: deref(hubID), Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
+			Status: in.Status, ExpiresAt: in.ExpiresAt,
+		})
+		if err == nil {
+			it, err = loadItem(ctx, it.ID)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Location", r.URL.Path+"/"+string(it.ID))
+		writeResource(w, http.StatusCreated, etag(it.Revision), renderItem(it))
+	})
+}
+
+func handleUpdateItem(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Item, "item")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		rev, err := ifMatch(r)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		var in itemIn
+		nulls, err := d.decode(r, &in)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		var partID, hubID *resourceid.ID
+		if in.PartID != nil || in.SKU != nil {
+			if partID, err = resolvePart(ctx, in.PartID, in.SKU, "part_id"); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
+		if in.HubID != nil || in.Hub != nil {
+			if hubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
+		it, err := d.Service.UpdateItem(ctx, id, ent.UpdateItemInput{
+			PartID: partID, HubID: hubID, Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
+			Status: in.Status, ExpiresAt: in.ExpiresAt, ClearExpiresAt: nulls["expires_at"],
+		}, rev)
+		if err == nil {
+			it, err = loadItem(ctx, it.ID)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		writeResource(w, http.StatusOK, etag(it.Revision), renderItem(it))
+	})
+}
+
+func handleDeleteItem(d Deps) http.Handler {
+	return deleteHandler(d, resourceid.Item, "item", func(r *http.Request, id resourceid.ID) error {
+		return d.Service.DeleteItem(r.Context(), id)
+	})
+}
+
+// resolveHub returns the hub id given directly or by code (field names the
+// code's body member in errors). Neither given: nil, for the service to
+// report as missing.
+func resolveHub(ctx context.Context, id *resourceid.ID, code *string, field string) (*resourceid.ID, error) {
+	if id != nil || code == nil {
+		if id == nil {
+			return nil, apperr.Validation(apperr.FieldError{Field: field, Message: "is required: give the hub's code (hub) or id (hub_id)"})
+		}
+		return id, nil
+	}
+	h, err := ent.FromContext(ctx).Hub.Query().Where(hub.Code(*code)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.Validation(apperr.FieldError{Field: field, Message: fmt.Sprintf("no hub has the code %q", truncate(*code))})
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return &h.ID, nil
+}
+
+// resolvePart returns the part id given directly or by SKU.
+func resolvePart(ctx context.Context, id *resourceid.ID, sku *string, field string) (*resourceid.ID, error) {
+	if id != nil || sku == nil {
+		if id == nil {
+			return nil, apperr.Validation(apperr.FieldError{Field: field, Message: "is required: give the part's id (part_id) or sku"})
+		}
+		return id, nil
+	}
+	p, err := ent.FromContext(ctx).Part.Query().Where(part.Sku(*sku)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.Validation(apperr.FieldError{Field: "sku", Message: fmt.Sprintf("no part has the SKU %q", truncate(*sku))})
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return &p.ID, nil
+}

@@ -1,0 +1,361 @@
+package rest
+
+import (
+	"net/http"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/order"
+	"logistics/ent/part"
+	"logistics/ent/trackingentry"
+	"logistics/internal/decimal"
+	"logistics/internal/filter"
+	"logistics/internal/resourceid"
+)
+
+// obj is a JSON object of the OpenAPI document.
+type obj = map[string]any
+
+// schemaTypes are the Go types behind each named schema; the schemas are
+// derived from them, so the document cannot drift from what is served.
+var schemaTypes = map[string]any{
+	"Hub": hubJSON{}, "HubInput": hubIn{},
+	"Part": partJSON{}, "PartInput": partIn{},
+	"Item": itemJSON{}, "ItemInput": itemIn{},
+	"Order": orderJSON{}, "OrderInput": orderIn{}, "OrderLine": orderLineJSON{}, "OrderLineInput": lineIn{},
+	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
+	"Workflow": workflowJSON{}, "Event": eventJSON{},
+}
+
+// enumValues are the allowed values of the enum types of request bodies.
+var enumValues = map[reflect.Type][]string{
+	reflect.TypeOf(hub.Kind("")):             {"warehouse", "cross_dock", "store", "port"},
+	reflect.TypeOf(part.Unit("")):            {"ea", "kg", "g", "m", "l", "box", "pallet"},
+	reflect.TypeOf(item.Status("")):          {"available", "quarantined", "damaged"},
+	reflect.TypeOf(order.Priority("")):       {"low", "normal", "high", "urgent"},
+	reflect.TypeOf(trackingentry.Status("")): {"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"},
+}
+
+var (
+	openAPIOnce sync.Once
+	openAPIDoc  obj
+)
+
+func handleOpenAPI(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		openAPIOnce.Do(func() { openAPIDoc = OpenAPI(routes(Deps{})) })
+		WriteJSON(w, http.StatusOK, openAPIDoc)
+	})
+}
+
+var pathParam = regexp.MustCompile(`\{(\w+)\}`)
+
+// OpenAPI builds the OpenAPI 3.1 document of the route table.
+func OpenAPI(rs []route) obj {
+	paths := obj{}
+	for _, rt := range rs {
+		item, _ := paths[rt.path].(obj)
+		if item == nil {
+			item = obj{}
+			paths[rt.path] = item
+		}
+		item[strings.ToLower(rt.method)] = operation(rt)
+	}
+	schemas := obj{
+		"Problem": obj{
+			"type":     "object",
+			"required": []string{"type", "title", "status", "detail", "code"},
+			"properties": obj{
+				"type":       obj{"type": "string", "format": "uri"},
+				"title":      obj{"type": "string"},
+				"status":     obj{"type": "integer"},
+				"detail":     obj{"type": "string"},
+				"code":       obj{"type": "string", "description": "Stable machine-readable code, e.g. not_found, validation_failed, invalid_parameter."},
+				"request_id": obj{"type": "string"},
+				"instance":   obj{"type": "string"},
+				"errors": obj{"type": "array", "items": obj{
+					"type": "object", "required": []string{"field", "message"},
+					"properties": obj{"field": obj{"type": "string"}, "message": obj{"type": "string"}},
+				}},
+			},
+		},
+		"Status": obj{"type": "object", "properties": obj{
+			"status": obj{"type": "string"}, "service": obj{"type": "string"}, "version": obj{"type": "string"},
+			"api_version": obj{"type": "string"}, "environment": obj{"type": "string"}, "base_url": obj{"type": "string"},
+			"server_time": obj{"type": "string", "format": "date-time"},
+			"database":    obj{"type": "object", "properties": obj{"reachable": obj{"type": "boolean"}, "dialect": obj{"type": "string"}}},
+		}},
+	}
+	for name, v := range schemaTypes {
+		schemas[name] = schemaOf(reflect.TypeOf(v))
+	}
+	problem := func(desc string) obj {
+		return obj{"description": desc, "content": obj{"application/problem+json": obj{"schema": obj{"$ref": "#/components/schemas/Problem"}}}}
+	}
+	return obj{
+		"openapi": "3.1.0",
+		"info": obj{
+			"title":       "Logistics Service API",
+			"version":     "1.0.0",
+			"description": "REST /v1 of the logistics service. Filters follow the grammar f=v, f=*text*, f[]=a&f[]=b, f[]!=a, f!=v, f<v, f<=v, f>v, f>=v (ANDed); unknown filter fields are ignored and listed in X-Ignored-Filters.",
+			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
+		},
+		"servers": []obj{
+			{"url": "http://127.0.0.1:8080", "description": "production (local default)"},
+			{"url": "http://127.0.0.1:8080/sandbox", "description": "sandbox (local default)"},
+		},
+		"security": []obj{{"bearer": []string{}}},
+		"tags":     tags(rs),
+		"paths":    paths,
+		"components": obj{
+			"schemas": schemas,
+			"securitySchemes": obj{
+				"bearer": obj{"type": "http", "scheme": "bearer", "description": "An API key: lsk_live_… (production) or lsk_test_… (sandbox). Scopes: " + strings.Join(scopes(rs), ", ") + "."},
+			},
+			"responses": obj{
+				"BadRequest":       problem("Malformed input: a filter value of the wrong type, a bad limit/cursor/sort, an unknown or wrongly typed body field."),
+				"NotFound":         problem("No such resource (also for an id of another type)."),
+				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
+				"Precondition":     problem("If-Match does not match the current revision."),
+				"TooLarge":         problem("The body is larger than the configured maximum (1 MiB by default)."),
+				"UnsupportedMedia": problem("The body is not application/json."),
+				"Validation":       problem("Validation failed; errors lists every field."),
+				"Unauthorized":     problem("Missing or invalid API key."),
+				"Forbidden":        problem("The API key lacks the scope."),
+				"RateLimited":      problem("Too many requests."),
+				"Internal":         problem("Internal error; nothing internal is shown."),
+			},
+			"headers": obj{
+				"ETag":           obj{"description": `The resource's revision as a strong entity tag, e.g. "3".`, "schema": obj{"type": "string"}},
+				"IgnoredFilters": obj{"description": "Comma-separated names of the unknown filter fields that were ignored.", "schema": obj{"type": "string"}},
+			},
+		},
+	}
+}
+
+func tags(rs []route) []obj {
+	var out []obj
+	seen := map[string]bool{}
+	for _, rt := range rs {
+		t := tagOf(rt.path)
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, obj{"name": t, "description": tagDescriptions[t]})
+		}
+	}
+	return out
+}
+
+var tagDescriptions = map[string]string{
+	"status": "Connectivity and credentials check.", "openapi": "This document.",
+	"hubs": "Places where stock is held or passes through.", "parts": "The catalogue.",
+	"items": "Stock of a part at a hub.", "orders": "Orders and their lines.",
+	"tracking-entries": "Carrier events of shipments.", "workflows": "Order workflow versions (read-only here).",
+	"events": "Domain events, one per state change.",
+}
+
+func tagOf(path string) string {
+	p := strings.Split(strings.TrimPrefix(path, "/v1/"), "/")[0]
+	if p == "order-lines" {
+		return "orders"
+	}
+	return strings.TrimSuffix(p, ".json")
+}
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func errs(codes ...string) obj {
+	names := map[string]string{"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound", "409": "Conflict",
+		"412": "Precondition", "413": "TooLarge", "415": "UnsupportedMedia", "422": "Validation", "429": "RateLimited", "500": "Internal"}
+	out := obj{}
+	for _, c := range append(codes, "401", "403", "429", "500") {
+		out[c] = obj{"$ref": "#/components/responses/" + names[c]}
+	}
+	return out
+}
+
+func jsonContent(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
+
+func operation(rt route) obj {
+	op := obj{
+		"summary":     rt.doc.summary,
+		"operationId": operationID(rt),
+		"tags":        []string{tagOf(rt.path)},
+	}
+	if rt.scope != "" {
+		op["description"] = "Scope: " + rt.scope + "."
+	}
+	var params []obj
+	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+		params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "A prefixed id, e.g. hub_01J…"})
+	}
+	etagHeader := obj{"ETag": obj{"$ref": "#/components/headers/ETag"}}
+	switch rt.doc.kind {
+	case opOther:
+		content := jsonContent(obj{"type": "object"})
+		if rt.doc.schema != "" {
+			content = jsonContent(ref(rt.doc.schema))
+		}
+		op["responses"] = merge(obj{"200": obj{"description": "OK", "content": content}}, errs())
+	case opList:
+		params = append(params, listParams(rt.doc.table)...)
+		op["responses"] = merge(obj{"200": obj{
+			"description": "A page of " + rt.doc.table.Resource + ".",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content": jsonContent(obj{
+				"type": "object", "required": []string{"data", "has_more", "next_cursor"},
+				"properties": obj{
+					"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
+					"has_more":    obj{"type": "boolean"},
+					"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
+				},
+			}),
+		}}, errs("400", "404"))
+	case opGet:
+		if rt.doc.schema != "Workflow" && rt.doc.schema != "Event" {
+			params = append(params, obj{"name": "If-None-Match", "in": "header", "schema": obj{"type": "string"}, "description": "An ETag: 304 when it is still current."})
+		}
+		op["responses"] = merge(obj{
+			"200": obj{"description": "The resource.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))},
+			"304": obj{"description": "Not modified."},
+		}, errs("404"))
+	case opCreate:
+		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
+			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the same key with another body is a 422 (idempotency_key_reused)."})
+		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		op["responses"] = merge(obj{"201": obj{"description": "Created.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "409", "413", "415", "422"))
+	case opUpdate:
+		params = append(params, obj{"name": "If-Match", "in": "header", "schema": obj{"type": "string"}, "description": "The ETag the change is based on: 412 when the resource has changed since."})
+		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input)),
+			"description": "Only the members given change; null clears an optional member."}
+		op["responses"] = merge(obj{"200": obj{"description": "Updated.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "409", "412", "413", "415", "422"))
+	case opDelete:
+		op["responses"] = merge(obj{"204": obj{"description": "Deleted."}}, errs("404", "409"))
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	return op
+}
+
+func operationID(rt route) string {
+	words := map[opKind]string{opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get"}
+	name := rt.doc.schema
+	switch {
+	case name == "":
+		name = "OpenAPI"
+	case rt.doc.kind == opList && strings.HasSuffix(name, "y"):
+		name = strings.TrimSuffix(name, "y") + "ies"
+	case rt.doc.kind == opList:
+		name += "s"
+	}
+	return words[rt.doc.kind] + name
+}
+
+func merge(a, b obj) obj {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func listParams(t *filter.Table) []obj {
+	params := []obj{
+		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}, "description": "Page size."},
+		{"name": "cursor", "in": "query", "schema": obj{"type": "string"}, "description": "next_cursor of the previous page (with the same sort)."},
+		{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "Comma-separated fields, - for descending; the id breaks ties. Sortable: " + strings.Join(t.SortFields(), ", ") + "."},
+	}
+	for _, f := range t.Fields {
+		ops := make([]string, 0, 8)
+		for _, o := range f.Type.Operators() {
+			ops = append(ops, "`"+f.Name+strings.Replace(string(o), "…", "text", 1)+"`")
+		}
+		s := valueSchema(f)
+		desc := f.Description + " Operators: " + strings.Join(ops, " ") + "; values are " + f.Type.Expect() + "."
+		params = append(params,
+			obj{"name": f.Name, "in": "query", "schema": s, "description": desc},
+			obj{"name": f.Name + "[]", "in": "query", "schema": obj{"type": "array", "items": s}, "style": "form", "explode": true,
+				"description": "IN (with =) or NOT IN (with !=) over " + f.Name + "."},
+		)
+	}
+	return params
+}
+
+func valueSchema(f filter.Field) obj {
+	switch f.Type {
+	case filter.Enum:
+		return obj{"type": "string", "enum": f.Values}
+	case filter.Decimal, filter.Float:
+		return obj{"type": "number"}
+	case filter.Int:
+		return obj{"type": "integer"}
+	case filter.Time:
+		return obj{"type": "string", "format": "date-time"}
+	case filter.Bool:
+		return obj{"type": "boolean"}
+	}
+	return obj{"type": "string"}
+}
+
+var (
+	timeT = reflect.TypeOf(time.Time{})
+	decT  = reflect.TypeOf(decimal.Decimal(0))
+	idT   = reflect.TypeOf(resourceid.ID(""))
+)
+
+// schemaOf derives a JSON Schema from a Go type with json tags.
+func schemaOf(t reflect.Type) obj {
+	nullable := false
+	if t.Kind() == reflect.Pointer {
+		nullable, t = true, t.Elem()
+	}
+	var s obj
+	switch {
+	case t == timeT:
+		s = obj{"type": "string", "format": "date-time"}
+	case t == decT:
+		s = obj{"type": "number", "description": "Exact decimal, at most 3 fractional digits."}
+	case t == idT:
+		s = obj{"type": "string"}
+	case enumValues[t] != nil:
+		s = obj{"type": "string", "enum": enumValues[t]}
+	case t.Kind() == reflect.String:
+		s = obj{"type": "string"}
+	case t.Kind() == reflect.Bool:
+		s = obj{"type": "boolean"}
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		s = obj{"type": "integer"}
+	case t.Kind() == reflect.Float64:
+		s = obj{"type": "number"}
+	case t.Kind() == reflect.Slice:
+		s = obj{"type": "array", "items": schemaOf(t.Elem())}
+	case t.Kind() == reflect.Map:
+		s = obj{"type": "object"}
+	case t.Kind() == reflect.Struct:
+		props := obj{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			props[name] = schemaOf(f.Type)
+		}
+		s = obj{"type": "object", "properties": props}
+	default:
+		s = obj{}
+	}
+	if nullable {
+		if ty, ok := s["type"].(string); ok {
+			s["type"] = []string{ty, "null"}
+		}
+	}
+	return s
+}

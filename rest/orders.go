@@ -1,0 +1,395 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/order"
+	"logistics/ent/orderline"
+	"logistics/internal/apperr"
+	"logistics/internal/decimal"
+	"logistics/internal/filter"
+	"logistics/internal/resourceid"
+	"logistics/internal/service"
+)
+
+type shipToJSON struct {
+	Name       string `json:"name"`
+	Line1      string `json:"line1"`
+	Line2      string `json:"line2"`
+	City       string `json:"city"`
+	PostalCode string `json:"postal_code"`
+	Country    string `json:"country"`
+}
+
+type workflowRefJSON struct {
+	ID      resourceid.ID `json:"id"`
+	Key     string        `json:"key,omitempty"`
+	Version int           `json:"version,omitempty"`
+}
+
+type orderLineJSON struct {
+	ID                resourceid.ID   `json:"id"`
+	OrderID           resourceid.ID   `json:"order_id"`
+	PartID            resourceid.ID   `json:"part_id"`
+	Quantity          decimal.Decimal `json:"quantity"`
+	AllocatedQuantity decimal.Decimal `json:"allocated_quantity"`
+	ShippedQuantity   decimal.Decimal `json:"shipped_quantity"`
+	Revision          int             `json:"revision"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+}
+
+type orderJSON struct {
+	ID          resourceid.ID   `json:"id"`
+	Number      string          `json:"number"`
+	Status      string          `json:"status"`
+	Workflow    workflowRefJSON `json:"workflow"`
+	Hub         hubRefJSON      `json:"hub"`
+	CustomerRef string          `json:"customer_ref"`
+	Priority    string          `json:"priority"`
+	ShipTo      shipToJSON      `json:"ship_to"`
+	DueAt       *string         `json:"due_at"`
+	Lines       []orderLineJSON `json:"lines"`
+	Revision    int             `json:"revision"`
+	CreatedAt   string          `json:"created_at"`
+	UpdatedAt   string          `json:"updated_at"`
+}
+
+func renderOrderLine(l *ent.OrderLine) orderLineJSON {
+	return orderLineJSON{
+		ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Quantity: l.Quantity,
+		AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
+		Revision: l.Revision, CreatedAt: ts(l.CreatedAt), UpdatedAt: ts(l.UpdatedAt),
+	}
+}
+
+func renderOrder(o *ent.Order) orderJSON {
+	out := orderJSON{
+		ID: o.ID, Number: o.Number, Status: o.Status,
+		Workflow: workflowRefJSON{ID: o.WorkflowID}, Hub: hubRefJSON{ID: o.HubID},
+		CustomerRef: o.CustomerRef, Priority: o.Priority.String(),
+		ShipTo: shipToJSON{Name: o.ShipToName, Line1: o.ShipToLine1, Line2: o.ShipToLine2, City: o.ShipToCity,
+			PostalCode: o.ShipToPostalCode, Country: o.ShipToCountry},
+		DueAt: tsp(o.DueAt), Lines: []orderLineJSON{},
+		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
+	}
+	if h := o.Edges.Hub; h != nil {
+		out.Hub.Code = h.Code
+	}
+	if wf := o.Edges.Workflow; wf != nil {
+		out.Workflow.Key, out.Workflow.Version = wf.Key, wf.Version
+	}
+	for _, l := range o.Edges.Lines {
+		out.Lines = append(out.Lines, renderOrderLine(l))
+	}
+	return out
+}
+
+type shipToIn struct {
+	Name       *string `json:"name"`
+	Line1      *string `json:"line1"`
+	Line2      *string `json:"line2"`
+	City       *string `json:"city"`
+	PostalCode *string `json:"postal_code"`
+	Country    *string `json:"country"`
+}
+
+type lineIn struct {
+	PartID   *resourceid.ID   `json:"part_id"`
+	SKU      *string          `json:"sku"`
+	Quantity *decimal.Decimal `json:"quantity"`
+}
+
+// orderIn is the body of POST and PATCH /v1/orders. lines and workflow are
+// accepted by POST only.
+type orderIn struct {
+	Number      *string         `json:"number"`
+	Hub         *string         `json:"hub"`
+	HubID       *resourceid.ID  `json:"hub_id"`
+	CustomerRef *string         `json:"customer_ref"`
+	Priority    *order.Priority `json:"priority"`
+	ShipTo      *shipToIn       `json:"ship_to"`
+	DueAt       *time.Time      `json:"due_at"`
+	Workflow    *string         `json:"workflow"`
+	Lines       []lineIn        `json:"lines"`
+}
+
+func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
+	return q.WithHub().WithWorkflow().WithLines(func(lq *ent.OrderLineQuery) { lq.Order(ent.Asc(orderline.FieldID)) })
+}
+
+func loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
+	o, err := withOrderEdges(ent.FromContext(ctx).Order.Query().Where(order.ID(id))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("order %s not found", id)
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return o, nil
+}
+
+func handleListOrders(d Deps) http.Handler {
+	return list(d, filter.OrderTable, filter.Orders, func(r *http.Request, where *ent.OrderWhereInput, p page) (listJSON, error) {
+		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderOrderField) *ent.OrderOrder {
+			return &ent.OrderOrder{Direction: dir, Field: f}
+		})
+		if err != nil {
+			return listJSON{}, err
+		}
+		ctx := r.Context()
+		conn, err := withOrderEdges(ent.FromContext(ctx).Order.Query()).
+			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orders), ent.WithOrderFilter(where.Filter))
+		if err != nil {
+			return listJSON{}, apperr.From(err)
+		}
+		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) any { return renderOrder(e.Node) }), nil
+	})
+}
+
+func handleGetOrder(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Order, "order")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		o, err := loadOrder(r.Context(), id)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		if notModified(w, r, etag(o.Revision)) {
+			return
+		}
+		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
+	})
+}
+
+func handleCreateOrder(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in orderIn
+		if _, err := d.decode(r, &in); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		c := ent.CreateOrderInput{
+			Number: in.Number, HubID: deref(hubID), CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt,
+		}
+		if s := in.ShipTo; s != nil {
+			c.ShipToName, c.ShipToLine1, c.ShipToLine2, c.ShipToCity, c.ShipToPostalCode, c.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
+		}
+		lines := make([]service.NewLine, len(in.Lines))
+		for i, l := range in.Lines {
+			pid, err := resolvePart(ctx, l.PartID, l.SKU, "lines[].part_id")
+			if err != nil {
+				d.fail(w, r, err)
+				return
+			}
+			lines[i] = service.NewLine{PartID: deref(pid), Quantity: deref(l.Quantity)}
+		}
+		o, err := d.Service.CreateOrder(ctx, c, lines, deref(in.Workflow))
+		if err == nil {
+			o, err = loadOrder(ctx, o.ID)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Location", r.URL.Path+"/"+string(o.ID))
+		writeResource(w, http.StatusCreated, etag(o.Revision), renderOrder(o))
+	})
+}
+
+func handleUpdateOrder(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Order, "order")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		rev, err := ifMatch(r)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		var in orderIn
+		nulls, err := d.decode(r, &in)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		if in.Lines != nil {
+			d.fail(w, r, apperr.Invalid("lines", "cannot be changed with PATCH: use /v1/orders/{id}/lines and /v1/order-lines/{id}"))
+			return
+		}
+		if in.Workflow != nil {
+			d.fail(w, r, apperr.Invalid("workflow", "cannot be changed after the order is created"))
+			return
+		}
+		ctx := r.Context()
+		u := ent.UpdateOrderInput{
+			Number: in.Number, CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt, ClearDueAt: nulls["due_at"],
+		}
+		if in.HubID != nil || in.Hub != nil {
+			if u.HubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
+		if s := in.ShipTo; s != nil {
+			u.ShipToName, u.ShipToLine1, u.ShipToLine2, u.ShipToCity, u.ShipToPostalCode, u.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
+		}
+		o, err := d.Service.UpdateOrder(ctx, id, u, rev)
+		if err == nil {
+			o, err = loadOrder(ctx, o.ID)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
+	})
+}
+
+func handleDeleteOrder(d Deps) http.Handler {
+	return deleteHandler(d, resourceid.Order, "order", func(r *http.Request, id resourceid.ID) error {
+		return d.Service.DeleteOrder(r.Context(), id)
+	})
+}
+
+// ---- order lines ----
+
+func handleListOrderLines(d Deps) http.Handler {
+	return list(d, filter.OrderLineTable, filter.OrderLines, func(r *http.Request, where *ent.OrderLineWhereInput, p page) (listJSON, error) {
+		id, err := pathID(r, resourceid.Order, "order")
+		if err != nil {
+			return listJSON{}, err
+		}
+		ctx := r.Context()
+		c := ent.FromContext(ctx)
+		if ok, err := c.Order.Query().Where(order.ID(id)).Exist(ctx); err != nil {
+			return listJSON{}, apperr.From(err)
+		} else if !ok {
+			return listJSON{}, apperr.NotFound("order %s not found", id)
+		}
+		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderLineOrderField) *ent.OrderLineOrder {
+			return &ent.OrderLineOrder{Direction: dir, Field: f}
+		})
+		if err != nil {
+			return listJSON{}, err
+		}
+		conn, err := c.OrderLine.Query().Where(orderline.OrderID(id)).
+			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderLineOrder(orders), ent.WithOrderLineFilter(where.Filter))
+		if err != nil {
+			return listJSON{}, apperr.From(err)
+		}
+		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.OrderLineEdge) any { return renderOrderLine(e.Node) }), nil
+	})
+}
+
+func handleCreateOrderLine(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Order, "order")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		var in lineIn
+		if _, err := d.decode(r, &in); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		if ok, err := ent.FromContext(ctx).Order.Query().Where(order.ID(id)).Exist(ctx); err != nil || !ok {
+			if err == nil {
+				err = apperr.NotFound("order %s not found", id)
+			}
+			d.fail(w, r, err)
+			return
+		}
+		pid, err := resolvePart(ctx, in.PartID, in.SKU, "part_id")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		l, err := d.Service.CreateOrderLine(ctx, ent.CreateOrderLineInput{OrderID: id, PartID: deref(pid), Quantity: in.Quantity})
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Location", d.prefix+"/v1/order-lines/"+string(l.ID))
+		writeResource(w, http.StatusCreated, etag(l.Revision), renderOrderLine(l))
+	})
+}
+
+func handleGetOrderLine(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.OrderLine, "order line")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		l, err := ent.FromContext(r.Context()).OrderLine.Get(r.Context(), id)
+		if ent.IsNotFound(err) {
+			err = apperr.NotFound("order line %s not found", id)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		if notModified(w, r, etag(l.Revision)) {
+			return
+		}
+		writeResource(w, http.StatusOK, etag(l.Revision), renderOrderLine(l))
+	})
+}
+
+func handleUpdateOrderLine(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.OrderLine, "order line")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		rev, err := ifMatch(r)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		var in lineIn
+		if _, err := d.decode(r, &in); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		var pid *resourceid.ID
+		if in.PartID != nil || in.SKU != nil {
+			if pid, err = resolvePart(ctx, in.PartID, in.SKU, "part_id"); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
+		l, err := d.Service.UpdateOrderLine(ctx, id, ent.UpdateOrderLineInput{PartID: pid, Quantity: in.Quantity}, rev)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		writeResource(w, http.StatusOK, etag(l.Revision), renderOrderLine(l))
+	})
+}
+
+func handleDeleteOrderLine(d Deps) http.Handler {
+	return deleteHandler(d, resourceid.OrderLine, "order line", func(r *http.Request, id resourceid.ID) error {
+		return d.Service.DeleteOrderLine(r.Context(), id)
+	})
+}

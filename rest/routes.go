@@ -1,0 +1,155 @@
+package rest
+
+import (
+	"logistics/internal/auth"
+	"net/http"
+	"slices"
+	"strings"
+
+	"logistics/internal/apperr"
+	"logistics/internal/filter"
+)
+
+// route is one row of the /v1 table: what it serves, the scope it will need
+// once authentication lands, and what the OpenAPI document says about it.
+type route struct {
+	method, path string // path below the environment's base path
+	scope        string // "" = any authenticated caller
+	h            http.Handler
+	doc          opDoc
+}
+
+// opDoc describes an operation for the OpenAPI document.
+type opDoc struct {
+	summary string
+	kind    opKind
+	schema  string        // the resource schema ("Hub")
+	input   string        // the request body schema ("HubInput")
+	table   *filter.Table // the filter table of a list
+}
+
+type opKind int
+
+const (
+	opList opKind = iota + 1
+	opGet
+	opCreate
+	opUpdate
+	opDelete
+	opOther
+)
+
+// routes is the whole /v1 table, on one screen.
+func routes(d Deps) []route {
+	return []route{
+		{"GET", "/v1/status", "", handleStatus(d), opDoc{summary: "Service status", kind: opOther, schema: "Status"}},
+		{"GET", "/v1/openapi.json", "", handleOpenAPI(d), opDoc{summary: "This OpenAPI document", kind: opOther}},
+
+		{"GET", "/v1/hubs", "hubs:read", handleListHubs(d), opDoc{"List hubs", opList, "Hub", "", filter.HubTable}},
+		{"POST", "/v1/hubs", "hubs:write", handleCreateHub(d), opDoc{"Create a hub", opCreate, "Hub", "HubInput", nil}},
+		{"GET", "/v1/hubs/{id}", "hubs:read", handleGetHub(d), opDoc{"Get a hub", opGet, "Hub", "", nil}},
+		{"PATCH", "/v1/hubs/{id}", "hubs:write", handleUpdateHub(d), opDoc{"Update a hub", opUpdate, "Hub", "HubInput", nil}},
+		{"DELETE", "/v1/hubs/{id}", "hubs:write", handleDeleteHub(d), opDoc{"Delete a hub nothing refers to", opDelete, "Hub", "", nil}},
+
+		{"GET", "/v1/parts", "parts:read", handleListParts(d), opDoc{"List parts", opList, "Part", "", filter.PartTable}},
+		{"POST", "/v1/parts", "parts:write", handleCreatePart(d), opDoc{"Create a part", opCreate, "Part", "PartInput", nil}},
+		{"GET", "/v1/parts/{id}", "parts:read", handleGetPart(d), opDoc{"Get a part", opGet, "Part", "", nil}},
+		{"PATCH", "/v1/parts/{id}", "parts:write", handleUpdatePart(d), opDoc{"Update a part", opUpdate, "Part", "PartInput", nil}},
+		{"DELETE", "/v1/parts/{id}", "parts:write", handleDeletePart(d), opDoc{"Delete a part without stock or order lines", opDelete, "Part", "", nil}},
+
+		{"GET", "/v1/items", "items:read", handleListItems(d), opDoc{"List stock items", opList, "Item", "", filter.ItemTable}},
+		{"POST", "/v1/items", "items:write", handleCreateItem(d), opDoc{"Record stock", opCreate, "Item", "ItemInput", nil}},
+		{"GET", "/v1/items/{id}", "items:read", handleGetItem(d), opDoc{"Get an item", opGet, "Item", "", nil}},
+		{"PATCH", "/v1/items/{id}", "items:write", handleUpdateItem(d), opDoc{"Update an item", opUpdate, "Item", "ItemInput", nil}},
+		{"DELETE", "/v1/items/{id}", "items:write", handleDeleteItem(d), opDoc{"Delete an item without reservations", opDelete, "Item", "", nil}},
+
+		{"GET", "/v1/orders", "orders:read", handleListOrders(d), opDoc{"List orders", opList, "Order", "", filter.OrderTable}},
+		{"POST", "/v1/orders", "orders:write", handleCreateOrder(d), opDoc{"Create an order with its lines", opCreate, "Order", "OrderInput", nil}},
+		{"GET", "/v1/orders/{id}", "orders:read", handleGetOrder(d), opDoc{"Get an order", opGet, "Order", "", nil}},
+		{"PATCH", "/v1/orders/{id}", "orders:write", handleUpdateOrder(d), opDoc{"Update an order's details", opUpdate, "Order", "OrderInput", nil}},
+		{"DELETE", "/v1/orders/{id}", "orders:write", handleDeleteOrder(d), opDoc{"Delete an order in its initial or a final state", opDelete, "Order", "", nil}},
+		{"GET", "/v1/orders/{id}/lines", "orders:read", handleListOrderLines(d), opDoc{"List an order's lines", opList, "OrderLine", "", filter.OrderLineTable}},
+		{"POST", "/v1/orders/{id}/lines", "orders:write", handleCreateOrderLine(d), opDoc{"Add a line to an order", opCreate, "OrderLine", "OrderLineInput", nil}},
+		{"GET", "/v1/order-lines/{id}", "orders:read", handleGetOrderLine(d), opDoc{"Get an order line", opGet, "OrderLine", "", nil}},
+		{"PATCH", "/v1/order-lines/{id}", "orders:write", handleUpdateOrderLine(d), opDoc{"Update an order line", opUpdate, "OrderLine", "OrderLineInput", nil}},
+		{"DELETE", "/v1/order-lines/{id}", "orders:write", handleDeleteOrderLine(d), opDoc{"Delete an order line", opDelete, "OrderLine", "", nil}},
+
+		{"GET", "/v1/tracking-entries", "tracking:read", handleListTracking(d), opDoc{"List tracking entries", opList, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"POST", "/v1/tracking-entries", "tracking:write", handleCreateTracking(d), opDoc{"Record a tracking entry", opCreate, "TrackingEntry", "TrackingEntryInput", nil}},
+		{"GET", "/v1/tracking-entries/{id}", "tracking:read", handleGetTracking(d), opDoc{"Get a tracking entry", opGet, "TrackingEntry", "", nil}},
+		{"PATCH", "/v1/tracking-entries/{id}", "tracking:write", handleUpdateTracking(d), opDoc{"Update a tracking entry", opUpdate, "TrackingEntry", "TrackingEntryInput", nil}},
+		{"DELETE", "/v1/tracking-entries/{id}", "tracking:write", handleDeleteTracking(d), opDoc{"Delete a tracking entry", opDelete, "TrackingEntry", "", nil}},
+
+		{"GET", "/v1/workflows", "workflows:read", handleListWorkflows(d), opDoc{"List workflow versions", opList, "Workflow", "", filter.WorkflowTable}},
+		{"GET", "/v1/workflows/{id}", "workflows:read", handleGetWorkflow(d), opDoc{"Get a workflow version", opGet, "Workflow", "", nil}},
+
+		{"GET", "/v1/events", readAll, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
+		{"GET", "/v1/events/{id}", readAll, handleGetEvent(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},
+	}
+}
+
+// need guards a route with its scope from the one policy table that the
+// GraphQL directive uses too (internal/auth). "" means any authenticated
+// caller; readAll (domain events describe every resource) needs every read
+// scope, as the GraphQL Event type does.
+func need(scope string, h http.Handler) http.Handler {
+	switch scope {
+	case "":
+		return h
+	case readAll:
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := auth.RequireAll(r.Context(), auth.ReadScopes()); err != nil {
+				apperr.Write(w, r, nil, err)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	return auth.Need(scope, h)
+}
+
+// readAll marks routes that need every read scope.
+const readAll = "*:read"
+
+// Mount registers every /v1 route on mux under prefix (the environment's base
+// path, "" or "/sandbox"). A path asked with a method it does not serve gets
+// a 405 problem with Allow.
+func Mount(mux *http.ServeMux, prefix string, d Deps) {
+	d.prefix = prefix
+	allow := map[string][]string{}
+	var paths []string
+	for _, rt := range routes(d) {
+		h := rt.h
+		if rt.method == http.MethodPost {
+			h = d.idempotent(h)
+		}
+		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
+		mux.Handle(rt.method+" "+prefix+rt.path, h)
+		if _, ok := allow[rt.path]; !ok {
+			paths = append(paths, rt.path)
+		}
+		allow[rt.path] = append(allow[rt.path], rt.method)
+		if rt.method == http.MethodGet {
+			allow[rt.path] = append(allow[rt.path], http.MethodHead)
+		}
+	}
+	for _, p := range paths {
+		methods := allow[p]
+		slices.Sort(methods)
+		mux.Handle(prefix+p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			apperr.Write(w, r, d.Log, apperr.MethodNotAllowed(methods...))
+		}))
+	}
+}
+
+// scopes lists the scopes of the route table, for the OpenAPI document.
+func scopes(rs []route) []string {
+	var out []string
+	for _, r := range rs {
+		if r.scope != "" && r.scope != readAll && !slices.Contains(out, r.scope) {
+			out = append(out, r.scope)
+		}
+	}
+	slices.SortFunc(out, strings.Compare)
+	return out
+}
