@@ -5,10 +5,21 @@ package model
 import (
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"logistics/internal/workflowdef"
 )
 
 // A line of a new order.
 type OrderLineInput struct {
 	PartID   resourceid.ID   `json:"partID"`
 	Quantity decimal.Decimal `json:"quantity"`
+}
+
+// A new workflow, or a new version of an existing key.
+type WorkflowInput struct {
+	// Lower-case letters, digits and _; an existing key gets a new version.
+	Key          string                    `json:"key"`
+	Name         *string                   `json:"name,omitempty"`
+	States       []string                  `json:"states"`
+	InitialState string                    `json:"initialState"`
+	Transitions  []*workflowdef.Transition `json:"transitions"`
 }
