@@ -22,6 +22,7 @@ type Deps struct {
 // path, "" or "/sandbox").
 func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	mux.Handle("GET "+prefix+"/v1/status", handleStatus(d))
+	mountOrderFlows(mux, prefix, d)
 }
 
 // WriteJSON writes v as JSON with the given status.
