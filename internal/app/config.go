@@ -30,6 +30,8 @@ type Config struct {
 	WriteTimeout  time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
 	MaxDepth      int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
 	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
+	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
+	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -45,6 +47,7 @@ func Defaults() Config {
 		WriteTimeout:  60 * time.Second,
 		MaxDepth:      12,
 		MaxComplexity: 50_000,
+		DemoScale:     0.02,
 	}
 }
 
@@ -79,6 +82,8 @@ func (c *Config) settings() []setting {
 		{"write-timeout", "LOGISTICS_WRITE_TIMEOUT", "server write time-out", dur(&c.WriteTimeout)},
 		{"graphql-max-depth", "LOGISTICS_GRAPHQL_MAX_DEPTH", "deepest GraphQL selection allowed", num(&c.MaxDepth)},
 		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL query cost allowed", num(&c.MaxComplexity)},
+		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
+		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
 
@@ -122,6 +127,9 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("log format %q: must be text or json", c.LogFormat)
 	}
+	if c.DemoScale < 0 || c.DemoScale > 10 {
+		return errors.New("demo-scale must be between 0 and 10")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -143,5 +151,6 @@ func (c Config) Masked() []any {
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
+		"no_demo_data", c.NoDemoData, "demo_scale", c.DemoScale,
 	}
 }

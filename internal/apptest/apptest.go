@@ -107,6 +107,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.SandboxDB = DSN(t, "sandbox")
 	cfg.BaseURL = base
 	cfg.SandboxURL = base + "/sandbox"
+	cfg.NoDemoData = true // tests start from empty databases
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
@@ -129,6 +130,32 @@ func New(t testing.TB, opts ...Options) *Server {
 		_ = a.Close()
 	})
 	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{}}
+}
+
+// Twin starts a second server process-alike — its own App, connection pools
+// and HTTP listener — over the same databases as s, as two instances of the
+// service sharing one PostgreSQL would run. It stops when the test ends.
+func (s *Server) Twin(t testing.TB) *Server {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil)
+	base := "http://" + hs.Listener.Addr().String()
+	cfg := s.App.Config
+	cfg.BaseURL = base
+	cfg.SandboxURL = base + "/sandbox"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, err := app.Open(ctx, cfg, s.App.Log, app.Options{})
+	if err != nil {
+		hs.Close()
+		t.Fatalf("apptest: open twin: %v", err)
+	}
+	hs.Config.Handler = a.Handler()
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		_ = a.Close()
+	})
+	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: s.Header.Clone()}
 }
 
 // Env returns the named environment.
