@@ -124,8 +124,8 @@ func TestFulfilmentHappyPath(t *testing.T) {
 	soon, later := time.Now().Add(24*time.Hour).UTC(), time.Now().Add(48*time.Hour).UTC()
 	late := f.stock(t, f.parts[0], f.hub, "10", item.StatusAvailable, &later)
 	early := f.stock(t, f.parts[0], f.hub, "4", item.StatusAvailable, &soon) // FEFO: used first
-	f.stock(t, f.parts[0], f.hub, "100", item.StatusQuarantined, nil)      // never reserved
-	f.stock(t, f.parts[0], f.other, "100", item.StatusAvailable, nil)      // another hub
+	f.stock(t, f.parts[0], f.hub, "100", item.StatusQuarantined, nil)        // never reserved
+	f.stock(t, f.parts[0], f.other, "100", item.StatusAvailable, nil)        // another hub
 	nut := f.stock(t, f.parts[1], f.hub, "2.5", item.StatusAvailable, nil)
 	o := f.order(t, "", service.NewLine{PartID: f.parts[0].ID, Quantity: decimal.MustParse("6.5")}, service.NewLine{PartID: f.parts[1].ID, Quantity: decimal.MustParse("2.5")})
 	if o.Status != "draft" {
