@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"entgo.io/ent/dialect"
 
+	"logistics/ent"
 	"logistics/graph"
 	"logistics/internal/apperr"
 	"logistics/internal/database"
+	"logistics/internal/demodata"
 	"logistics/internal/environment"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
@@ -69,6 +72,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: built-in workflows: %w", e.name, err)
 		}
+		if e.name == environment.Sandbox && !cfg.NoDemoData && cfg.DemoScale > 0 {
+			if err := a.fillDemoData(ctx, env); err != nil {
+				a.closeEnvs(envs)
+				return nil, fmt.Errorf("%s: demo data: %w", e.name, err)
+			}
+		}
 	}
 	set, err := environment.NewSet(envs...)
 	if err != nil {
@@ -77,6 +86,27 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Envs = set
 	return a, nil
+}
+
+// fillDemoData loads the small demo dataset into an empty sandbox, so a first
+// start has something to explore. Another instance doing the same at the
+// same moment makes the second load fail on a unique key: that is fine.
+func (a *App) fillDemoData(ctx context.Context, env *environment.Env) error {
+	n, err := env.DB.Client.Hub.Query().Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	start := time.Now()
+	counts, err := demodata.Load(ctx, env.DB.Client, a.Config.DemoScale)
+	if errors.Is(err, demodata.ErrNotEmpty) || ent.IsConstraintError(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a.Log.Info("filled the empty sandbox with demo data (disable with --no-demo-data)", "scale", a.Config.DemoScale,
+		"hubs", counts.Hubs, "parts", counts.Parts, "items", counts.Items, "orders", counts.Orders, "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 func (a *App) closeEnvs(envs []*environment.Env) {
