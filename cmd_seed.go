@@ -70,7 +70,7 @@ func seed(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	e := a.Envs.Get(environment.Name(env))
 	start := time.Now()
-	c, err := demodata.Load(ctx, e.DB.Client, scale)
+	c, err := demodata.Load(ctx, e.DB, scale)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (a *App) fillDemoData(ctx context.Context, env *environment.Env) error {
 		return err
 	}
 	start := time.Now()
-	counts, err := demodata.Load(ctx, env.DB.Client, a.Config.DemoScale)
+	counts, err := demodata.Load(ctx, env.DB, a.Config.DemoScale)
 	if errors.Is(err, demodata.ErrNotEmpty) || ent.IsConstraintError(err) {
 		return nil
 	}

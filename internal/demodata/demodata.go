@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/oklog/ulid/v2"
 
 	"logistics/ent"
@@ -27,6 +28,7 @@ import (
 	"logistics/ent/order"
 	"logistics/ent/trackingentry"
 	"logistics/ent/workflow"
+	"logistics/internal/database"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
@@ -59,8 +61,9 @@ var ErrNotEmpty = errors.New("demodata: the environment already has data (hubs);
 const batch = 1000
 
 // Load generates the dataset of the given scale and inserts it in one
-// transaction on c, which must be empty (ErrNotEmpty otherwise).
-func Load(ctx context.Context, c *ent.Client, scale float64) (Counts, error) {
+// transaction into db, which must be empty (ErrNotEmpty otherwise).
+func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
+	c := db.Client
 	if scale <= 0 || math.IsNaN(scale) || scale > 10 {
 		return Counts{}, fmt.Errorf("demodata: scale must be above 0 and at most 10, not %v", scale)
 	}
@@ -78,9 +81,24 @@ func Load(ctx context.Context, c *ent.Client, scale float64) (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
+	if db.Dialect == dialect.SQLite {
+		// A page cache that holds the new dataset keeps the one big
+		// transaction from spilling index pages to the WAL over and over.
+		if _, err := tx.Client().ExecContext(ctx, "PRAGMA cache_size = -1048576"); err != nil {
+			_ = tx.Rollback()
+			return Counts{}, err
+		}
+	}
 	if err := d.insert(ctx, tx.Client(), wf.ID); err != nil {
 		_ = tx.Rollback()
 		return Counts{}, err
+	}
+	if db.Dialect == dialect.SQLite {
+		// back to the pool's usual size (database.Open) before the connection is reused
+		if _, err := tx.Client().ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
+			_ = tx.Rollback()
+			return Counts{}, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return Counts{}, err

@@ -34,7 +34,7 @@ func BenchmarkLoad(b *testing.B) {
 		s := apptest.New(b)
 		ctx := s.Ctx(environment.Sandbox)
 		b.StartTimer()
-		if _, err := demodata.Load(ctx, s.Env(environment.Sandbox).DB.Client, benchScale()); err != nil {
+		if _, err := demodata.Load(ctx, s.Env(environment.Sandbox).DB, benchScale()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -46,12 +46,13 @@ func TestDeterministic(t *testing.T) {
 	dump := func() (string, demodata.Counts) {
 		s := apptest.New(t)
 		ctx := s.Ctx(environment.Sandbox)
-		c := s.Env(environment.Sandbox).DB.Client
-		counts, err := demodata.Load(ctx, c, 0.01)
+		db := s.Env(environment.Sandbox).DB
+		c := db.Client
+		counts, err := demodata.Load(ctx, db, 0.01)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := demodata.Load(ctx, c, 0.01); !errors.Is(err, demodata.ErrNotEmpty) {
+		if _, err := demodata.Load(ctx, db, 0.01); !errors.Is(err, demodata.ErrNotEmpty) {
 			t.Errorf("second load: %v, want ErrNotEmpty", err)
 		}
 		var b strings.Builder
