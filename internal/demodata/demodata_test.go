@@ -19,6 +19,7 @@ import (
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
 
+	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/demodata"
 	"logistics/internal/environment"
@@ -137,5 +138,22 @@ func checkConsistent(t *testing.T, ctx context.Context, c *ent.Client) {
 		if shipped := o.Status == "shipped" || o.Status == "delivered" || o.Status == "closed"; shipped != (nt > 0) {
 			t.Fatalf("order %s (%s) has %d tracking entries", o.ID, o.Status, nt)
 		}
+	}
+}
+
+// TestFirstStartFillsSandbox: a first start fills the empty sandbox (never
+// production) unless demo data is switched off, as apptest does by default.
+func TestFirstStartFillsSandbox(t *testing.T) {
+	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.NoDemoData = false; c.DemoScale = 0.005 }})
+	sb, prod := s.Ctx(environment.Sandbox), s.Ctx(environment.Production)
+	if n := s.Env(environment.Sandbox).DB.Client.Order.Query().CountX(sb); n != 250 {
+		t.Errorf("sandbox has %d orders, want 250", n)
+	}
+	if n := s.Env(environment.Production).DB.Client.Hub.Query().CountX(prod); n != 0 {
+		t.Errorf("production has %d hubs", n)
+	}
+	off := apptest.New(t)
+	if n := off.Env(environment.Sandbox).DB.Client.Hub.Query().CountX(off.Ctx(environment.Sandbox)); n != 0 {
+		t.Errorf("with demo data off the sandbox has %d hubs", n)
 	}
 }
