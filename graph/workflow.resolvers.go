@@ -32,5 +32,5 @@ func (r *mutationResolver) CreateWorkflow(ctx context.Context, input model.Workf
 
 // AllowedTransitions is the resolver for the allowedTransitions field.
 func (r *orderResolver) AllowedTransitions(ctx context.Context, obj *ent.Order) ([]string, error) {
-	return service.AllowedTransitions(ctx, obj)
+	return r.Service.AllowedTransitions(ctx, obj)
 }

@@ -92,7 +92,7 @@ func handleTransitionOrder(d Deps) http.Handler {
 			apperr.Write(w, r, d.Log, err)
 			return
 		}
-		body, err := orderFlowJSON(r, o)
+		body, err := orderFlowJSON(r, d.Service, o)
 		if err != nil {
 			apperr.Write(w, r, d.Log, err)
 			return
@@ -125,9 +125,9 @@ type orderLineFlow struct {
 
 // orderFlowJSON is the order after a transition: its state, workflow
 // version, what may happen next and its lines.
-func orderFlowJSON(r *http.Request, o *ent.Order) (map[string]any, error) {
+func orderFlowJSON(r *http.Request, svc *service.Service, o *ent.Order) (map[string]any, error) {
 	ctx := r.Context()
-	allowed, err := service.AllowedTransitions(ctx, o)
+	allowed, err := svc.AllowedTransitions(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -49,16 +49,24 @@ func (s *Service) TransitionOrder(ctx context.Context, id resourceid.ID, transit
 	return o, err
 }
 
-// AllowedTransitions lists the transitions that may leave the order's current state.
-func AllowedTransitions(ctx context.Context, o *ent.Order) ([]string, error) {
-	wf := o.Edges.Workflow
-	if wf == nil {
-		var err error
-		if wf, err = client(ctx).Workflow.Get(ctx, o.WorkflowID); err != nil {
+// AllowedTransitions lists the transitions that may leave the order's
+// current state. Workflow rows never change their definition, so it is
+// cached by workflow id: a page of orders costs no query per order.
+func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]string, error) {
+	var def workflowdef.Definition
+	if wf := o.Edges.Workflow; wf != nil {
+		def = Definition(wf)
+	} else if v, ok := s.workflows.Load(o.WorkflowID); ok {
+		def = v.(workflowdef.Definition)
+	} else {
+		wf, err := client(ctx).Workflow.Get(ctx, o.WorkflowID)
+		if err != nil {
 			return nil, apperr.From(err)
 		}
+		def = Definition(wf)
+		s.workflows.Store(o.WorkflowID, def)
 	}
-	a := Definition(wf).Allowed(o.Status)
+	a := def.Allowed(o.Status)
 	if a == nil {
 		a = []string{}
 	}

@@ -407,3 +407,28 @@ func TestCustomWorkflowVersions(t *testing.T) {
 		t.Errorf("stock after v2 ship: %+v", its)
 	}
 }
+
+func TestDeleteOrderReleasesStock(t *testing.T) {
+	f := newFixture(t)
+	it := f.stock(t, f.parts[0], f.hub, "5", item.StatusAvailable, nil)
+	if _, err := f.svc.CreateWorkflow(f.ctx, "hold", "Hold stock", workflowdef.Definition{
+		States: []string{"new", "held"}, InitialState: "new",
+		Transitions: []workflowdef.Transition{{Name: "hold", From: []string{"new"}, To: "held", Effect: workflowdef.EffectReserve}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o := f.order(t, "hold", service.NewLine{PartID: f.parts[0].ID, Quantity: decimal.FromInt(4)})
+	f.move(t, o.ID, "hold")
+	if got := f.item(t, it.ID).ReservedQuantity; got != decimal.FromInt(4) {
+		t.Fatalf("reserved %s", got)
+	}
+	if err := f.svc.DeleteOrder(f.ctx, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.item(t, it.ID).ReservedQuantity; got != 0 {
+		t.Errorf("reserved %s after deleting the order", got)
+	}
+	if n := f.client().Reservation.Query().CountX(f.ctx); n != 0 {
+		t.Errorf("%d reservations left", n)
+	}
+}
