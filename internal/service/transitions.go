@@ -297,6 +297,54 @@ func reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decim
 	return got, nil
 }
 
+// reservationsInLockOrder returns the order's reservations in the order in
+// which reserve locks items — part, then FEFO, then age, then id — so that a
+// release or ship running beside an allocation on PostgreSQL takes row locks
+// in the same global order and the two cannot deadlock.
+func reservationsInLockOrder(ctx context.Context, orderID resourceid.ID) ([]*ent.Reservation, error) {
+	c := client(ctx)
+	rs, err := c.Reservation.Query().Where(reservation.OrderID(orderID)).All(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	ids := make([]resourceid.ID, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ItemID
+	}
+	items, err := c.Item.Query().Where(item.IDIn(ids...)).
+		Select(item.FieldID, item.FieldPartID, item.FieldExpiresAt, item.FieldCreatedAt).All(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	rank := map[resourceid.ID]int{}
+	slices.SortFunc(items, func(a, b *ent.Item) int {
+		return cmp.Or(cmp.Compare(a.PartID, b.PartID), compareExpiry(a.ExpiresAt, b.ExpiresAt), a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for i, it := range items {
+		rank[it.ID] = i
+	}
+	slices.SortFunc(rs, func(a, b *ent.Reservation) int {
+		return cmp.Or(cmp.Compare(rank[a.ItemID], rank[b.ItemID]), cmp.Compare(a.ID, b.ID))
+	})
+	return rs, nil
+}
+
+// compareExpiry orders expiry dates earliest first, none last (as NULLS LAST).
+func compareExpiry(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return a.Compare(*b)
+}
+
 // availableAtLeast is quantity - reserved_quantity >= q, built with sql.P and
 // Builder.Arg so the placeholder is right on every dialect.
 func availableAtLeast(q decimal.Decimal) func(*entsql.Selector) {
@@ -311,9 +359,9 @@ func availableAtLeast(q decimal.Decimal) func(*entsql.Selector) {
 // release gives back every reservation of the order.
 func (s *Service) release(ctx context.Context, o *ent.Order) error {
 	c := client(ctx)
-	rs, err := c.Reservation.Query().Where(reservation.OrderID(o.ID)).Order(reservation.ByItemID(), reservation.ByID()).All(ctx)
+	rs, err := reservationsInLockOrder(ctx, o.ID)
 	if err != nil {
-		return apperr.From(err)
+		return err
 	}
 	for _, r := range rs {
 		n, err := c.Item.Update().
@@ -347,9 +395,9 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 		return err
 	}
 	c := client(ctx)
-	rs, err := c.Reservation.Query().Where(reservation.OrderID(o.ID)).Order(reservation.ByItemID(), reservation.ByID()).All(ctx)
+	rs, err := reservationsInLockOrder(ctx, o.ID)
 	if err != nil {
-		return apperr.From(err)
+		return err
 	}
 	for _, r := range rs {
 		n, err := c.Item.Update().
