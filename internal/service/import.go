@@ -80,8 +80,10 @@ func (s *Service) ImportItems(ctx context.Context, body io.Reader) (ImportResult
 			}
 			defer func() { batch = batch[:0] }()
 			var missing []string
+			asked := map[string]bool{}
 			for _, r := range batch {
-				if _, ok := parts[r.SKU]; !ok {
+				if _, ok := parts[r.SKU]; !ok && !asked[r.SKU] {
+					asked[r.SKU] = true
 					missing = append(missing, r.SKU)
 				}
 			}
