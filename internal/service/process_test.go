@@ -108,4 +108,3 @@ func startProcess(t *testing.T, bin, db, sandboxDB string) *apptest.Server {
 	}
 	return &apptest.Server{URL: base, SandboxURL: base + "/sandbox", Client: &http.Client{Timeout: 2 * time.Minute}, Header: http.Header{}}
 }
-
