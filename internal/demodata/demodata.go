@@ -77,26 +77,24 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 		return Counts{}, fmt.Errorf("demodata: the built-in workflow: %w", err)
 	}
 	d := Generate(scale)
-	tx, err := c.Tx(ctx)
+	tx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return Counts{}, err
 	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if db.Dialect == dialect.SQLite {
 		// A page cache that holds the new dataset keeps the one big
-		// transaction from spilling index pages to the WAL over and over.
-		if _, err := tx.Client().ExecContext(ctx, "PRAGMA cache_size = -1048576"); err != nil {
-			_ = tx.Rollback()
+		// transaction from spilling index pages to the WAL over and over;
+		// set back to database.Open's size before the commit.
+		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -1048576"); err != nil {
 			return Counts{}, err
 		}
 	}
-	if err := d.insert(ctx, tx.Client(), wf.ID); err != nil {
-		_ = tx.Rollback()
+	if err := d.insert(ctx, tx, db.Dialect, wf.ID); err != nil {
 		return Counts{}, err
 	}
 	if db.Dialect == dialect.SQLite {
-		// back to the pool's usual size (database.Open) before the connection is reused
-		if _, err := tx.Client().ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
-			_ = tx.Rollback()
+		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
 			return Counts{}, err
 		}
 	}
