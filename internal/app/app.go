@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 
-	"logistics/ent"
 	"logistics/graph"
 	"logistics/internal/apperr"
 	"logistics/internal/database"
@@ -98,7 +98,7 @@ func (a *App) fillDemoData(ctx context.Context, env *environment.Env) error {
 	}
 	start := time.Now()
 	counts, err := demodata.Load(ctx, env.DB, a.Config.DemoScale)
-	if errors.Is(err, demodata.ErrNotEmpty) || ent.IsConstraintError(err) {
+	if errors.Is(err, demodata.ErrNotEmpty) || sqlgraph.IsUniqueConstraintError(err) {
 		return nil
 	}
 	if err != nil {

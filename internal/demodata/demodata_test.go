@@ -157,3 +157,29 @@ func TestFirstStartFillsSandbox(t *testing.T) {
 		t.Errorf("with demo data off the sandbox has %d hubs", n)
 	}
 }
+
+// TestInstancesStartingTogether: several instances opening one empty
+// sandbox at once — one fills it, the others start normally.
+func TestInstancesStartingTogether(t *testing.T) {
+	s := apptest.New(t)
+	cfg := s.App.Config
+	cfg.NoDemoData, cfg.DemoScale = false, 0.005
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			a, err := app.Open(context.Background(), cfg, s.App.Log, app.Options{})
+			if err == nil {
+				err = a.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := s.Env(environment.Sandbox).DB.Client.Order.Query().CountX(s.Ctx(environment.Sandbox)); n != 250 {
+		t.Errorf("sandbox has %d orders, want 250", n)
+	}
+}
