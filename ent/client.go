@@ -21,6 +21,7 @@ import (
 	"logistics/ent/orderevent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
@@ -57,6 +58,8 @@ type Client struct {
 	OrderLine *OrderLineClient
 	// Part is the client for interacting with the Part builders.
 	Part *PartClient
+	// Reservation is the client for interacting with the Reservation builders.
+	Reservation *ReservationClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
@@ -85,6 +88,7 @@ func (c *Client) init() {
 	c.OrderEvent = NewOrderEventClient(c.config)
 	c.OrderLine = NewOrderLineClient(c.config)
 	c.Part = NewPartClient(c.config)
+	c.Reservation = NewReservationClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.TrackingEntry = NewTrackingEntryClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -190,6 +194,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OrderEvent:     NewOrderEventClient(cfg),
 		OrderLine:      NewOrderLineClient(cfg),
 		Part:           NewPartClient(cfg),
+		Reservation:    NewReservationClient(cfg),
 		Session:        NewSessionClient(cfg),
 		TrackingEntry:  NewTrackingEntryClient(cfg),
 		User:           NewUserClient(cfg),
@@ -222,6 +227,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OrderEvent:     NewOrderEventClient(cfg),
 		OrderLine:      NewOrderLineClient(cfg),
 		Part:           NewPartClient(cfg),
+		Reservation:    NewReservationClient(cfg),
 		Session:        NewSessionClient(cfg),
 		TrackingEntry:  NewTrackingEntryClient(cfg),
 		User:           NewUserClient(cfg),
@@ -256,7 +262,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Session, c.TrackingEntry, c.User, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry, c.User,
+		c.Workflow,
 	} {
 		n.Use(hooks...)
 	}
@@ -267,7 +274,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Session, c.TrackingEntry, c.User, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry, c.User,
+		c.Workflow,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -294,6 +302,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OrderLine.mutate(ctx, m)
 	case *PartMutation:
 		return c.Part.mutate(ctx, m)
+	case *ReservationMutation:
+		return c.Reservation.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *TrackingEntryMutation:
@@ -1760,6 +1770,139 @@ func (c *PartClient) mutate(ctx context.Context, m *PartMutation) (Value, error)
 	}
 }
 
+// ReservationClient is a client for the Reservation schema.
+type ReservationClient struct {
+	config
+}
+
+// NewReservationClient returns a client for the Reservation from the given config.
+func NewReservationClient(c config) *ReservationClient {
+	return &ReservationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `reservation.Hooks(f(g(h())))`.
+func (c *ReservationClient) Use(hooks ...Hook) {
+	c.hooks.Reservation = append(c.hooks.Reservation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `reservation.Intercept(f(g(h())))`.
+func (c *ReservationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Reservation = append(c.inters.Reservation, interceptors...)
+}
+
+// Create returns a builder for creating a Reservation entity.
+func (c *ReservationClient) Create() *ReservationCreate {
+	mutation := newReservationMutation(c.config, OpCreate)
+	return &ReservationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Reservation entities.
+func (c *ReservationClient) CreateBulk(builders ...*ReservationCreate) *ReservationCreateBulk {
+	return &ReservationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ReservationClient) MapCreateBulk(slice any, setFunc func(*ReservationCreate, int)) *ReservationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ReservationCreateBulk{err: fmt.Errorf("calling to ReservationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ReservationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ReservationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Reservation.
+func (c *ReservationClient) Update() *ReservationUpdate {
+	mutation := newReservationMutation(c.config, OpUpdate)
+	return &ReservationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ReservationClient) UpdateOne(_m *Reservation) *ReservationUpdateOne {
+	mutation := newReservationMutation(c.config, OpUpdateOne, withReservation(_m))
+	return &ReservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ReservationClient) UpdateOneID(id resourceid.ID) *ReservationUpdateOne {
+	mutation := newReservationMutation(c.config, OpUpdateOne, withReservationID(id))
+	return &ReservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Reservation.
+func (c *ReservationClient) Delete() *ReservationDelete {
+	mutation := newReservationMutation(c.config, OpDelete)
+	return &ReservationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ReservationClient) DeleteOne(_m *Reservation) *ReservationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ReservationClient) DeleteOneID(id resourceid.ID) *ReservationDeleteOne {
+	builder := c.Delete().Where(reservation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ReservationDeleteOne{builder}
+}
+
+// Query returns a query builder for Reservation.
+func (c *ReservationClient) Query() *ReservationQuery {
+	return &ReservationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeReservation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Reservation entity by its id.
+func (c *ReservationClient) Get(ctx context.Context, id resourceid.ID) (*Reservation, error) {
+	return c.Query().Where(reservation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ReservationClient) GetX(ctx context.Context, id resourceid.ID) *Reservation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ReservationClient) Hooks() []Hook {
+	return c.hooks.Reservation
+}
+
+// Interceptors returns the client interceptors.
+func (c *ReservationClient) Interceptors() []Interceptor {
+	return c.inters.Reservation
+}
+
+func (c *ReservationClient) mutate(ctx context.Context, m *ReservationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ReservationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ReservationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ReservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ReservationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Reservation mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -2392,11 +2535,11 @@ func (c *WorkflowClient) mutate(ctx context.Context, m *WorkflowMutation) (Value
 type (
 	hooks struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Session, TrackingEntry, User, Workflow []ent.Hook
+		Reservation, Session, TrackingEntry, User, Workflow []ent.Hook
 	}
 	inters struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Session, TrackingEntry, User, Workflow []ent.Interceptor
+		Reservation, Session, TrackingEntry, User, Workflow []ent.Interceptor
 	}
 )
 

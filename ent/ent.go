@@ -15,6 +15,7 @@ import (
 	"logistics/ent/orderevent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
@@ -94,6 +95,7 @@ func checkColumn(t, c string) error {
 			orderevent.Table:     orderevent.ValidColumn,
 			orderline.Table:      orderline.ValidColumn,
 			part.Table:           part.ValidColumn,
+			reservation.Table:    reservation.ValidColumn,
 			session.Table:        session.ValidColumn,
 			trackingentry.Table:  trackingentry.ValidColumn,
 			user.Table:           user.ValidColumn,

@@ -14,6 +14,7 @@ import (
 	"logistics/ent/orderevent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
@@ -32,6 +33,7 @@ var tableByPrefix = map[string]string{
 	"oev": orderevent.Table,
 	"oln": orderline.Table,
 	"prt": part.Table,
+	"rsv": reservation.Table,
 	"ses": session.Table,
 	"trk": trackingentry.Table,
 	"usr": user.Table,

@@ -12,6 +12,7 @@ import (
 	"logistics/ent/orderevent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/ent/schema"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
@@ -953,6 +954,103 @@ func init() {
 	part.DefaultID = partDescID.Default.(func() resourceid.ID)
 	// part.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	part.IDValidator = partDescID.Validators[0].(func(string) error)
+	reservationMixin := schema.Reservation{}.Mixin()
+	reservationMixinFields0 := reservationMixin[0].Fields()
+	_ = reservationMixinFields0
+	reservationMixinFields1 := reservationMixin[1].Fields()
+	_ = reservationMixinFields1
+	reservationFields := schema.Reservation{}.Fields()
+	_ = reservationFields
+	// reservationDescCreatedAt is the schema descriptor for created_at field.
+	reservationDescCreatedAt := reservationMixinFields1[0].Descriptor()
+	// reservation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	reservation.DefaultCreatedAt = reservationDescCreatedAt.Default.(func() time.Time)
+	// reservationDescUpdatedAt is the schema descriptor for updated_at field.
+	reservationDescUpdatedAt := reservationMixinFields1[1].Descriptor()
+	// reservation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	reservation.DefaultUpdatedAt = reservationDescUpdatedAt.Default.(func() time.Time)
+	// reservation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	reservation.UpdateDefaultUpdatedAt = reservationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// reservationDescOrderID is the schema descriptor for order_id field.
+	reservationDescOrderID := reservationFields[0].Descriptor()
+	// reservation.OrderIDValidator is a validator for the "order_id" field. It is called by the builders before save.
+	reservation.OrderIDValidator = func() func(string) error {
+		validators := reservationDescOrderID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(order_id string) error {
+			for _, fn := range fns {
+				if err := fn(order_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// reservationDescOrderLineID is the schema descriptor for order_line_id field.
+	reservationDescOrderLineID := reservationFields[1].Descriptor()
+	// reservation.OrderLineIDValidator is a validator for the "order_line_id" field. It is called by the builders before save.
+	reservation.OrderLineIDValidator = func() func(string) error {
+		validators := reservationDescOrderLineID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(order_line_id string) error {
+			for _, fn := range fns {
+				if err := fn(order_line_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// reservationDescItemID is the schema descriptor for item_id field.
+	reservationDescItemID := reservationFields[2].Descriptor()
+	// reservation.ItemIDValidator is a validator for the "item_id" field. It is called by the builders before save.
+	reservation.ItemIDValidator = func() func(string) error {
+		validators := reservationDescItemID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(item_id string) error {
+			for _, fn := range fns {
+				if err := fn(item_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// reservationDescQuantity is the schema descriptor for quantity field.
+	reservationDescQuantity := reservationFields[3].Descriptor()
+	// reservation.DefaultQuantity holds the default value on creation for the quantity field.
+	reservation.DefaultQuantity = decimal.Decimal(reservationDescQuantity.Default.(int64))
+	// reservation.QuantityValidator is a validator for the "quantity" field. It is called by the builders before save.
+	reservation.QuantityValidator = func() func(int64) error {
+		validators := reservationDescQuantity.Validators
+		fns := [...]func(int64) error{
+			validators[0].(func(int64) error),
+			validators[1].(func(int64) error),
+		}
+		return func(quantity int64) error {
+			for _, fn := range fns {
+				if err := fn(quantity); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// reservationDescID is the schema descriptor for id field.
+	reservationDescID := reservationMixinFields0[0].Descriptor()
+	// reservation.DefaultID holds the default value on creation for the id field.
+	reservation.DefaultID = reservationDescID.Default.(func() resourceid.ID)
+	// reservation.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	reservation.IDValidator = reservationDescID.Validators[0].(func(string) error)
 	sessionMixin := schema.Session{}.Mixin()
 	sessionMixinFields0 := sessionMixin[0].Fields()
 	_ = sessionMixinFields0

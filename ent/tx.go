@@ -32,6 +32,8 @@ type Tx struct {
 	OrderLine *OrderLineClient
 	// Part is the client for interacting with the Part builders.
 	Part *PartClient
+	// Reservation is the client for interacting with the Reservation builders.
+	Reservation *ReservationClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
@@ -180,6 +182,7 @@ func (tx *Tx) init() {
 	tx.OrderEvent = NewOrderEventClient(tx.config)
 	tx.OrderLine = NewOrderLineClient(tx.config)
 	tx.Part = NewPartClient(tx.config)
+	tx.Reservation = NewReservationClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.TrackingEntry = NewTrackingEntryClient(tx.config)
 	tx.User = NewUserClient(tx.config)

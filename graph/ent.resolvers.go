@@ -112,10 +112,14 @@ func (r *queryResolver) Workflows(ctx context.Context, after *entgql.Cursor[reso
 // Item returns generated.ItemResolver implementation.
 func (r *Resolver) Item() generated.ItemResolver { return &itemResolver{r} }
 
+// Order returns generated.OrderResolver implementation.
+func (r *Resolver) Order() generated.OrderResolver { return &orderResolver{r} }
+
 // Query returns generated.QueryResolver implementation.
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
 type (
 	itemResolver  struct{ *Resolver }
+	orderResolver struct{ *Resolver }
 	queryResolver struct{ *Resolver }
 )

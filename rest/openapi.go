@@ -16,6 +16,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/service"
 )
 
 // obj is a JSON object of the OpenAPI document.
@@ -30,6 +31,8 @@ var schemaTypes = map[string]any{
 	"Order": orderJSON{}, "OrderInput": orderIn{}, "OrderLine": orderLineJSON{}, "OrderLineInput": lineIn{},
 	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
 	"Workflow": workflowJSON{}, "Event": eventJSON{},
+	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
+	"ImportResult": service.ImportResult{},
 }
 
 // enumValues are the allowed values of the enum types of request bodies.
@@ -238,6 +241,16 @@ func operation(rt route) obj {
 			errs("400", "404", "409", "412", "413", "415", "422"))
 	case opDelete:
 		op["responses"] = merge(obj{"204": obj{"description": "Deleted."}}, errs("404", "409"))
+	case opAction:
+		params = append(params, obj{"name": "If-Match", "in": "header", "schema": obj{"type": "string"}, "description": "The ETag the command is based on: 412 when the resource has changed since."})
+		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		op["responses"] = merge(obj{"200": obj{"description": "Done.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "409", "412", "413", "415", "422"))
+	case opImport:
+		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
+			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}
+		op["responses"] = merge(obj{"201": obj{"description": "Imported.", "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "413", "415", "422"))
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -246,7 +259,7 @@ func operation(rt route) obj {
 }
 
 func operationID(rt route) string {
-	words := map[opKind]string{opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get"}
+	words := map[opKind]string{opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import"}
 	name := rt.doc.schema
 	switch {
 	case name == "":

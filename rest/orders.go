@@ -53,9 +53,11 @@ type orderJSON struct {
 	ShipTo      shipToJSON      `json:"ship_to"`
 	DueAt       *string         `json:"due_at"`
 	Lines       []orderLineJSON `json:"lines"`
-	Revision    int             `json:"revision"`
-	CreatedAt   string          `json:"created_at"`
-	UpdatedAt   string          `json:"updated_at"`
+	// AllowedTransitions are the transitions its workflow allows from its state.
+	AllowedTransitions []string `json:"allowed_transitions"`
+	Revision           int      `json:"revision"`
+	CreatedAt          string   `json:"created_at"`
+	UpdatedAt          string   `json:"updated_at"`
 }
 
 func renderOrderLine(l *ent.OrderLine) orderLineJSON {
@@ -79,8 +81,12 @@ func renderOrder(o *ent.Order) orderJSON {
 	if h := o.Edges.Hub; h != nil {
 		out.Hub.Code = h.Code
 	}
+	out.AllowedTransitions = []string{}
 	if wf := o.Edges.Workflow; wf != nil {
 		out.Workflow.Key, out.Workflow.Version = wf.Key, wf.Version
+		if a := service.Definition(wf).Allowed(o.Status); a != nil {
+			out.AllowedTransitions = a
+		}
 	}
 	for _, l := range o.Edges.Lines {
 		out.Lines = append(out.Lines, renderOrderLine(l))

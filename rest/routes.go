@@ -37,6 +37,8 @@ const (
 	opUpdate
 	opDelete
 	opOther
+	opAction // POST of a JSON command on a resource, answering 200 with it
+	opImport // POST of a text/csv file
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -59,6 +61,7 @@ func routes(d Deps) []route {
 
 		{"GET", "/v1/items", "items:read", handleListItems(d), opDoc{"List stock items", opList, "Item", "", filter.ItemTable}},
 		{"POST", "/v1/items", "items:write", handleCreateItem(d), opDoc{"Record stock", opCreate, "Item", "ItemInput", nil}},
+		{"POST", "/v1/items/import", "items:write", handleImportItems(d), opDoc{"Import stock from a CSV file, all or nothing", opImport, "ImportResult", "", nil}},
 		{"GET", "/v1/items/{id}", "items:read", handleGetItem(d), opDoc{"Get an item", opGet, "Item", "", nil}},
 		{"PATCH", "/v1/items/{id}", "items:write", handleUpdateItem(d), opDoc{"Update an item", opUpdate, "Item", "ItemInput", nil}},
 		{"DELETE", "/v1/items/{id}", "items:write", handleDeleteItem(d), opDoc{"Delete an item without reservations", opDelete, "Item", "", nil}},
@@ -70,6 +73,8 @@ func routes(d Deps) []route {
 		{"DELETE", "/v1/orders/{id}", "orders:write", handleDeleteOrder(d), opDoc{"Delete an order in its initial or a final state", opDelete, "Order", "", nil}},
 		{"GET", "/v1/orders/{id}/lines", "orders:read", handleListOrderLines(d), opDoc{"List an order's lines", opList, "OrderLine", "", filter.OrderLineTable}},
 		{"POST", "/v1/orders/{id}/lines", "orders:write", handleCreateOrderLine(d), opDoc{"Add a line to an order", opCreate, "OrderLine", "OrderLineInput", nil}},
+		{"POST", "/v1/orders/{id}/transitions", "orders:write", handleTransitionOrder(d), opDoc{"Move an order along its workflow", opAction, "Order", "TransitionInput", nil}},
+		{"GET", "/v1/orders/{id}/events", "orders:read", handleListOrderEvents(d), opDoc{"List an order's transitions", opList, "OrderEvent", "", filter.OrderEventTable}},
 		{"GET", "/v1/order-lines/{id}", "orders:read", handleGetOrderLine(d), opDoc{"Get an order line", opGet, "OrderLine", "", nil}},
 		{"PATCH", "/v1/order-lines/{id}", "orders:write", handleUpdateOrderLine(d), opDoc{"Update an order line", opUpdate, "OrderLine", "OrderLineInput", nil}},
 		{"DELETE", "/v1/order-lines/{id}", "orders:write", handleDeleteOrderLine(d), opDoc{"Delete an order line", opDelete, "OrderLine", "", nil}},
@@ -81,6 +86,7 @@ func routes(d Deps) []route {
 		{"DELETE", "/v1/tracking-entries/{id}", "tracking:write", handleDeleteTracking(d), opDoc{"Delete a tracking entry", opDelete, "TrackingEntry", "", nil}},
 
 		{"GET", "/v1/workflows", "workflows:read", handleListWorkflows(d), opDoc{"List workflow versions", opList, "Workflow", "", filter.WorkflowTable}},
+		{"POST", "/v1/workflows", "workflows:write", handleCreateWorkflow(d), opDoc{"Create a workflow, or the next version of one", opCreate, "Workflow", "WorkflowInput", nil}},
 		{"GET", "/v1/workflows/{id}", "workflows:read", handleGetWorkflow(d), opDoc{"Get a workflow version", opGet, "Workflow", "", nil}},
 
 		{"GET", "/v1/events", readAll, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
@@ -120,8 +126,8 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	var paths []string
 	for _, rt := range routes(d) {
 		h := rt.h
-		if rt.method == http.MethodPost {
-			h = d.idempotent(h)
+		if rt.method == http.MethodPost && rt.doc.kind != opImport {
+			h = d.idempotent(h) // an import is all or nothing already, and not JSON
 		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
 		mux.Handle(rt.method+" "+prefix+rt.path, h)
@@ -136,9 +142,16 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	for _, p := range paths {
 		methods := allow[p]
 		slices.Sort(methods)
-		mux.Handle(prefix+p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			apperr.Write(w, r, d.Log, apperr.MethodNotAllowed(methods...))
-		}))
+		})
+		// One pattern per method, so a fixed path (/v1/items/import) and a
+		// wildcard one (/v1/items/{id}) never claim the same requests.
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if !slices.Contains(methods, m) {
+				mux.Handle(m+" "+prefix+p, notAllowed)
+			}
+		}
 	}
 }
 

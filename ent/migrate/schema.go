@@ -507,6 +507,49 @@ var (
 			},
 		},
 	}
+	// ReservationsColumns holds the columns for the "reservations" table.
+	ReservationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "order_id", Type: field.TypeString, Size: 40},
+		{Name: "order_line_id", Type: field.TypeString, Size: 40},
+		{Name: "item_id", Type: field.TypeString, Size: 40},
+		{Name: "quantity", Type: field.TypeInt64, Default: 0},
+	}
+	// ReservationsTable holds the schema information for the "reservations" table.
+	ReservationsTable = &schema.Table{
+		Name:       "reservations",
+		Columns:    ReservationsColumns,
+		PrimaryKey: []*schema.Column{ReservationsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "reservation_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReservationsColumns[1]},
+			},
+			{
+				Name:    "reservation_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReservationsColumns[2]},
+			},
+			{
+				Name:    "reservation_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{ReservationsColumns[3]},
+			},
+			{
+				Name:    "reservation_order_line_id",
+				Unique:  false,
+				Columns: []*schema.Column{ReservationsColumns[4]},
+			},
+			{
+				Name:    "reservation_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{ReservationsColumns[5]},
+			},
+		},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -716,6 +759,7 @@ var (
 		OrderEventsTable,
 		OrderLinesTable,
 		PartsTable,
+		ReservationsTable,
 		SessionsTable,
 		TrackingEntriesTable,
 		UsersTable,

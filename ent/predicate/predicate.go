@@ -33,6 +33,9 @@ type OrderLine func(*sql.Selector)
 // Part is the predicate function for part builders.
 type Part func(*sql.Selector)
 
+// Reservation is the predicate function for reservation builders.
+type Reservation func(*sql.Selector)
+
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
 

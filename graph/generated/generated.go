@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	Item() ItemResolver
 	Mutation() MutationResolver
+	Order() OrderResolver
 	Query() QueryResolver
 }
 
@@ -164,6 +165,7 @@ type ComplexityRoot struct {
 		CreateOrderLine     func(childComplexity int, input ent.CreateOrderLineInput) int
 		CreatePart          func(childComplexity int, input ent.CreatePartInput) int
 		CreateTrackingEntry func(childComplexity int, input ent.CreateTrackingEntryInput) int
+		CreateWorkflow      func(childComplexity int, input model.WorkflowInput) int
 		DeleteHub           func(childComplexity int, id resourceid.ID) int
 		DeleteItem          func(childComplexity int, id resourceid.ID) int
 		DeleteOrder         func(childComplexity int, id resourceid.ID) int
@@ -171,6 +173,7 @@ type ComplexityRoot struct {
 		DeletePart          func(childComplexity int, id resourceid.ID) int
 		DeleteTrackingEntry func(childComplexity int, id resourceid.ID) int
 		RevokeAPIToken      func(childComplexity int, id resourceid.ID) int
+		TransitionOrder     func(childComplexity int, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) int
 		UpdateHub           func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
 		UpdateItem          func(childComplexity int, id resourceid.ID, input ent.UpdateItemInput, revision *int) int
 		UpdateOrder         func(childComplexity int, id resourceid.ID, input ent.UpdateOrderInput, revision *int) int
@@ -180,28 +183,29 @@ type ComplexityRoot struct {
 	}
 
 	Order struct {
-		CreatedAt        func(childComplexity int) int
-		CustomerRef      func(childComplexity int) int
-		DueAt            func(childComplexity int) int
-		Events           func(childComplexity int) int
-		Hub              func(childComplexity int) int
-		HubID            func(childComplexity int) int
-		ID               func(childComplexity int) int
-		Lines            func(childComplexity int) int
-		Number           func(childComplexity int) int
-		Priority         func(childComplexity int) int
-		Revision         func(childComplexity int) int
-		ShipToCity       func(childComplexity int) int
-		ShipToCountry    func(childComplexity int) int
-		ShipToLine1      func(childComplexity int) int
-		ShipToLine2      func(childComplexity int) int
-		ShipToName       func(childComplexity int) int
-		ShipToPostalCode func(childComplexity int) int
-		Status           func(childComplexity int) int
-		TrackingEntries  func(childComplexity int) int
-		UpdatedAt        func(childComplexity int) int
-		Workflow         func(childComplexity int) int
-		WorkflowID       func(childComplexity int) int
+		AllowedTransitions func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		CustomerRef        func(childComplexity int) int
+		DueAt              func(childComplexity int) int
+		Events             func(childComplexity int) int
+		Hub                func(childComplexity int) int
+		HubID              func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Lines              func(childComplexity int) int
+		Number             func(childComplexity int) int
+		Priority           func(childComplexity int) int
+		Revision           func(childComplexity int) int
+		ShipToCity         func(childComplexity int) int
+		ShipToCountry      func(childComplexity int) int
+		ShipToLine1        func(childComplexity int) int
+		ShipToLine2        func(childComplexity int) int
+		ShipToName         func(childComplexity int) int
+		ShipToPostalCode   func(childComplexity int) int
+		Status             func(childComplexity int) int
+		TrackingEntries    func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Workflow           func(childComplexity int) int
+		WorkflowID         func(childComplexity int) int
 	}
 
 	OrderConnection struct {
@@ -407,6 +411,11 @@ type MutationResolver interface {
 	DeleteTrackingEntry(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
 	CreateAPIToken(ctx context.Context, input model.CreateAPITokenInput) (*model.CreatedAPIToken, error)
 	RevokeAPIToken(ctx context.Context, id resourceid.ID) (*ent.APIToken, error)
+	TransitionOrder(ctx context.Context, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) (*ent.Order, error)
+	CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*ent.Workflow, error)
+}
+type OrderResolver interface {
+	AllowedTransitions(ctx context.Context, obj *ent.Order) ([]string, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id resourceid.ID) (ent.Noder, error)
@@ -961,6 +970,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTrackingEntry(childComplexity, args["input"].(ent.CreateTrackingEntryInput)), true
+	case "Mutation.createWorkflow":
+		if e.ComplexityRoot.Mutation.CreateWorkflow == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWorkflow_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWorkflow(childComplexity, args["input"].(model.WorkflowInput)), true
 	case "Mutation.deleteHub":
 		if e.ComplexityRoot.Mutation.DeleteHub == nil {
 			break
@@ -1038,6 +1058,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIToken(childComplexity, args["id"].(resourceid.ID)), true
+	case "Mutation.transitionOrder":
+		if e.ComplexityRoot.Mutation.TransitionOrder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_transitionOrder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TransitionOrder(childComplexity, args["id"].(resourceid.ID), args["transition"].(string), args["trackingNumber"].(*string), args["carrier"].(*string), args["revision"].(*int)), true
 	case "Mutation.updateHub":
 		if e.ComplexityRoot.Mutation.UpdateHub == nil {
 			break
@@ -1105,6 +1136,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UpdateTrackingEntry(childComplexity, args["id"].(resourceid.ID), args["input"].(ent.UpdateTrackingEntryInput), args["revision"].(*int)), true
 
+	case "Order.allowedTransitions":
+		if e.ComplexityRoot.Order.AllowedTransitions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Order.AllowedTransitions(childComplexity), true
 	case "Order.createdAt":
 		if e.ComplexityRoot.Order.CreatedAt == nil {
 			break
@@ -2028,7 +2065,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateOrderLineInput,
 		ec.unmarshalInputUpdatePartInput,
 		ec.unmarshalInputUpdateTrackingEntryInput,
+		ec.unmarshalInputWorkflowInput,
 		ec.unmarshalInputWorkflowOrder,
+		ec.unmarshalInputWorkflowTransitionInput,
 		ec.unmarshalInputWorkflowWhereInput,
 	)
 	first := true
@@ -5032,6 +5071,42 @@ Use variables for exact values: inline literals pass through a float.
 """
 scalar Decimal
 `, BuiltIn: false},
+	{Name: "../schema/workflow.graphqls", Input: `extend type Order {
+  "The transitions that may leave the order's current state in its workflow version."
+  allowedTransitions: [String!]!
+}
+
+"A transition of a new workflow definition."
+input WorkflowTransitionInput {
+  name: String!
+  from: [String!]!
+  to: String!
+  "Default: none."
+  effect: WorkflowEffect
+}
+
+"A new workflow, or a new version of an existing key."
+input WorkflowInput {
+  "Lower-case letters, digits and _; an existing key gets a new version."
+  key: String!
+  name: String
+  states: [String!]!
+  initialState: String!
+  transitions: [WorkflowTransitionInput!]!
+}
+
+extend type Mutation {
+  """
+  Move an order along a transition of its workflow, with the transition's stock
+  effect, in one transaction. CONFLICT (illegal_transition) lists the allowed
+  ones; CONFLICT (insufficient_stock) names the short parts. ` + "`" + `ship` + "`" + ` needs
+  trackingNumber and carrier. Pass ` + "`" + `revision` + "`" + ` to fail if the order changed.
+  """
+  transitionOrder(id: ID!, transition: String!, trackingNumber: String, carrier: String, revision: Int): Order! @hasScope(scope: "orders:write")
+  "Create a workflow (version 1) or the next version of an existing key. BAD_USER_INPUT lists every problem."
+  createWorkflow(input: WorkflowInput!): Workflow! @hasScope(scope: "workflows:write")
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5295,6 +5370,8 @@ func (ec *executionContext) childFields_Order(ctx context.Context, field graphql
 		return ec.fieldContext_Order_trackingEntries(ctx, field)
 	case "events":
 		return ec.fieldContext_Order_events(ctx, field)
+	case "allowedTransitions":
+		return ec.fieldContext_Order_allowedTransitions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Order", field.Name)
 }
@@ -5989,6 +6066,20 @@ func (ec *executionContext) field_Mutation_createTrackingEntry_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWorkflow_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.WorkflowInput, error) {
+			return ec.unmarshalNWorkflowInput2logisticsᚋgraphᚋmodelᚐWorkflowInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteHub_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6084,6 +6175,52 @@ func (ec *executionContext) field_Mutation_revokeApiToken_args(ctx context.Conte
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_transitionOrder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (resourceid.ID, error) {
+			return ec.unmarshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "transition",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["transition"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "trackingNumber",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["trackingNumber"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "carrier",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["carrier"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "revision",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["revision"] = arg4
 	return args, nil
 }
 
@@ -9909,6 +10046,130 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_transitionOrder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_transitionOrder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().TransitionOrder(ctx, fc.Args["id"].(resourceid.ID), fc.Args["transition"].(string), fc.Args["trackingNumber"].(*string), fc.Args["carrier"].(*string), fc.Args["revision"].(*int))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:write")
+				if err != nil {
+					var zeroVal *ent.Order
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Order
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Order) graphql.Marshaler {
+			return ec.marshalNOrder2ᚖlogisticsᚋentᚐOrder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_transitionOrder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Order(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_transitionOrder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWorkflow(ctx, fc.Args["input"].(model.WorkflowInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "workflows:write")
+				if err != nil {
+					var zeroVal *ent.Workflow
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.Workflow
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Workflow) graphql.Marshaler {
+			return ec.marshalNWorkflow2ᚖlogisticsᚋentᚐWorkflow(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWorkflow(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Workflow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWorkflow_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Order_id(ctx context.Context, field graphql.CollectedField, obj *ent.Order) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10458,6 +10719,29 @@ func (ec *executionContext) fieldContext_Order_events(_ context.Context, field g
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Order_allowedTransitions(ctx context.Context, field graphql.CollectedField, obj *ent.Order) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Order_allowedTransitions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Order().AllowedTransitions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Order_allowedTransitions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Order", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _OrderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.OrderConnection) (ret graphql.Marshaler) {
@@ -22610,6 +22894,64 @@ func (ec *executionContext) unmarshalInputUpdateTrackingEntryInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj any) (model.WorkflowInput, error) {
+	var it model.WorkflowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "name", "states", "initialState", "transitions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "states":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("states"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.States = data
+		case "initialState":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("initialState"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InitialState = data
+		case "transitions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transitions"))
+			data, err := ec.unmarshalNWorkflowTransitionInput2ᚕᚖlogisticsᚋinternalᚋworkflowdefᚐTransitionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Transitions = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputWorkflowOrder(ctx context.Context, obj any) (ent.WorkflowOrder, error) {
 	var it ent.WorkflowOrder
 	if obj == nil {
@@ -22646,6 +22988,57 @@ func (ec *executionContext) unmarshalInputWorkflowOrder(ctx context.Context, obj
 				return it, err
 			}
 			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowTransitionInput(ctx context.Context, obj any) (workflowdef.Transition, error) {
+	var it workflowdef.Transition
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "from", "to", "effect"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "effect":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effect"))
+			data, err := ec.unmarshalOWorkflowEffect2logisticsᚋinternalᚋworkflowdefᚐEffect(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Effect = data
 		}
 	}
 	return it, nil
@@ -24432,6 +24825,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "transitionOrder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_transitionOrder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createWorkflow":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWorkflow(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24713,6 +25120,44 @@ func (ec *executionContext) _Order(ctx context.Context, sel ast.SelectionSet, ob
 				}()
 				res = ec._Order_events(ctx, field, obj)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "allowedTransitions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Order_allowedTransitions(ctx, field, obj)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -27638,6 +28083,11 @@ func (ec *executionContext) marshalNWorkflowEffect2logisticsᚋinternalᚋworkfl
 	return v
 }
 
+func (ec *executionContext) unmarshalNWorkflowInput2logisticsᚋgraphᚋmodelᚐWorkflowInput(ctx context.Context, v any) (model.WorkflowInput, error) {
+	res, err := ec.unmarshalInputWorkflowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNWorkflowOrder2ᚖlogisticsᚋentᚐWorkflowOrder(ctx context.Context, v any) (*ent.WorkflowOrder, error) {
 	res, err := ec.unmarshalInputWorkflowOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -27677,6 +28127,25 @@ func (ec *executionContext) marshalNWorkflowTransition2ᚕlogisticsᚋinternal�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNWorkflowTransitionInput2ᚕᚖlogisticsᚋinternalᚋworkflowdefᚐTransitionᚄ(ctx context.Context, v any) ([]*workflowdef.Transition, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*workflowdef.Transition, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowTransitionInput2ᚖlogisticsᚋinternalᚋworkflowdefᚐTransition(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNWorkflowTransitionInput2ᚖlogisticsᚋinternalᚋworkflowdefᚐTransition(ctx context.Context, v any) (*workflowdef.Transition, error) {
+	res, err := ec.unmarshalInputWorkflowTransitionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNWorkflowWhereInput2ᚖlogisticsᚋentᚐWorkflowWhereInput(ctx context.Context, v any) (*ent.WorkflowWhereInput, error) {
@@ -29126,6 +29595,16 @@ func (ec *executionContext) marshalOWorkflowEdge2ᚖlogisticsᚋentᚐWorkflowEd
 		return graphql.Null
 	}
 	return ec._WorkflowEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkflowEffect2logisticsᚋinternalᚋworkflowdefᚐEffect(ctx context.Context, v any) (workflowdef.Effect, error) {
+	var res workflowdef.Effect
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWorkflowEffect2logisticsᚋinternalᚋworkflowdefᚐEffect(ctx context.Context, sel ast.SelectionSet, v workflowdef.Effect) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalOWorkflowOrder2ᚕᚖlogisticsᚋentᚐWorkflowOrderᚄ(ctx context.Context, v any) ([]*ent.WorkflowOrder, error) {

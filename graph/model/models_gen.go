@@ -6,6 +6,7 @@ import (
 	"logistics/ent"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"logistics/internal/workflowdef"
 	"time"
 )
 
@@ -36,4 +37,14 @@ type CreatedAPIToken struct {
 type OrderLineInput struct {
 	PartID   resourceid.ID   `json:"partID"`
 	Quantity decimal.Decimal `json:"quantity"`
+}
+
+// A new workflow, or a new version of an existing key.
+type WorkflowInput struct {
+	// Lower-case letters, digits and _; an existing key gets a new version.
+	Key          string                    `json:"key"`
+	Name         *string                   `json:"name,omitempty"`
+	States       []string                  `json:"states"`
+	InitialState string                    `json:"initialState"`
+	Transitions  []*workflowdef.Transition `json:"transitions"`
 }

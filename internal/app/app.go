@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 
 	"logistics/graph"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/console"
 	"logistics/internal/database"
+	"logistics/internal/demodata"
 	"logistics/internal/environment"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
@@ -80,6 +82,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: built-in workflows: %w", e.name, err)
 		}
+		if e.name == environment.Sandbox && !cfg.NoDemoData && cfg.DemoScale > 0 {
+			if err := a.fillDemoData(ctx, env); err != nil {
+				a.closeEnvs(envs)
+				return nil, fmt.Errorf("%s: demo data: %w", e.name, err)
+			}
+		}
 	}
 	set, err := environment.NewSet(envs...)
 	if err != nil {
@@ -124,6 +132,27 @@ func (a *App) registerDBGauges() {
 			return out
 		})
 	}
+}
+
+// fillDemoData loads the small demo dataset into an empty sandbox, so a first
+// start has something to explore. Another instance doing the same at the
+// same moment makes the second load fail on a unique key: that is fine.
+func (a *App) fillDemoData(ctx context.Context, env *environment.Env) error {
+	n, err := env.DB.Client.Hub.Query().Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	start := time.Now()
+	counts, err := demodata.Load(ctx, env.DB, a.Config.DemoScale)
+	if errors.Is(err, demodata.ErrNotEmpty) || sqlgraph.IsUniqueConstraintError(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a.Log.Info("filled the empty sandbox with demo data (disable with --no-demo-data)", "scale", a.Config.DemoScale,
+		"hubs", counts.Hubs, "parts", counts.Parts, "items", counts.Items, "orders", counts.Orders, "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 func (a *App) closeEnvs(envs []*environment.Env) {

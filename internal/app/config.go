@@ -34,6 +34,8 @@ type Config struct {
 	RateBurst     int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
 	AdminEmail    string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
 	AdminPassword string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
+	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
+	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -52,6 +54,7 @@ func Defaults() Config {
 		RateLimit:     100,
 		RateBurst:     200,
 		AdminEmail:    "admin@localhost",
+		DemoScale:     0.02,
 	}
 }
 
@@ -92,6 +95,8 @@ func (c *Config) settings() []setting {
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
 		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
 		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
+		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
+		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
 
@@ -145,6 +150,9 @@ func (c *Config) Validate() error {
 	if c.RateLimit < 0 || c.RateBurst < 1 {
 		return errors.New("rate-limit must be 0 or more and rate-burst at least 1")
 	}
+	if c.DemoScale < 0 || c.DemoScale > 10 {
+		return errors.New("demo-scale must be between 0 and 10")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -167,5 +175,6 @@ func (c Config) Masked() []any {
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "admin_email", c.AdminEmail,
+		"no_demo_data", c.NoDemoData, "demo_scale", c.DemoScale,
 	}
 }

@@ -128,7 +128,8 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.SandboxURL = base + "/sandbox"
 	cfg.AdminEmail = "owner@apptest.local"
 	cfg.AdminPassword = AdminPassword
-	cfg.RateLimit = 0 // tests opt in to rate limiting through Config
+	cfg.RateLimit = 0     // tests opt in to rate limiting through Config
+	cfg.NoDemoData = true // tests start from empty databases
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
@@ -162,6 +163,33 @@ func New(t testing.TB, opts ...Options) *Server {
 	})
 	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{},
 		Keys: keys, AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword}
+}
+
+// Twin starts a second server process-alike — its own App, connection pools
+// and HTTP listener — over the same databases as s, as two instances of the
+// service sharing one PostgreSQL would run. It stops when the test ends.
+func (s *Server) Twin(t testing.TB) *Server {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil)
+	base := "http://" + hs.Listener.Addr().String()
+	cfg := s.App.Config
+	cfg.BaseURL = base
+	cfg.SandboxURL = base + "/sandbox"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, err := app.Open(ctx, cfg, s.App.Log, app.Options{})
+	if err != nil {
+		hs.Close()
+		t.Fatalf("apptest: open twin: %v", err)
+	}
+	hs.Config.Handler = a.Handler()
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		_ = a.Close()
+	})
+	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: s.Header.Clone(),
+		Keys: s.Keys, AdminEmail: s.AdminEmail, AdminPassword: s.AdminPassword}
 }
 
 // Env returns the named environment.

@@ -111,6 +111,7 @@ func sqliteDSN(dsn string) string {
 		{"_synchronous", "NORMAL"},
 		{"_txlock", "immediate"},
 		{"_cslike", "1"},
+		{"_cache_size", "-65536"}, // 64 MiB page cache per connection: bulk inserts touch many index pages
 	}
 	sep := "?"
 	if strings.Contains(dsn, "?") {

@@ -218,6 +218,8 @@ func build(tab *Table, raw string) (any, []string, error) {
 		return runP(TrackingEntries(raw))
 	case WorkflowTable:
 		return runP(Workflows(raw))
+	case OrderEventTable:
+		return runP(OrderEvents(raw))
 	case EventTable:
 		return runP(Events(raw))
 	}

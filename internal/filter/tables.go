@@ -93,6 +93,13 @@ var (
 		Field{Name: "latest", Type: Bool, Description: "True on the newest version of each key."},
 		Field{Name: "built_in", Type: Bool, Description: "True for built-in workflows."},
 	)}
+	OrderEventTable = &Table{Resource: "order events", Fields: common(resourceid.OrderEvent,
+		Field{Name: "transition", Type: String, Sort: "TRANSITION", Description: "The transition's name, e.g. allocate."},
+		Field{Name: "from_state", Type: String, Sort: "FROM_STATE", Description: "The state before."},
+		Field{Name: "to_state", Type: String, Sort: "TO_STATE", Description: "The state after."},
+		Field{Name: "actor", Type: String, Description: "Who did it: tok_… (an API key) or usr_… (a console user)."},
+		Field{Name: "occurred_at", Type: Time, Sort: "OCCURRED_AT", Description: "When it happened."},
+	)}
 	EventTable = &Table{Resource: "events", Fields: common(resourceid.Event,
 		Field{Name: "type", Type: String, Sort: "TYPE", Description: "Event type, e.g. order.created."},
 		Field{Name: "subject_id", Type: String, Description: "The id of the resource that changed."},
@@ -101,7 +108,7 @@ var (
 )
 
 // Tables lists every table, for the OpenAPI document and the tests.
-var Tables = []*Table{HubTable, PartTable, ItemTable, OrderTable, OrderLineTable, TrackingEntryTable, WorkflowTable, EventTable}
+var Tables = []*Table{HubTable, PartTable, ItemTable, OrderTable, OrderLineTable, TrackingEntryTable, WorkflowTable, OrderEventTable, EventTable}
 
 // Hubs parses a /v1/hubs query string.
 func Hubs(raw string) (*ent.HubWhereInput, []string, error) {
@@ -141,4 +148,9 @@ func Workflows(raw string) (*ent.WorkflowWhereInput, []string, error) {
 // Events parses a /v1/events query string.
 func Events(raw string) (*ent.EventWhereInput, []string, error) {
 	return Build[ent.EventWhereInput](EventTable, raw)
+}
+
+// OrderEvents parses a /v1/orders/{id}/events query string.
+func OrderEvents(raw string) (*ent.OrderEventWhereInput, []string, error) {
+	return Build[ent.OrderEventWhereInput](OrderEventTable, raw)
 }

@@ -34,6 +34,7 @@ const (
 	APIToken      = "tok"
 	Session       = "ses"
 	Idempotency   = "idk"
+	Reservation   = "rsv"
 )
 
 // New returns a fresh id with the given prefix. The random part comes from

@@ -153,6 +153,11 @@ func (s *Service) DeleteOrder(ctx context.Context, id resourceid.ID) error {
 			return apperr.Conflict("order_in_progress", "order %s is %s: only an order in its initial state (%s) or a final state can be deleted; cancel it first", id, o.Status, def.InitialState).
 				WithDetail("allowed_transitions", def.Allowed(o.Status))
 		}
+		// A custom workflow may end (or start over) in a state that still holds
+		// stock: give it back rather than leave reservations behind.
+		if err := s.release(ctx, o); err != nil {
+			return err
+		}
 		if _, err := c.OrderEvent.Delete().Where(orderevent.OrderID(id)).Exec(ctx); err != nil {
 			return apperr.From(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"logistics/ent"
 	"logistics/internal/apperr"
@@ -17,7 +18,8 @@ import (
 
 // Service holds what the write path needs besides the request context.
 type Service struct {
-	log *slog.Logger
+	log       *slog.Logger
+	workflows sync.Map // workflow id → workflowdef.Definition (workflow rows are immutable)
 }
 
 // New returns a Service.

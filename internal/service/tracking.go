@@ -22,7 +22,10 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 		if t, err = client(ctx).TrackingEntry.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "tracking_entry.created", t.ID, map[string]any{"order_id": t.OrderID, "status": t.Status.String()})
+		if err := emit(ctx, "tracking_entry.created", t.ID, map[string]any{"order_id": t.OrderID, "status": t.Status.String()}); err != nil {
+			return err
+		}
+		return s.applyDelivered(ctx, t)
 	})
 	return t, err
 }

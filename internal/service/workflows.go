@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 
 	"logistics/ent"
 	"logistics/ent/workflow"
@@ -45,6 +46,69 @@ func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow
 	}
 	if err != nil {
 		return nil, apperr.From(err)
+	}
+	return w, nil
+}
+
+// CreateWorkflow validates def and stores it as version 1 of a new workflow
+// key, or as the next version of an existing one: earlier versions are never
+// changed (only their latest flag drops), so orders keep the version they
+// started with and new orders get the new one. The built-in fulfilment
+// workflow cannot be changed (409 built_in_workflow): create a custom
+// workflow under another key instead.
+func (s *Service) CreateWorkflow(ctx context.Context, key, name string, def workflowdef.Definition) (*ent.Workflow, error) {
+	key, name = strings.TrimSpace(key), strings.TrimSpace(name)
+	problems := []apperr.FieldError{}
+	if !workflowdef.ValidName(key) {
+		problems = append(problems, apperr.FieldError{Field: "key", Message: "must be 1 to 64 lower-case letters, digits or _"})
+	}
+	if name == "" {
+		name = key
+	}
+	if len(name) > 200 {
+		problems = append(problems, apperr.FieldError{Field: "name", Message: "is too long (200 characters at most)"})
+	}
+	for _, p := range def.Validate() {
+		problems = append(problems, apperr.FieldError{Field: p.Field, Message: p.Message})
+	}
+	if len(problems) > 0 {
+		return nil, apperr.Validation(problems...)
+	}
+	if key == workflowdef.FulfilmentKey {
+		return nil, apperr.Conflict("built_in_workflow", "the built-in %s workflow cannot be changed: create a workflow with another key", key)
+	}
+	var w *ent.Workflow
+	err := WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
+		prev, err := c.Workflow.Query().Where(workflow.Key(key)).Order(ent.Desc(workflow.FieldVersion)).First(ctx)
+		if err != nil && !ent.IsNotFound(err) {
+			return apperr.From(err)
+		}
+		version := 1
+		if prev != nil {
+			version = prev.Version + 1
+			if _, err := c.Workflow.Update().Where(workflow.Key(key), workflow.Latest(true)).SetLatest(false).Save(ctx); err != nil {
+				return apperr.From(err)
+			}
+		}
+		w, err = c.Workflow.Create().
+			SetKey(key).
+			SetName(name).
+			SetVersion(version).
+			SetLatest(true).
+			SetStates(def.States).
+			SetInitialState(def.InitialState).
+			SetTransitions(def.Transitions).
+			Save(ctx)
+		if ent.IsConstraintError(err) {
+			return apperr.Conflict("concurrent_update", "workflow %s got a new version meanwhile: retry", key)
+		} else if err != nil {
+			return apperr.From(err)
+		}
+		return emit(ctx, "workflow.created", w.ID, map[string]any{"key": key, "version": version})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return w, nil
 }

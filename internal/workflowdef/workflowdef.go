@@ -174,6 +174,10 @@ func (d Definition) Find(name string) (Transition, bool) {
 // Terminal reports whether no transition leaves state.
 func (d Definition) Terminal(state string) bool { return len(d.Allowed(state)) == 0 }
 
+// ValidName reports whether s is a valid state, transition or workflow key:
+// 1 to 64 lower-case letters, digits and _.
+func ValidName(s string) bool { return validName(s) }
+
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false

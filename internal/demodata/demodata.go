@@ -1,0 +1,408 @@
+// Package demodata builds a deterministic, realistic demo dataset — hubs in
+// real cities, a parts catalogue, stock, orders in every state of the
+// fulfilment workflow with consistent reservations, tracking histories and
+// order events — and bulk-loads it into an environment's database.
+//
+// The same scale always gives the same data, ids included: every random
+// choice, id and timestamp comes from a fixed-seed math/rand/v2 source and a
+// fixed base time. Scale 1 is about 50 hubs, 20,000 parts, 200,000 items,
+// 50,000 orders, 200,000 order lines and 150,000 tracking entries.
+package demodata
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"github.com/oklog/ulid/v2"
+
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/order"
+	"logistics/ent/trackingentry"
+	"logistics/ent/workflow"
+	"logistics/internal/database"
+	"logistics/internal/decimal"
+	"logistics/internal/resourceid"
+	"logistics/internal/workflowdef"
+)
+
+// Base is the fixed "now" of the dataset: orders were created in the 60
+// days before it.
+var Base = time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
+
+// Actor is the actor of the seeded order events.
+const Actor = "demo-data"
+
+// Counts says how many rows of each kind a load wrote.
+type Counts struct {
+	Hubs            int `json:"hubs"`
+	Parts           int `json:"parts"`
+	Items           int `json:"items"`
+	Orders          int `json:"orders"`
+	OrderLines      int `json:"order_lines"`
+	TrackingEntries int `json:"tracking_entries"`
+	OrderEvents     int `json:"order_events"`
+	Reservations    int `json:"reservations"`
+}
+
+// ErrNotEmpty is returned when the database already has hubs.
+var ErrNotEmpty = errors.New("demodata: the environment already has data (hubs); seed an empty database")
+
+// batch is the rows per multi-row INSERT, under SQLite's and PostgreSQL's
+// parameter limits for the widest table (orders, 19 columns).
+const batch = 1000
+
+// Load generates the dataset of the given scale and inserts it in one
+// transaction into db, which must be empty (ErrNotEmpty otherwise).
+func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
+	c := db.Client
+	if scale <= 0 || math.IsNaN(scale) || scale > 10 {
+		return Counts{}, fmt.Errorf("demodata: scale must be above 0 and at most 10, not %v", scale)
+	}
+	if n, err := c.Hub.Query().Count(ctx); err != nil {
+		return Counts{}, err
+	} else if n > 0 {
+		return Counts{}, ErrNotEmpty
+	}
+	wf, err := c.Workflow.Query().Where(workflow.Key(workflowdef.FulfilmentKey)).Order(ent.Asc(workflow.FieldVersion)).First(ctx)
+	if err != nil {
+		return Counts{}, fmt.Errorf("demodata: the built-in workflow: %w", err)
+	}
+	d := Generate(scale)
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return Counts{}, err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if db.Dialect == dialect.SQLite {
+		// A page cache that holds the new dataset keeps the one big
+		// transaction from spilling index pages to the WAL over and over;
+		// set back to database.Open's size before the commit.
+		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -1048576"); err != nil {
+			return Counts{}, err
+		}
+	}
+	if err := d.insert(ctx, tx, db.Dialect, wf.ID); err != nil {
+		return Counts{}, err
+	}
+	if db.Dialect == dialect.SQLite {
+		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
+			return Counts{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Counts{}, err
+	}
+	return d.Counts(), nil
+}
+
+// Dataset is a generated dataset, not yet stored.
+type Dataset struct {
+	Hubs         []*ent.Hub
+	Parts        []*ent.Part
+	Items        []*ent.Item
+	Orders       []*ent.Order
+	Lines        []*ent.OrderLine
+	Tracking     []*ent.TrackingEntry
+	Events       []*ent.OrderEvent
+	Reservations []*ent.Reservation
+
+	partIndex map[resourceid.ID]int
+}
+
+// Counts are the sizes of d.
+func (d *Dataset) Counts() Counts {
+	return Counts{len(d.Hubs), len(d.Parts), len(d.Items), len(d.Orders), len(d.Lines), len(d.Tracking), len(d.Events), len(d.Reservations)}
+}
+
+// gen is the seeded source of everything random.
+type gen struct {
+	r    *rand.Rand
+	tick uint64
+}
+
+// id returns a ULID-shaped id: a time part that grows with every id, and
+// random bits from the seeded source.
+func (g *gen) id(prefix string) resourceid.ID {
+	var u ulid.ULID
+	g.tick++
+	_ = u.SetTime(uint64(Base.Add(-90*24*time.Hour).UnixMilli()) + g.tick)
+	binary.BigEndian.PutUint64(u[6:14], g.r.Uint64())
+	binary.BigEndian.PutUint16(u[14:16], uint16(g.r.Uint32()))
+	return resourceid.ID(prefix + "_" + u.String())
+}
+
+func (g *gen) pick(s []string) string { return s[g.r.IntN(len(s))] }
+
+func (g *gen) digits(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('0' + g.r.IntN(10))
+	}
+	return string(b)
+}
+
+func (g *gen) alnum(n int) string {
+	const set = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = set[g.r.IntN(len(set))]
+	}
+	return string(b)
+}
+
+// after returns t plus between lo and hi hours, to the second.
+func (g *gen) after(t time.Time, lo, hi int) time.Time {
+	return t.Add(time.Duration(lo)*time.Hour + time.Duration(g.r.IntN((hi-lo)*3600+1))*time.Second)
+}
+
+func scaled(n int, scale float64, floor int) int {
+	return max(floor, int(math.Round(float64(n)*scale)))
+}
+
+// state shares of the orders, in fulfilment order; they sum to 100.
+var stateShares = []struct {
+	state string
+	pct   int
+}{
+	{"draft", 5}, {"open", 15}, {"allocated", 10}, {"picking", 5}, {"shipped", 15},
+	{"delivered", 20}, {"closed", 25}, {"cancelled", 5},
+}
+
+// path is the transitions that lead from draft to each state.
+var path = map[string][]string{
+	"draft":     {},
+	"open":      {"submit"},
+	"allocated": {"submit", "allocate"},
+	"picking":   {"submit", "allocate", "start_picking"},
+	"shipped":   {"submit", "allocate", "start_picking", "ship"},
+	"delivered": {"submit", "allocate", "start_picking", "ship", "deliver"},
+	"closed":    {"submit", "allocate", "start_picking", "ship", "deliver", "close"},
+}
+
+// Generate builds the dataset of the given scale, deterministically.
+func Generate(scale float64) *Dataset {
+	g := &gen{r: rand.New(rand.NewPCG(0x6c6f6769, uint64(math.Float64bits(scale))))}
+	d := &Dataset{}
+	created := Base.Add(-120 * 24 * time.Hour)
+
+	nHubs := min(len(cities), scaled(len(cities), scale, 5))
+	for _, c := range cities[:nHubs] {
+		lat, lon, tz, line := c.lat, c.lon, c.tz, fmt.Sprintf("%s %d", c.street, 1+g.r.IntN(200))
+		d.Hubs = append(d.Hubs, &ent.Hub{
+			ID: g.id(resourceid.Hub), Code: c.code, Name: c.name + " " + strings.ReplaceAll(c.kind, "_", "-"),
+			Kind: hub.Kind(c.kind), AddressLine1: line, City: c.name, PostalCode: c.postal, Country: c.country,
+			Latitude: &lat, Longitude: &lon, Timezone: tz, Active: true, CreatedAt: created, UpdatedAt: created, Revision: 1,
+		})
+	}
+
+	nParts := scaled(20_000, scale, 40)
+	fams := make([]int, nParts)
+	for i := range nParts {
+		fi := i % len(families)
+		f := families[fi]
+		fams[i] = fi
+		name := g.pick(f.names)
+		size := g.pick(f.sizes)
+		mat := g.pick(f.materials)
+		w := decimal.Decimal(int64(f.weight * float64(decimal.Scale) * (0.5 + g.r.Float64())))
+		d.Parts = append(d.Parts, &ent.Part{
+			ID: g.id(resourceid.Part), Sku: fmt.Sprintf("%s-%06d", f.prefix, i+1),
+			PartName:    fmt.Sprintf("%s %s, %s", name, size, mat),
+			Description: fmt.Sprintf("%s, size %s, made of %s. Sold per %s.", name, size, mat, f.unit),
+			Unit:        f.unit, UnitWeightKg: w, Hazardous: f.hazardous,
+			CreatedAt: created, UpdatedAt: created, Revision: 1,
+		})
+	}
+
+	// Stock: items per hub, remembered by hub for the orders.
+	d.partIndex = make(map[resourceid.ID]int, len(d.Parts))
+	for i, p := range d.Parts {
+		d.partIndex[p.ID] = i
+	}
+	nItems := scaled(200_000, scale, 200)
+	byHub := make([][]int, len(d.Hubs))
+	for i := range nItems {
+		pi := g.r.IntN(len(d.Parts))
+		f := families[fams[pi]]
+		hi := g.r.IntN(len(d.Hubs))
+		it := &ent.Item{
+			ID: g.id(resourceid.Item), PartID: d.Parts[pi].ID, HubID: d.Hubs[hi].ID,
+			Status: item.StatusAvailable, CreatedAt: created.Add(time.Duration(i) * time.Second), Revision: 1,
+		}
+		it.UpdatedAt = it.CreatedAt
+		switch f.unit {
+		case "kg", "l", "m":
+			it.Quantity = decimal.Decimal(1000 + g.r.Int64N(500_000)) // 1.000 to 500.999, exact thousandths
+		default:
+			it.Quantity = decimal.FromInt(1 + g.r.Int64N(400))
+		}
+		if f.perishable {
+			it.Lot = fmt.Sprintf("L%s-%04d", Base.Add(-time.Duration(g.r.IntN(300))*24*time.Hour).Format("0601"), g.r.IntN(10000))
+			exp := Base.Add(time.Duration(30+g.r.IntN(700)) * 24 * time.Hour).Truncate(24 * time.Hour)
+			it.ExpiresAt = &exp
+		} else if f.unit == "ea" && g.r.IntN(50) == 0 {
+			it.Serial = "SN" + g.alnum(10)
+			it.Quantity = decimal.FromInt(1)
+		}
+		switch p := g.r.IntN(100); {
+		case p < 5:
+			it.Status = item.StatusQuarantined
+		case p < 8:
+			it.Status = item.StatusDamaged
+		}
+		d.Items = append(d.Items, it)
+		if it.Status == item.StatusAvailable {
+			byHub[hi] = append(byHub[hi], i)
+		}
+	}
+
+	nOrders := scaled(50_000, scale, 50)
+	for i := range nOrders {
+		d.order(g, byHub, fams, i, nOrders)
+	}
+	return d
+}
+
+// order generates one order with its lines and history.
+func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
+	// States in shares; the order of states over the dataset is shuffled by the rng.
+	p, state := g.r.IntN(100), "closed"
+	for _, s := range stateShares {
+		if p < s.pct {
+			state = s.state
+			break
+		}
+		p -= s.pct
+	}
+	hi := g.r.IntN(len(d.Hubs))
+	h := d.Hubs[hi]
+	dest := cities[g.r.IntN(len(cities))]
+	at := Base.Add(-time.Duration(60*24*3600*(n-i)/n) * time.Second).Add(-time.Duration(g.r.IntN(3600)) * time.Second)
+	due := at.Add(time.Duration(2+g.r.IntN(14)) * 24 * time.Hour).Truncate(time.Hour)
+	o := &ent.Order{
+		ID: g.id(resourceid.Order), Number: fmt.Sprintf("ORD-%s-%s", at.Format("20060102"), crockford6(i)),
+		Status: state, HubID: h.ID, CustomerRef: fmt.Sprintf("PO-%s-%05d", strings.ToUpper(g.alnum(3)), g.r.IntN(100000)),
+		Priority:   []order.Priority{order.PriorityLow, order.PriorityNormal, order.PriorityNormal, order.PriorityNormal, order.PriorityHigh, order.PriorityUrgent}[g.r.IntN(6)],
+		ShipToName: g.pick(firstNames) + " " + g.pick(lastNames) + ", " + g.pick(companies), ShipToLine1: fmt.Sprintf("%s %d", g.pick(streets), 1+g.r.IntN(300)),
+		ShipToCity: dest.name, ShipToPostalCode: dest.postal, ShipToCountry: dest.country,
+		DueAt: &due, CreatedAt: at, Revision: 1,
+	}
+	cancelled := state == "cancelled"
+	steps := path[state]
+	if cancelled {
+		steps = append(append([]string{}, path[[]string{"draft", "open", "allocated", "picking"}[g.r.IntN(4)]]...), "cancel")
+	}
+	reserved := state == "allocated" || state == "picking"
+	shipped := len(steps) >= 4 && steps[3] == "ship"
+
+	nLines := 1 + g.r.IntN(7)
+	stock := byHub[hi]
+	seen := map[resourceid.ID]bool{}
+	for range nLines {
+		var it *ent.Item
+		for try := 0; try < 4 && len(stock) > 0; try++ {
+			c := d.Items[stock[g.r.IntN(len(stock))]]
+			if !seen[c.PartID] && c.Quantity-c.ReservedQuantity >= decimal.FromInt(1) {
+				it = c
+				break
+			}
+		}
+		if it == nil {
+			continue
+		}
+		seen[it.PartID] = true
+		qty := decimal.FromInt(1 + g.r.Int64N(12))
+		if u := d.unitOf(fams, it.PartID); u == "kg" || u == "l" || u == "m" {
+			qty = decimal.Decimal(500 + g.r.Int64N(20_000))
+		}
+		l := &ent.OrderLine{ID: g.id(resourceid.OrderLine), OrderID: o.ID, PartID: it.PartID, Quantity: qty, CreatedAt: at, UpdatedAt: at, Revision: 1}
+		if reserved {
+			l.Quantity = min(qty, it.Quantity-it.ReservedQuantity)
+			l.AllocatedQuantity = l.Quantity
+			it.ReservedQuantity += l.Quantity
+			it.Revision++
+			d.Reservations = append(d.Reservations, &ent.Reservation{ID: g.id(resourceid.Reservation), OrderID: o.ID, OrderLineID: l.ID, ItemID: it.ID, Quantity: l.Quantity})
+		}
+		if shipped {
+			l.ShippedQuantity = l.Quantity
+		}
+		d.Lines = append(d.Lines, l)
+	}
+
+	// History: one event per step, hours to days apart; tracking from the shipment on.
+	t := at
+	from := "draft"
+	wf := workflowdef.Fulfilment()
+	for _, s := range steps {
+		t = g.after(t, 1, 30)
+		tr, _ := wf.Find(s)
+		d.Events = append(d.Events, &ent.OrderEvent{ID: g.id(resourceid.OrderEvent), OrderID: o.ID, FromState: from, ToState: tr.To, Transition: s, Actor: Actor, OccurredAt: t, CreatedAt: t, UpdatedAt: t})
+		o.Revision++
+		if s == "ship" {
+			t = d.tracking(g, o, h, dest, t, state)
+		}
+		from = tr.To
+	}
+	o.UpdatedAt = t
+	d.Orders = append(d.Orders, o)
+}
+
+// tracking writes the carrier history of a shipped order from its label on,
+// and returns the time of the last scan.
+func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.Time, state string) time.Time {
+	c := carriers[g.r.IntN(len(carriers))]
+	num := c.format(g)
+	add := func(st trackingentry.Status, hub *ent.Hub, loc, desc string) {
+		e := &ent.TrackingEntry{ID: g.id(resourceid.TrackingEntry), OrderID: o.ID, TrackingNumber: num, Carrier: c.name, Status: st,
+			Location: loc, Description: desc, OccurredAt: t, CreatedAt: t, UpdatedAt: t, Revision: 1}
+		if hub != nil {
+			e.HubID = &hub.ID
+		}
+		d.Tracking = append(d.Tracking, e)
+	}
+	add(trackingentry.StatusLabelCreated, h, h.City, "Shipping label created")
+	hops := 1 + g.r.IntN(2)
+	if state != "shipped" {
+		hops++
+	}
+	for range hops {
+		t = g.after(t, 2, 20)
+		via := d.Hubs[g.r.IntN(len(d.Hubs))]
+		add(trackingentry.StatusInTransit, via, via.City, "Departed "+c.name+" facility")
+	}
+	if state == "shipped" && g.r.IntN(2) == 0 {
+		t = g.after(t, 2, 12)
+		add(trackingentry.StatusOutForDelivery, nil, dest.name, "Out for delivery")
+	}
+	if state == "delivered" || state == "closed" {
+		t = g.after(t, 2, 12)
+		add(trackingentry.StatusOutForDelivery, nil, dest.name, "Out for delivery")
+		t = g.after(t, 1, 8)
+		add(trackingentry.StatusDelivered, nil, dest.name, "Delivered, signed by "+strings.Split(o.ShipToName, ",")[0])
+	}
+	return t
+}
+
+func (d *Dataset) unitOf(fams []int, partID resourceid.ID) string {
+	return string(families[fams[d.partIndex[partID]]].unit)
+}
+
+// crockford6 writes n in six Crockford base-32 digits: unique order numbers.
+func crockford6(n int) string {
+	const digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	b := make([]byte, 6)
+	for i := 5; i >= 0; i-- {
+		b[i] = digits[n%32]
+		n /= 32
+	}
+	return string(b)
+}
