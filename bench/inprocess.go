@@ -104,6 +104,7 @@ type inProcess struct {
 	handler http.Handler
 	rec     *recorder
 	floor   *floor
+	floorH  http.Handler
 	db      *sql.DB // the sandbox database
 	dialect string
 	base    string // the sandbox base path, e.g. /sandbox
@@ -123,7 +124,7 @@ func openInProcess(ctx context.Context, serverArgs []string, getenv func(string)
 	}
 	sb := a.Envs.Get(environment.Sandbox)
 	f := newFloor(sb.DB.SQL, sb.DB.Dialect)
-	return &inProcess{App: a, handler: a.Handler(), rec: rec, floor: f, db: sb.DB.SQL, dialect: sb.DB.Dialect, base: sb.Path("")}, nil
+	return &inProcess{App: a, handler: a.Handler(), rec: rec, floor: f, floorH: f.Handler(), db: sb.DB.SQL, dialect: sb.DB.Dialect, base: sb.Path("")}, nil
 }
 
 func (p *inProcess) Close() error { return p.App.Close() }
@@ -133,7 +134,7 @@ func (p *inProcess) Close() error { return p.App.Close() }
 func (p *inProcess) do(req request, iface string, capture bool) (int, []byte, int64, []statement) {
 	var h http.Handler = p.handler
 	if iface == ifFloor {
-		h = p.floor.Handler()
+		h = p.floorH
 		p.floor.statements.Store(0)
 	}
 	p.rec.reset(capture)
