@@ -140,7 +140,11 @@ func (p *inProcess) do(req request, iface string, capture bool) (int, []byte, in
 	p.rec.reset(capture)
 	p.floor.trace = nil
 	if iface == ifFloor && capture {
-		p.floor.trace = func(q string, args []any) { p.rec.mu.Lock(); p.rec.seen = append(p.rec.seen, statement{q, args}); p.rec.mu.Unlock() }
+		p.floor.trace = func(q string, args []any) {
+			p.rec.mu.Lock()
+			p.rec.seen = append(p.rec.seen, statement{q, args})
+			p.rec.mu.Unlock()
+		}
 	}
 	var body io.Reader
 	if req.Body != nil {

@@ -109,7 +109,7 @@ func (r *report) markdown() string {
 	var notes []string
 	for _, wn := range c.Workloads {
 		fl := r.Cells[wn+"/"+ifFloor]
-		for _, iface := range c.Interfaces {
+		for _, iface := range allInterfaces {
 			x := r.Cells[wn+"/"+iface]
 			if x == nil {
 				continue

@@ -56,9 +56,9 @@ var workloads = []workload{
 		Floor: "/floor/w1?limit={limit}",
 	},
 	{
-		Name:    "W2",
-		Title:   "parts part_name=*bolt* (case-insensitive), by id, first 50",
-		REST:    "/v1/parts?part_name=*bolt*&limit={limit}",
+		Name:  "W2",
+		Title: "parts part_name=*bolt* (case-insensitive), by id, first 50",
+		REST:  "/v1/parts?part_name=*bolt*&limit={limit}",
 		GraphQL: `query W2($first: Int!) {
   parts(first: $first, where: {partNameContainsFold: "bolt"}) {
     edges { node { id sku partName description unit unitWeightKg hazardous createdAt updatedAt } }
@@ -133,7 +133,9 @@ func resultIDs(w workload, iface string, body []byte) ([]string, error) {
 	var ids []string
 	if iface == ifGraphQL {
 		var out struct {
-			Data   map[string]struct{ Edges []struct{ Node struct{ ID string } } }
+			Data map[string]struct {
+				Edges []struct{ Node struct{ ID string } }
+			}
 			Errors []struct{ Message string }
 		}
 		if err := json.Unmarshal(body, &out); err != nil {
