@@ -23,7 +23,7 @@ func BenchmarkWorkloads(b *testing.B) {
 		dir := b.TempDir()
 		db, sandbox = filepath.Join(dir, "production.db"), filepath.Join(dir, "sandbox.db")
 		b.Logf("BENCH_DB/BENCH_SANDBOX_DB not set: seeding a development dataset (figures are not the reference)")
-		if err := seedDev(ctx, db, sandbox, devSize); err != nil {
+		if _, err := seedDev(ctx, db, sandbox, devSize); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"logistics/ent"
-	"logistics/ent/hub"
 	"logistics/ent/item"
 	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
@@ -29,13 +28,15 @@ var (
 // service layer: hubs AMS1, RTM2 and OSL1; parts of which a quarter have
 // "bolt" in their names in mixed case; items with quantities 0–400 spread over
 // the hubs; orders with 1–4 lines and 1–5 tracking entries, two thirds of them
-// open. It is deterministic.
-func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
+// open. It is deterministic. When the environment already has hubs (demo
+// data filled at start, or an earlier seed) it leaves it as it is and
+// reports false.
+func devSeed(ctx context.Context, svc *service.Service, size seedSize) (bool, error) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	if n, err := ent.FromContext(ctx).Hub.Query().Where(hub.Code("AMS1")).Count(ctx); err != nil {
-		return err
+	if n, err := ent.FromContext(ctx).Hub.Query().Count(ctx); err != nil {
+		return false, err
 	} else if n > 0 {
-		return fmt.Errorf("the database already has hub AMS1: seed an empty database")
+		return false, nil
 	}
 	var hubs []resourceid.ID
 	for _, h := range []struct{ code, city, country, tz string }{
@@ -45,7 +46,7 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 	} {
 		created, err := svc.CreateHub(ctx, ent.CreateHubInput{Code: h.code, Name: h.city + " hub", City: &h.city, Country: h.country, Timezone: &h.tz})
 		if err != nil {
-			return fmt.Errorf("hub %s: %w", h.code, err)
+			return false, fmt.Errorf("hub %s: %w", h.code, err)
 		}
 		hubs = append(hubs, created.ID)
 	}
@@ -59,7 +60,7 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 			Description: &desc, UnitWeightKg: &w,
 		})
 		if err != nil {
-			return fmt.Errorf("part %d: %w", i, err)
+			return false, fmt.Errorf("part %d: %w", i, err)
 		}
 		parts = append(parts, p.ID)
 	}
@@ -71,7 +72,7 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 		if _, err := svc.CreateItem(ctx, ent.CreateItemInput{
 			PartID: parts[rng.IntN(len(parts))], HubID: hubs[i%len(hubs)], Quantity: &q, Lot: &lot, Status: &st,
 		}); err != nil {
-			return fmt.Errorf("item %d: %w", i, err)
+			return false, fmt.Errorf("item %d: %w", i, err)
 		}
 	}
 	tstatus := []trackingentry.Status{trackingentry.StatusLabelCreated, trackingentry.StatusInTransit, trackingentry.StatusInTransit, trackingentry.StatusOutForDelivery, trackingentry.StatusException}
@@ -84,7 +85,7 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 		}
 		o, err := svc.CreateOrder(ctx, ent.CreateOrderInput{HubID: hubs[i%len(hubs)], CustomerRef: &ref}, lines, "")
 		if err != nil {
-			return fmt.Errorf("order %d: %w", i, err)
+			return false, fmt.Errorf("order %d: %w", i, err)
 		}
 		for j := range 1 + rng.IntN(5) {
 			at := base.Add(time.Duration(i)*time.Hour + time.Duration(j)*17*time.Minute)
@@ -93,7 +94,7 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 				OrderID: o.ID, TrackingNumber: fmt.Sprintf("TRK%06d", i), Carrier: "DHL",
 				Status: tstatus[j%len(tstatus)], OccurredAt: &at, Location: &loc,
 			}); err != nil {
-				return fmt.Errorf("tracking %d/%d: %w", i, j, err)
+				return false, fmt.Errorf("tracking %d/%d: %w", i, j, err)
 			}
 		}
 		// Orders start in the workflow's initial state (draft). The dataset
@@ -101,9 +102,9 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) error {
 		// yet, so set the state directly (development data only).
 		if i%3 != 2 {
 			if err := ent.FromContext(ctx).Order.UpdateOneID(o.ID).SetStatus("open").Exec(ctx); err != nil {
-				return fmt.Errorf("order %d: open: %w", i, err)
+				return false, fmt.Errorf("order %d: open: %w", i, err)
 			}
 		}
 	}
-	return nil
+	return true, nil
 }

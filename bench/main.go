@@ -170,8 +170,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			c.DB, c.SandboxDB = filepath.Join(work, "production.db"), filepath.Join(work, "sandbox.db")
 		}
 		log("seeding a development dataset (%d parts, %d items, %d orders) into %s", devSize.Parts, devSize.Items, devSize.Orders, c.SandboxDB)
-		if err := seedDev(ctx, c.DB, c.SandboxDB, devSize); err != nil {
+		seeded, err := seedDev(ctx, c.DB, c.SandboxDB, devSize)
+		if err != nil {
 			return fmt.Errorf("dev seed: %w", err)
+		}
+		if !seeded {
+			log("the sandbox already has data (e.g. demo data filled at start): using it as it is")
 		}
 	}
 	if c.DB == "" || c.SandboxDB == "" {
@@ -426,13 +430,13 @@ func createToken(ctx context.Context, bin string, dbArgs []string, log func(stri
 	return lines[len(lines)-1]
 }
 
-// seedDev fills the sandbox database with the development dataset.
-func seedDev(ctx context.Context, db, sandboxDB string, size seedSize) error {
+// seedDev fills an empty sandbox database with the development dataset.
+func seedDev(ctx context.Context, db, sandboxDB string, size seedSize) (bool, error) {
 	cfg := app.Defaults()
 	cfg.DB, cfg.SandboxDB = db, sandboxDB
 	a, err := app.Open(ctx, cfg, slog.New(slog.DiscardHandler), app.Options{})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer a.Close()
 	return devSeed(environment.NewContext(ctx, a.Envs.Get(environment.Sandbox)), a.Service, size)
