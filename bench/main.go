@@ -69,6 +69,7 @@ type config struct {
 	Out           string
 	Wrk           string
 	ServerBin     string
+	RateLimit     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -95,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.SkipLoad, "skip-load", false, "only count statements (and --explain); no load")
 	fs.StringVar(&c.Out, "out", "", "directory for results.md, raw wrk output, profiles and logs (default bench/out/<time>)")
 	fs.StringVar(&c.Wrk, "wrk", "wrk", "wrk binary")
+	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
 	fs.StringVar(&c.ServerBin, "server-bin", "", "prebuilt server binary (default: go build the module's main package)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -192,6 +194,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	dbArgs := []string{"--db", c.DB, "--sandbox-db", c.SandboxDB}
 	serverArgs := append(append([]string{}, dbArgs...), c.ServerFlags...)
+	serverArgs = append(serverArgs, rateLimitArgs(ctx, bin, c, log)...)
 
 	token := c.Token
 	if token == "" && !c.NoToken {
@@ -203,6 +206,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	rep := &report{Config: c, Started: time.Now().UTC(), Token: token != "", Cells: map[string]*cell{}, Parity: map[string]string{}}
 	rep.describeMachine(root)
+	rep.ServerFlags = serverArgs[len(dbArgs):]
 
 	// Phase 1, in process: validate every workload, check the interfaces
 	// return the same ids, count statements at two page sizes, explain.
@@ -428,6 +432,30 @@ func createToken(ctx context.Context, bin string, dbArgs []string, log func(stri
 	}
 	log("created a sandbox API key named bench")
 	return lines[len(lines)-1]
+}
+
+// rateLimitArgs returns --rate-limit and --rate-burst set to c.RateLimit when
+// the server has them and --server-flag does not set them already.
+func rateLimitArgs(ctx context.Context, bin string, c *config, log func(string, ...any)) []string {
+	if c.RateLimit == "" {
+		return nil
+	}
+	for _, f := range c.ServerFlags {
+		if strings.Contains(f, "rate-limit") || strings.Contains(f, "rate-burst") {
+			return nil
+		}
+	}
+	help, _ := exec.CommandContext(ctx, bin, "serve", "--help").CombinedOutput()
+	var args []string
+	for _, name := range []string{"rate-limit", "rate-burst"} {
+		if strings.Contains(string(help), "-"+name+" ") {
+			args = append(args, "--"+name+"="+c.RateLimit)
+		}
+	}
+	if len(args) > 0 {
+		log("server flags %s: rate limiting on, generous enough not to refuse the load", strings.Join(args, " "))
+	}
+	return args
 }
 
 // seedDev fills an empty sandbox database with the development dataset.

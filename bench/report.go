@@ -33,6 +33,8 @@ type report struct {
 	Dataset string
 	Parity  map[string]string
 	Cells   map[string]*cell
+	// ServerFlags are the flags given to the server besides the databases.
+	ServerFlags []string
 }
 
 func (r *report) cell(w, iface string) *cell {
@@ -98,8 +100,8 @@ func (r *report) markdown() string {
 	}
 	fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
 		min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
-	if len(c.ServerFlags) > 0 {
-		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(c.ServerFlags, " "))
+	if len(r.ServerFlags) > 0 {
+		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(r.ServerFlags, " "))
 	}
 	if c.Pprof {
 		b.WriteString("- **profiled run** (--pprof): CPU profiling was on; use these figures for profiles, not as the reference\n")
