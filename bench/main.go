@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	token := c.Token
 	if token == "" && !c.NoToken {
-		token = createToken(ctx, bin, dbArgs, log)
+		token = createToken(ctx, []string{bin}, dbArgs, log)
 	}
 	if c.NoToken {
 		token = ""
@@ -420,10 +420,12 @@ func fetchTo(ctx context.Context, url, path string) error {
 
 // createToken asks the server binary for a sandbox API key with every scope;
 // before authentication exists it fails and the run goes without a header.
-func createToken(ctx context.Context, bin string, dbArgs []string, log func(string, ...any)) string {
+// command is the server binary, or e.g. ["go", "run", "<module root>"].
+func createToken(ctx context.Context, command []string, dbArgs []string, log func(string, ...any)) string {
 	args := append([]string{"tokens", "create", "--name", "bench", "--env", "sandbox", "--scopes", "all"}, dbArgs...)
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
+	bin := command[0]
+	cmd := exec.CommandContext(ctx, bin, append(command[1:], args...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		log("no API key (%s %s: %v: %s); requests go without Authorization", filepath.Base(bin), strings.Join(args[:2], " "), err, firstLine(stderr.Bytes()))
