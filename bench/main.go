@@ -295,7 +295,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				if err := measure(ctx, c, cl, w, iface, bin, self, serverArgs, base, token); err != nil {
 					cl.Skip = "error"
 					log("%s %s: %v", w.Name, iface, err)
+					continue
 				}
+				log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, cl.Load.RPS,
+					fmtDur(cl.Load.P50), fmtDur(cl.Load.P99), float64(cl.PeakRSS)/(1<<20), cl.Load.Non2xx)
 			}
 		}
 	}
@@ -347,7 +350,7 @@ func measure(ctx context.Context, c *config, cl *cell, w workload, iface, bin, s
 	if err := writeScript(script, req); err != nil {
 		return err
 	}
-	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 10 * time.Second}
+	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 30 * time.Second}
 	if c.Warmup > 0 {
 		o.Duration = c.Warmup
 		if _, err := runWrk(ctx, script, o, p.URL); err != nil {
