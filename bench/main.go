@@ -1,0 +1,516 @@
+// Command bench measures issue 6's three read workloads through REST, through
+// GraphQL and through a hand-written floor, against the real server running
+// as a child process, with wrk. See bench/README.md.
+//
+//	go run ./bench --db data/production.db --sandbox-db data/sandbox.db
+//	go run ./bench --dev-seed --duration 2s --warmup 1s   # smoke test on a tiny dataset
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"logistics/internal/app"
+	"logistics/internal/environment"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "floor" {
+		err = runFloor(ctx, os.Args[2:], os.Stderr)
+	} else {
+		err = run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// config is the command line.
+type config struct {
+	DB, SandboxDB string
+	DevSeed       bool
+	Duration      time.Duration
+	Warmup        time.Duration
+	Connections   int
+	Threads       int
+	Workloads     []string
+	Interfaces    []string
+	Token         string
+	NoToken       bool
+	ServerFlags   multiFlag
+	RESTPaths     map[string]string
+	Pprof         bool
+	Explain       bool
+	SkipLoad      bool
+	Out           string
+	Wrk           string
+	ServerBin     string
+	RateLimit     string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{RESTPaths: map[string]string{}}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var workloadsFlag, ifacesFlag string
+	var restPaths multiFlag
+	fs.StringVar(&c.DB, "db", "", "production database of the server: SQLite path or postgres:// DSN")
+	fs.StringVar(&c.SandboxDB, "sandbox-db", "", "sandbox database (the workloads run against the sandbox): SQLite path or postgres:// DSN, already seeded")
+	fs.BoolVar(&c.DevSeed, "dev-seed", false, "fill a tiny development dataset first (SQLite in a temporary directory unless --db/--sandbox-db name empty databases); for smoke tests only")
+	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "measured load per workload and interface (whole seconds)")
+	fs.DurationVar(&c.Warmup, "warmup", 5*time.Second, "unmeasured load before each measurement (0: none)")
+	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
+	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
+	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3", "workloads to run")
+	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor")
+	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
+	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
+	fs.Var(&c.ServerFlags, "server-flag", "extra flag for the server, repeatable, e.g. --server-flag=--rate-limit=1000000")
+	fs.Var(&restPaths, "rest-path", "override a workload's REST path, repeatable: W3='/v1/orders?status=open&limit={limit}&expand=lines'")
+	fs.BoolVar(&c.Pprof, "pprof", false, "capture a CPU profile of each server during its measured run (figures of such a run are not the reference)")
+	fs.BoolVar(&c.Explain, "explain", false, "print the SQL of each workload and its plan (EXPLAIN QUERY PLAN on SQLite, EXPLAIN ANALYZE on PostgreSQL)")
+	fs.BoolVar(&c.SkipLoad, "skip-load", false, "only count statements (and --explain); no load")
+	fs.StringVar(&c.Out, "out", "", "directory for results.md, raw wrk output, profiles and logs (default bench/out/<time>)")
+	fs.StringVar(&c.Wrk, "wrk", "wrk", "wrk binary")
+	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
+	fs.StringVar(&c.ServerBin, "server-bin", "", "prebuilt server binary (default: go build the module's main package)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	known := map[string]bool{}
+	for _, w := range workloads {
+		known[w.Name] = true
+	}
+	for _, w := range splitList(workloadsFlag) {
+		w = strings.ToUpper(w)
+		if !known[w] {
+			return nil, fmt.Errorf("--workloads: unknown workload %q", w)
+		}
+		c.Workloads = append(c.Workloads, w)
+	}
+	for _, i := range splitList(ifacesFlag) {
+		i = strings.ToLower(i)
+		if !slices.Contains(allInterfaces, i) {
+			return nil, fmt.Errorf("--interfaces: unknown interface %q", i)
+		}
+		c.Interfaces = append(c.Interfaces, i)
+	}
+	for _, rp := range restPaths {
+		name, path, ok := strings.Cut(rp, "=")
+		if !ok || !known[strings.ToUpper(name)] || !strings.HasPrefix(path, "/") {
+			return nil, fmt.Errorf("--rest-path %q: want W1=/v1/…", rp)
+		}
+		c.RESTPaths[strings.ToUpper(name)] = path
+	}
+	if c.Connections < 1 || c.Threads < 1 {
+		return nil, errors.New("--connections and --threads must be at least 1")
+	}
+	return c, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	if c.Out == "" {
+		c.Out = filepath.Join(root, "bench", "out", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "logistics-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	if c.DevSeed {
+		if c.DB == "" && c.SandboxDB == "" {
+			c.DB, c.SandboxDB = filepath.Join(work, "production.db"), filepath.Join(work, "sandbox.db")
+		}
+		log("seeding a development dataset (%d parts, %d items, %d orders) into %s", devSize.Parts, devSize.Items, devSize.Orders, c.SandboxDB)
+		seeded, err := seedDev(ctx, c.DB, c.SandboxDB, devSize)
+		if err != nil {
+			return fmt.Errorf("dev seed: %w", err)
+		}
+		if !seeded {
+			log("the sandbox already has data (e.g. demo data filled at start): using it as it is")
+		}
+	}
+	if c.DB == "" || c.SandboxDB == "" {
+		return errors.New("--db and --sandbox-db are required (the databases of a seeded service), or --dev-seed for a smoke test")
+	}
+
+	bin := c.ServerBin
+	if bin == "" {
+		bin = filepath.Join(work, "logistics")
+		log("building the server")
+		if err := buildServer(ctx, root, bin); err != nil {
+			return err
+		}
+	}
+	dbArgs := []string{"--db", c.DB, "--sandbox-db", c.SandboxDB}
+	serverArgs := append(append([]string{}, dbArgs...), c.ServerFlags...)
+	serverArgs = append(serverArgs, rateLimitArgs(ctx, bin, c, log)...)
+
+	token := c.Token
+	if token == "" && !c.NoToken {
+		token = createToken(ctx, []string{bin}, dbArgs, log)
+	}
+	if c.NoToken {
+		token = ""
+	}
+
+	rep := &report{Config: c, Started: time.Now().UTC(), Token: token != "", Cells: map[string]*cell{}, Parity: map[string]string{}}
+	rep.describeMachine(root)
+	rep.ServerFlags = serverArgs[len(dbArgs):]
+
+	// Phase 1, in process: validate every workload, check the interfaces
+	// return the same ids, count statements at two page sizes, explain.
+	ip, err := openInProcess(ctx, serverArgs, getenv)
+	if err != nil {
+		return fmt.Errorf("open the service in process: %w", err)
+	}
+	rep.Dialect = ip.dialect
+	rep.Dataset = datasetCounts(ctx, ip.db)
+	base := ip.base
+	for _, wn := range c.Workloads {
+		w := workloadByName(wn)
+		ids := map[string][]string{}
+		for _, iface := range c.Interfaces {
+			cl := rep.cell(w.Name, iface)
+			// One request first, not counted: per-key bookkeeping such as a
+			// throttled last_used_at update or a cold cache must not make one
+			// page size look more expensive than the other.
+			ip.do(buildRequest(w, iface, base, pageSize, c.RESTPaths, token), iface, false)
+			for _, n := range []int{5, pageSize} {
+				req := buildRequest(w, iface, base, n, c.RESTPaths, token)
+				code, body, stmts, seen := ip.do(req, iface, c.Explain && n == pageSize)
+				if code != http.StatusOK {
+					cl.Skip = fmt.Sprintf("HTTP %d", code)
+					log("%s %s: HTTP %d: %s", w.Name, iface, code, snippet(body))
+					break
+				}
+				got, err := resultIDs(w, iface, body)
+				if err != nil {
+					cl.Skip = "bad response"
+					log("%s %s: %v: %s", w.Name, iface, err, snippet(body))
+					break
+				}
+				if n == 5 {
+					cl.Statements5 = stmts
+				} else {
+					cl.Statements50, cl.Rows, cl.Bytes = stmts, len(got), len(body)
+					ids[iface] = got
+				}
+				if c.Explain && n == pageSize {
+					fmt.Fprintf(stdout, "\n### %s %s: %d statements\n", w.Name, iface, stmts)
+					for i, st := range seen {
+						fmt.Fprintf(stdout, "\n%d. %s\n   args: %v\n", i+1, st.Query, st.Args)
+						plan, err := ip.explain(ctx, st)
+						if err != nil {
+							fmt.Fprintf(stdout, "   plan: %v\n", err)
+						} else if plan != "" {
+							fmt.Fprintf(stdout, "   plan:\n      %s\n", strings.ReplaceAll(strings.TrimSpace(plan), "\n", "\n      "))
+						}
+					}
+				}
+			}
+			if cl.Skip == "" && cl.Rows == 0 {
+				log("WARNING: %s %s returned no rows: is the sandbox seeded?", w.Name, iface)
+			}
+		}
+		rep.Parity[w.Name] = parity(ids)
+		if rep.Parity[w.Name] != "" {
+			log("WARNING: %s: %s", w.Name, rep.Parity[w.Name])
+		}
+	}
+	if err := ip.Close(); err != nil {
+		return err
+	}
+
+	// Phase 2, under load: each workload × interface on a fresh child process.
+	if !c.SkipLoad {
+		if err := wrkVersion(c.Wrk); err != nil {
+			return err
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		for _, wn := range c.Workloads {
+			w := workloadByName(wn)
+			for _, iface := range c.Interfaces {
+				cl := rep.cell(w.Name, iface)
+				if cl.Skip != "" {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				log("%s %s: load %s (+%s warm-up), %d connections", w.Name, iface, c.Duration, c.Warmup, c.Connections)
+				if err := measure(ctx, c, cl, w, iface, bin, self, serverArgs, base, token); err != nil {
+					cl.Skip = "error"
+					log("%s %s: %v", w.Name, iface, err)
+					continue
+				}
+				log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, cl.Load.RPS,
+					fmtDur(cl.Load.P50), fmtDur(cl.Load.P99), float64(cl.PeakRSS)/(1<<20), cl.Load.Non2xx)
+			}
+		}
+	}
+
+	md := rep.markdown()
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, md)
+	path := filepath.Join(c.Out, "results.md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return err
+	}
+	log("wrote %s", path)
+	return nil
+}
+
+// measure runs one cell: start the process, check one request, warm up, load,
+// read the peak RSS, stop.
+func measure(ctx context.Context, c *config, cl *cell, w workload, iface, bin, self string, serverArgs []string, base, token string) error {
+	name := strings.ToLower(w.Name) + "-" + iface
+	var args []string
+	procBin := bin
+	if iface == ifFloor {
+		procBin = self
+		args = []string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}
+		if c.Pprof {
+			args = append(args, "--pprof-addr", "{pprof}")
+		}
+	} else {
+		args = []string{"serve", "--addr", "{addr}", "--base-url", "http://{addr}", "--sandbox-url", "http://{addr}" + base, "--log-format", "json"}
+		if c.Pprof {
+			args = []string{"serve-pprof", "--pprof-addr", "{pprof}", "--addr", "{addr}", "--base-url", "http://{addr}", "--sandbox-url", "http://{addr}" + base, "--log-format", "json"}
+		}
+		args = append(args, serverArgs...)
+	}
+	p, err := start(ctx, procBin, args, filepath.Join(c.Out, name+".log"), c.Pprof)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+
+	req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
+	if err := checkOnce(ctx, p.URL, req); err != nil {
+		return err
+	}
+	// The script stays beside the results, to rerun one cell by hand:
+	// wrk -t2 -c16 -d30s --latency -s <out>/w1-rest.lua http://127.0.0.1:<port>
+	// (it holds the API key: the out directory is not for sharing as is).
+	script := filepath.Join(c.Out, name+".lua")
+	if err := writeScript(script, req); err != nil {
+		return err
+	}
+	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 30 * time.Second}
+	if c.Warmup > 0 {
+		o.Duration = c.Warmup
+		if _, err := runWrk(ctx, script, o, p.URL); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	o.Duration = c.Duration
+	profDone := make(chan error, 1)
+	if c.Pprof {
+		secs := max(int(c.Duration/time.Second)-1, 1)
+		go func() {
+			profDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.PprofURL, secs), filepath.Join(c.Out, name+".cpu.pprof"))
+		}()
+	}
+	res, err := runWrk(ctx, script, o, p.URL)
+	if err != nil {
+		return err
+	}
+	if c.Pprof {
+		if err := <-profDone; err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(c.Out, name+".wrk.txt"), []byte(res.Raw), 0o644)
+	cl.Load = res
+	if cl.PeakRSS, err = p.peakRSS(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkOnce sends req once over HTTP and expects a 200.
+func checkOnce(ctx context.Context, hostURL string, req request) error {
+	r, err := http.NewRequestWithContext(ctx, req.Method, hostURL+req.Path, bytes.NewReader(req.Body))
+	if err != nil {
+		return err
+	}
+	r.Header = req.Header.Clone()
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(body))
+	}
+	return nil
+}
+
+func fetchTo(ctx context.Context, url, path string) error {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// createToken asks the server binary for a sandbox API key with every scope;
+// before authentication exists it fails and the run goes without a header.
+// command is the server binary, or e.g. ["go", "run", "<module root>"].
+func createToken(ctx context.Context, command []string, dbArgs []string, log func(string, ...any)) string {
+	args := append([]string{"tokens", "create", "--name", "bench", "--env", "sandbox", "--scopes", "all"}, dbArgs...)
+	var stdout, stderr bytes.Buffer
+	bin := command[0]
+	cmd := exec.CommandContext(ctx, bin, append(command[1:], args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		log("no API key (%s %s: %v: %s); requests go without Authorization", filepath.Base(bin), strings.Join(args[:2], " "), err, firstLine(stderr.Bytes()))
+		return ""
+	}
+	lines := strings.Fields(strings.TrimSpace(stdout.String()))
+	if len(lines) == 0 {
+		log("tokens create printed nothing; requests go without Authorization")
+		return ""
+	}
+	log("created a sandbox API key named bench")
+	return lines[len(lines)-1]
+}
+
+// rateLimitArgs returns --rate-limit and --rate-burst set to c.RateLimit when
+// the server has them and --server-flag does not set them already.
+func rateLimitArgs(ctx context.Context, bin string, c *config, log func(string, ...any)) []string {
+	if c.RateLimit == "" {
+		return nil
+	}
+	for _, f := range c.ServerFlags {
+		if strings.Contains(f, "rate-limit") || strings.Contains(f, "rate-burst") {
+			return nil
+		}
+	}
+	help, _ := exec.CommandContext(ctx, bin, "serve", "--help").CombinedOutput()
+	var args []string
+	for _, name := range []string{"rate-limit", "rate-burst"} {
+		if strings.Contains(string(help), "-"+name+" ") {
+			args = append(args, "--"+name+"="+c.RateLimit)
+		}
+	}
+	if len(args) > 0 {
+		log("server flags %s: rate limiting on, generous enough not to refuse the load", strings.Join(args, " "))
+	}
+	return args
+}
+
+// seedDev fills an empty sandbox database with the development dataset.
+func seedDev(ctx context.Context, db, sandboxDB string, size seedSize) (bool, error) {
+	cfg := app.Defaults()
+	cfg.DB, cfg.SandboxDB = db, sandboxDB
+	a, err := app.Open(ctx, cfg, slog.New(slog.DiscardHandler), app.Options{})
+	if err != nil {
+		return false, err
+	}
+	defer a.Close()
+	return devSeed(environment.NewContext(ctx, a.Envs.Get(environment.Sandbox)), a.Service, size)
+}
+
+func workloadByName(name string) workload {
+	for _, w := range workloads {
+		if w.Name == name {
+			return w
+		}
+	}
+	panic("unknown workload " + name)
+}
+
+// parity compares the ids each interface returned; "" when they agree.
+func parity(ids map[string][]string) string {
+	var ref string
+	for _, iface := range allInterfaces {
+		got, ok := ids[iface]
+		if !ok {
+			continue
+		}
+		if ref == "" {
+			ref = iface
+			continue
+		}
+		if !slices.Equal(got, ids[ref]) {
+			return fmt.Sprintf("%s and %s return different ids (%d vs %d rows)", ref, iface, len(ids[ref]), len(got))
+		}
+	}
+	return ""
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

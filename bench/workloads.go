@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// This file is the one place that says what each workload asks for, through
+// each interface. Adjust the REST paths here (or with --rest-path on the
+// command line) when the REST layer settles its URLs.
+
+// Interfaces measured.
+const (
+	ifREST    = "rest"
+	ifGraphQL = "graphql"
+	ifFloor   = "floor"
+)
+
+var allInterfaces = []string{ifREST, ifGraphQL, ifFloor}
+
+// workload is one of issue 6's three read workloads.
+type workload struct {
+	Name  string // W1, W2, W3
+	Title string
+	// REST is the path and query under the sandbox base; {limit} is the page size.
+	REST string
+	// GraphQL is the query; $first is the page size.
+	GraphQL string
+	// Root is the GraphQL connection field (data.<Root>.edges[].node).
+	Root string
+	// Floor is the floor server's path; {limit} is the page size.
+	Floor string
+}
+
+// pageSize is the page size of the load runs.
+const pageSize = 50
+
+var workloads = []workload{
+	{
+		Name:  "W1",
+		Title: "items quantity>100 at AMS1|RTM2, by id, first 50, with part sku",
+		REST:  "/v1/items?quantity>100&hub[]=AMS1&hub[]=RTM2&limit={limit}",
+		// Relay connections are ordered by id when no orderBy is given (there
+		// is no ItemOrderField ID to ask for it explicitly).
+		GraphQL: `query W1($first: Int!) {
+  items(first: $first, where: {quantityGT: 100, hasHubWith: [{codeIn: ["AMS1", "RTM2"]}]}) {
+    edges { node { id quantity reservedQuantity availableQuantity lot serial status expiresAt createdAt updatedAt
+      part { id sku } hub { code } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`,
+		Root:  "items",
+		Floor: "/floor/w1?limit={limit}",
+	},
+	{
+		Name:  "W2",
+		Title: "parts part_name=*bolt* (case-insensitive), by id, first 50",
+		REST:  "/v1/parts?part_name=*bolt*&limit={limit}",
+		GraphQL: `query W2($first: Int!) {
+  parts(first: $first, where: {partNameContainsFold: "bolt"}) {
+    edges { node { id sku partName description unit unitWeightKg hazardous createdAt updatedAt } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`,
+		Root:  "parts",
+		Floor: "/floor/w2?limit={limit}",
+	},
+	{
+		Name:  "W3",
+		Title: "orders status=open, first 50, with lines (quantity, part sku, name) and 3 latest tracking entries",
+		// How REST embeds lines and tracking entries is the REST layer's
+		// decision; change this path (or pass --rest-path W3=…) to match.
+		REST: "/v1/orders?status=open&limit={limit}",
+		// trackingEntries is a plain list edge with no arguments in the
+		// generated schema: GraphQL returns every entry of each order, not the
+		// 3 latest (see README: a schema change is needed for a fair W3).
+		GraphQL: `query W3($first: Int!) {
+  orders(first: $first, where: {status: "open"}) {
+    edges { node { id number status customerRef priority dueAt createdAt updatedAt hub { code }
+      lines { id quantity allocatedQuantity shippedQuantity part { sku partName } }
+      trackingEntries { id trackingNumber carrier status location occurredAt } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`,
+		Root:  "orders",
+		Floor: "/floor/w3?limit={limit}",
+	},
+}
+
+// request is one HTTP request of a workload through one interface.
+type request struct {
+	Method string
+	Path   string // absolute path with query, e.g. /sandbox/graphql
+	Body   []byte
+	Header http.Header
+}
+
+// buildRequest returns the request of workload w through iface at page size
+// limit. base is the environment's base path ("/sandbox"); the floor has none.
+func buildRequest(w workload, iface, base string, limit int, restOverride map[string]string, token string) request {
+	h := http.Header{"Accept": {"application/json"}}
+	if token != "" && iface != ifFloor {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	switch iface {
+	case ifGraphQL:
+		body, _ := json.Marshal(map[string]any{"query": w.GraphQL, "variables": map[string]any{"first": limit}})
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/graphql-response+json, application/json")
+		return request{Method: http.MethodPost, Path: base + "/graphql", Body: body, Header: h}
+	case ifREST:
+		p := w.REST
+		if o, ok := restOverride[w.Name]; ok {
+			p = o
+		}
+		return request{Method: http.MethodGet, Path: base + withLimit(p, limit), Header: h}
+	default:
+		return request{Method: http.MethodGet, Path: withLimit(w.Floor, limit), Header: h}
+	}
+}
+
+func withLimit(p string, limit int) string {
+	return strings.ReplaceAll(p, "{limit}", strconv.Itoa(limit))
+}
+
+// resultIDs extracts the ids of the page in a response body: data[].id
+// (REST and floor) or data.<root>.edges[].node.id (GraphQL). It fails on
+// GraphQL errors.
+func resultIDs(w workload, iface string, body []byte) ([]string, error) {
+	var ids []string
+	if iface == ifGraphQL {
+		var out struct {
+			Data map[string]struct {
+				Edges []struct{ Node struct{ ID string } }
+			}
+			Errors []struct{ Message string }
+		}
+		if err := json.Unmarshal(body, &out); err != nil {
+			return nil, fmt.Errorf("not JSON: %v", err)
+		}
+		if len(out.Errors) > 0 {
+			return nil, fmt.Errorf("graphql error: %s", out.Errors[0].Message)
+		}
+		for _, e := range out.Data[w.Root].Edges {
+			ids = append(ids, e.Node.ID)
+		}
+		return ids, nil
+	}
+	var out struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	for _, d := range out.Data {
+		ids = append(ids, d.ID)
+	}
+	return ids, nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// wrkResult is what we read from wrk's --latency report.
+type wrkResult struct {
+	Requests  int64
+	RPS       float64
+	P50, P99  time.Duration
+	Non2xx    int64
+	SocketErr int64
+	Raw       string
+}
+
+// luaScript returns a wrk script that sends req (method, path, headers, body).
+// The path is set in the script, not on the command line, so the query
+// string reaches the server exactly as written (quantity>100&hub[]=AMS1).
+func luaScript(req request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wrk.method = %s\n", luaString(req.Method))
+	fmt.Fprintf(&b, "wrk.path = %s\n", luaString(req.Path))
+	keys := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "wrk.headers[%s] = %s\n", luaString(k), luaString(strings.Join(req.Header[k], ", ")))
+	}
+	if len(req.Body) > 0 {
+		fmt.Fprintf(&b, "wrk.body = %s\n", luaString(string(req.Body)))
+	}
+	return b.String()
+}
+
+// luaString quotes s as a Lua string literal.
+func luaString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, "\\%03d", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// wrkOptions are the load settings of one run.
+type wrkOptions struct {
+	Bin         string
+	Threads     int
+	Connections int
+	Duration    time.Duration
+	Timeout     time.Duration
+}
+
+// writeScript writes the wrk script of req to path.
+func writeScript(path string, req request) error {
+	return os.WriteFile(path, []byte(luaScript(req)), 0o600)
+}
+
+// runWrk loads hostURL (http://127.0.0.1:port) with a script from
+// writeScript for o.Duration.
+func runWrk(ctx context.Context, script string, o wrkOptions, hostURL string) (*wrkResult, error) {
+	threads := min(o.Threads, o.Connections)
+	args := []string{
+		"-t" + strconv.Itoa(threads), "-c" + strconv.Itoa(o.Connections),
+		"-d" + wrkDuration(o.Duration), "--timeout", wrkDuration(o.Timeout),
+		"--latency", "-s", filepath.Clean(script), hostURL,
+	}
+	cmd := exec.CommandContext(ctx, o.Bin, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("wrk %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return parseWrk(string(out))
+}
+
+// wrkDuration formats d for wrk, which takes whole seconds ("3s").
+func wrkDuration(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	return strconv.Itoa(max(s, 1)) + "s"
+}
+
+var (
+	reRPS       = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
+	reRequests  = regexp.MustCompile(`(?m)^\s*([0-9]+) requests in `)
+	rePercent   = regexp.MustCompile(`(?m)^\s+(50|75|90|99)(?:\.0+)?%\s+([0-9.]+)(us|ms|s|m)\s*$`)
+	reNon2xx    = regexp.MustCompile(`(?m)^\s*Non-2xx or 3xx responses:\s+([0-9]+)`)
+	reSocketErr = regexp.MustCompile(`(?m)^\s*Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)`)
+)
+
+// parseWrk reads wrk's text report (run with --latency).
+func parseWrk(out string) (*wrkResult, error) {
+	r := &wrkResult{Raw: out}
+	m := reRPS.FindStringSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("wrk: no Requests/sec in output:\n%s", out)
+	}
+	r.RPS, _ = strconv.ParseFloat(m[1], 64)
+	if m := reRequests.FindStringSubmatch(out); m != nil {
+		r.Requests, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	for _, m := range rePercent.FindAllStringSubmatch(out, -1) {
+		d, err := wrkLatency(m[2], m[3])
+		if err != nil {
+			return nil, err
+		}
+		switch m[1] {
+		case "50":
+			r.P50 = d
+		case "99":
+			r.P99 = d
+		}
+	}
+	if r.P50 == 0 || r.P99 == 0 {
+		return nil, fmt.Errorf("wrk: no latency distribution in output (run with --latency):\n%s", out)
+	}
+	if m := reNon2xx.FindStringSubmatch(out); m != nil {
+		r.Non2xx, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	if m := reSocketErr.FindStringSubmatch(out); m != nil {
+		for _, s := range m[1:] {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			r.SocketErr += n
+		}
+	}
+	return r, nil
+}
+
+func wrkLatency(num, unit string) (time.Duration, error) {
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("wrk: latency %q: %v", num+unit, err)
+	}
+	scale := map[string]float64{"us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9}[unit]
+	return time.Duration(v * scale), nil
+}
+
+// wrkVersion reports whether wrk runs, for a clear error up front.
+func wrkVersion(bin string) error {
+	out, _ := exec.Command(bin, "-v").CombinedOutput()
+	if !bytesHasWrk(out) {
+		return fmt.Errorf("%s does not look like wrk (apt-get install wrk): %s", bin, firstLine(out))
+	}
+	return nil
+}
+
+func bytesHasWrk(b []byte) bool { return strings.Contains(string(b), "wrk") }
+
+func firstLine(b []byte) string {
+	s := bufio.NewScanner(strings.NewReader(string(b)))
+	if s.Scan() {
+		return s.Text()
+	}
+	return ""
+}
