@@ -112,16 +112,24 @@ func (_m *Order) Lines(ctx context.Context) (result []*OrderLine, err error) {
 	return result, err
 }
 
-func (_m *Order) TrackingEntries(ctx context.Context) (result []*TrackingEntry, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedTrackingEntries(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.TrackingEntriesOrErr()
+func (_m *Order) TrackingEntries(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder,
+) (*TrackingEntryConnection, error) {
+	opts := []TrackingEntryPaginateOption{
+		WithTrackingEntryOrder(orderBy),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryTrackingEntries().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[3][alias]
+	if nodes, err := _m.NamedTrackingEntries(alias); err == nil || hasTotalCount {
+		pager, err := newTrackingEntryPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &TrackingEntryConnection{Edges: []*TrackingEntryEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryTrackingEntries().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *Order) Events(ctx context.Context) (result []*OrderEvent, err error) {

@@ -317,8 +317,8 @@ func (_m *EventQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -689,8 +689,8 @@ func (_m *HubQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -1133,8 +1133,8 @@ func (_m *ItemQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -1559,8 +1559,8 @@ func (_m *OrderQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -2003,8 +2003,8 @@ func (_m *OrderEventQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -2429,8 +2429,8 @@ func (_m *OrderLineQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -2837,8 +2837,8 @@ func (_m *PartQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -3263,8 +3263,8 @@ func (_m *TrackingEntryQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
@@ -3689,8 +3689,8 @@ func (_m *WorkflowQuery) Paginate(
 	fetchRows := hasCollectedField(ctx, edgesField)
 	emptyPage := (first != nil && *first == 0) || (last != nil && *last == 0)
 	paged := after != nil || first != nil || before != nil || last != nil
-	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows)
-	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage)
+	wantCount := hasCollectedField(ctx, totalCountField) && (paged || !fetchRows) && !countDisabled(ctx)
+	wantInfoWithoutRows := hasCollectedField(ctx, pageInfoField) && (!fetchRows || emptyPage) && !countDisabled(ctx)
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil

@@ -23,7 +23,7 @@ func TestNoNPlusOne(t *testing.T) {
 	const q = `query($n: Int!) { orders(first: $n) { totalCount edges { node { number status
 		hub { code }
 		lines { quantity part { sku } }
-		trackingEntries { status }
+		trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { status } } }
 	} } } }`
 	statements := map[int]int64{}
 	for _, n := range []int{5, 50} {
@@ -33,7 +33,9 @@ func TestNoNPlusOne(t *testing.T) {
 				Edges []struct {
 					Node struct {
 						Lines           []struct{ Part struct{ Sku string } }
-						TrackingEntries []struct{ Status string }
+						TrackingEntries struct {
+							Edges []struct{ Node struct{ Status string } }
+						}
 					}
 				}
 			}
@@ -44,7 +46,7 @@ func TestNoNPlusOne(t *testing.T) {
 			t.Fatalf("first: %d returned %d orders", n, len(out.Orders.Edges))
 		}
 		for _, e := range out.Orders.Edges {
-			if len(e.Node.Lines) != 2 || e.Node.Lines[0].Part.Sku == "" || len(e.Node.TrackingEntries) != 2 {
+			if len(e.Node.Lines) != 2 || e.Node.Lines[0].Part.Sku == "" || len(e.Node.TrackingEntries.Edges) != 2 {
 				t.Fatalf("incomplete order: %+v", e.Node)
 			}
 		}

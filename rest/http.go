@@ -408,7 +408,8 @@ func list[W any](d Deps, t *filter.Table, parse func(string) (*W, []string, erro
 			d.fail(w, r, err)
 			return
 		}
-		out, err := run(r, where, p)
+		// REST pages never need a row count: has_more comes from one row more.
+		out, err := run(r.WithContext(ent.WithoutCount(r.Context())), where, p)
 		if err != nil {
 			d.fail(w, r, err)
 			return

@@ -17,8 +17,9 @@ import (
 )
 
 type partRefJSON struct {
-	ID  resourceid.ID `json:"id"`
-	SKU string        `json:"sku"`
+	ID       resourceid.ID `json:"id"`
+	SKU      string        `json:"sku"`
+	PartName string        `json:"part_name,omitempty"`
 }
 
 type hubRefJSON struct {

@@ -8,6 +8,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/order"
 	"logistics/ent/orderline"
+	"logistics/ent/trackingentry"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
@@ -34,6 +35,7 @@ type orderLineJSON struct {
 	ID                resourceid.ID   `json:"id"`
 	OrderID           resourceid.ID   `json:"order_id"`
 	PartID            resourceid.ID   `json:"part_id"`
+	Part              *partRefJSON    `json:"part,omitempty"` // on lines embedded in an order
 	Quantity          decimal.Decimal `json:"quantity"`
 	AllocatedQuantity decimal.Decimal `json:"allocated_quantity"`
 	ShippedQuantity   decimal.Decimal `json:"shipped_quantity"`
@@ -53,6 +55,8 @@ type orderJSON struct {
 	ShipTo      shipToJSON      `json:"ship_to"`
 	DueAt       *string         `json:"due_at"`
 	Lines       []orderLineJSON `json:"lines"`
+	// LatestTracking is the order's newest tracking entries (at most 3).
+	LatestTracking []trackingJSON `json:"latest_tracking"`
 	// AllowedTransitions are the transitions its workflow allows from its state.
 	AllowedTransitions []string `json:"allowed_transitions"`
 	Revision           int      `json:"revision"`
@@ -89,7 +93,18 @@ func renderOrder(o *ent.Order) orderJSON {
 		}
 	}
 	for _, l := range o.Edges.Lines {
-		out.Lines = append(out.Lines, renderOrderLine(l))
+		lj := renderOrderLine(l)
+		if p := l.Edges.Part; p != nil {
+			lj.Part = &partRefJSON{ID: p.ID, SKU: p.Sku, PartName: p.PartName}
+		}
+		out.Lines = append(out.Lines, lj)
+	}
+	out.LatestTracking = []trackingJSON{}
+	for i, t := range o.Edges.TrackingEntries {
+		if i == latestTracking {
+			break
+		}
+		out.LatestTracking = append(out.LatestTracking, renderTracking(t))
 	}
 	return out
 }
@@ -123,8 +138,18 @@ type orderIn struct {
 	Lines       []lineIn        `json:"lines"`
 }
 
+// latestTracking is how many of its newest tracking entries an order embeds.
+const latestTracking = 3
+
+// withOrderEdges eager-loads what an order embeds, one statement per edge
+// for a whole page: hub, workflow, lines with their parts, tracking entries
+// (newest first; orders carry a handful each).
 func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
-	return q.WithHub().WithWorkflow().WithLines(func(lq *ent.OrderLineQuery) { lq.Order(ent.Asc(orderline.FieldID)) })
+	return q.WithHub().WithWorkflow().
+		WithLines(func(lq *ent.OrderLineQuery) { lq.Order(ent.Asc(orderline.FieldID)).WithPart() }).
+		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
+			tq.Order(ent.Desc(trackingentry.FieldOccurredAt), ent.Desc(trackingentry.FieldID))
+		})
 }
 
 func loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {

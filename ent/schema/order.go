@@ -51,7 +51,7 @@ func (Order) Edges() []ent.Edge {
 		edge.From("hub", Hub.Type).Ref("orders").Field("hub_id").Unique().Required(),
 		edge.From("workflow", Workflow.Type).Ref("orders").Field("workflow_id").Unique().Required().Annotations(skipInputs),
 		edge.To("lines", OrderLine.Type).Annotations(skipInputs),
-		edge.To("tracking_entries", TrackingEntry.Type).Annotations(skipInputs),
+		edge.To("tracking_entries", TrackingEntry.Type).Annotations(skipInputs, entgql.RelayConnection()),
 		edge.To("events", OrderEvent.Type).Annotations(skipInputs),
 	}
 }

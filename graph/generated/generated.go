@@ -202,7 +202,7 @@ type ComplexityRoot struct {
 		ShipToName         func(childComplexity int) int
 		ShipToPostalCode   func(childComplexity int) int
 		Status             func(childComplexity int) int
-		TrackingEntries    func(childComplexity int) int
+		TrackingEntries    func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
 		UpdatedAt          func(childComplexity int) int
 		Workflow           func(childComplexity int) int
 		WorkflowID         func(childComplexity int) int
@@ -1255,7 +1255,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Order.TrackingEntries(childComplexity), true
+		args, err := ec.field_Order_trackingEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Order.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
 	case "Order.updatedAt":
 		if e.ComplexityRoot.Order.UpdatedAt == nil {
 			break
@@ -3139,7 +3144,37 @@ type Order implements Node {
   hub: Hub!
   workflow: Workflow!
   lines: [OrderLine!]
-  trackingEntries: [TrackingEntry!]
+  trackingEntries(
+    """
+    Returns the elements in the list that come after the specified cursor.
+    """
+    after: Cursor
+
+    """
+    Returns the first _n_ elements from the list.
+    """
+    first: Int
+
+    """
+    Returns the elements in the list that come before the specified cursor.
+    """
+    before: Cursor
+
+    """
+    Returns the last _n_ elements from the list.
+    """
+    last: Int
+
+    """
+    Ordering options for TrackingEntries returned from the connection.
+    """
+    orderBy: [TrackingEntryOrder!]
+
+    """
+    Filtering options for TrackingEntries returned from the connection.
+    """
+    where: TrackingEntryWhereInput
+  ): TrackingEntryConnection!
   events: [OrderEvent!]
 }
 """
@@ -6401,6 +6436,52 @@ func (ec *executionContext) field_Mutation_updateTrackingEntry_args(ctx context.
 		return nil, err
 	}
 	args["revision"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Order_trackingEntries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[resourceid.ID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[resourceid.ID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*ent.TrackingEntryOrder, error) {
+			return ec.unmarshalOTrackingEntryOrder2ᚕᚖlogisticsᚋentᚐTrackingEntryOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
 	return args, nil
 }
 
@@ -10666,25 +10747,37 @@ func (ec *executionContext) _Order_trackingEntries(ctx context.Context, field gr
 			return ec.fieldContext_Order_trackingEntries(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TrackingEntries(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.TrackingEntry) graphql.Marshaler {
-			return ec.marshalOTrackingEntry2ᚕᚖlogisticsᚋentᚐTrackingEntryᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
+			return ec.marshalNTrackingEntryConnection2ᚖlogisticsᚋentᚐTrackingEntryConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_Order_trackingEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Order_trackingEntries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Order",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TrackingEntry(ctx, field)
+			return ec.childFields_TrackingEntryConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Order_trackingEntries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -25081,7 +25174,7 @@ func (ec *executionContext) _Order(ctx context.Context, sel ast.SelectionSet, ob
 					}
 				}()
 				res = ec._Order_trackingEntries(ctx, field, obj)
-				if res == graphql.RequiredNull {
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -29428,25 +29521,6 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	_ = ctx
 	res := graphql.MarshalTime(*v)
 	return res
-}
-
-func (ec *executionContext) marshalOTrackingEntry2ᚕᚖlogisticsᚋentᚐTrackingEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.TrackingEntry) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalOTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx context.Context, sel ast.SelectionSet, v *ent.TrackingEntry) graphql.Marshaler {
