@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"logistics/internal/apperr"
 )
@@ -60,16 +61,31 @@ func ReadScopes() []string {
 // Domain events (Event) describe every resource, so reading them needs every
 // read scope.
 func TypeScopes(typeName string) ([]string, bool) {
-	base := strings.TrimSuffix(strings.TrimSuffix(typeName, "Connection"), "Edge")
-	if base == "Event" {
-		return ReadScopes(), true
-	}
-	for _, r := range Policy {
-		if slices.Contains(r.GraphQLTypes, base) {
-			return []string{r.Read()}, true
+	typeScopesOnce.Do(buildTypeScopes)
+	scopes, ok := typeScopes[typeName]
+	return scopes, ok
+}
+
+// typeScopes is TypeScopes' answer for every guarded type name, built once:
+// the GraphQL field middleware asks for every field of every response.
+var (
+	typeScopes     map[string][]string
+	typeScopesOnce sync.Once
+)
+
+func buildTypeScopes() {
+	typeScopes = map[string][]string{}
+	add := func(base string, scopes []string) {
+		for _, suffix := range []string{"", "Connection", "Edge"} {
+			typeScopes[base+suffix] = scopes
 		}
 	}
-	return nil, false
+	for _, r := range Policy {
+		for _, t := range r.GraphQLTypes {
+			add(t, []string{r.Read()})
+		}
+	}
+	add("Event", ReadScopes())
 }
 
 // ParseScopes checks a list of scopes; "all" stands for every scope and
