@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"logistics/ent"
-	"logistics/ent/order"
 	"logistics/ent/orderevent"
 	"logistics/internal/apperr"
 	"logistics/internal/filter"
@@ -81,17 +80,12 @@ func renderOrderEvent(e *ent.OrderEvent) orderEventJSON {
 // transitions, oldest first by default, filtered like every list.
 func handleListOrderEvents(d Deps) http.Handler {
 	return list(d, filter.OrderEventTable, filter.OrderEvents, func(r *http.Request, where *ent.OrderEventWhereInput, p page) (listJSON, error) {
-		id, err := pathID(r, resourceid.Order, "order")
+		id, err := existingOrder(r)
 		if err != nil {
 			return listJSON{}, err
 		}
 		ctx := r.Context()
 		c := ent.FromContext(ctx)
-		if ok, err := c.Order.Query().Where(order.ID(id)).Exist(ctx); err != nil {
-			return listJSON{}, apperr.From(err)
-		} else if !ok {
-			return listJSON{}, apperr.NotFound("order %s not found", id)
-		}
 		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderEventOrderField) *ent.OrderEventOrder {
 			return &ent.OrderEventOrder{Direction: dir, Field: f}
 		})

@@ -300,19 +300,30 @@ func handleDeleteOrder(d Deps) http.Handler {
 
 // ---- order lines ----
 
+// existingOrder reads the order id of a nested route (/v1/orders/{id}/…) and
+// checks that the order exists: 404 otherwise.
+func existingOrder(r *http.Request) (resourceid.ID, error) {
+	id, err := pathID(r, resourceid.Order, "order")
+	if err != nil {
+		return "", err
+	}
+	ctx := r.Context()
+	if ok, err := ent.FromContext(ctx).Order.Query().Where(order.ID(id)).Exist(ctx); err != nil {
+		return "", apperr.From(err)
+	} else if !ok {
+		return "", apperr.NotFound("order %s not found", id)
+	}
+	return id, nil
+}
+
 func handleListOrderLines(d Deps) http.Handler {
 	return list(d, filter.OrderLineTable, filter.OrderLines, func(r *http.Request, where *ent.OrderLineWhereInput, p page) (listJSON, error) {
-		id, err := pathID(r, resourceid.Order, "order")
+		id, err := existingOrder(r)
 		if err != nil {
 			return listJSON{}, err
 		}
 		ctx := r.Context()
 		c := ent.FromContext(ctx)
-		if ok, err := c.Order.Query().Where(order.ID(id)).Exist(ctx); err != nil {
-			return listJSON{}, apperr.From(err)
-		} else if !ok {
-			return listJSON{}, apperr.NotFound("order %s not found", id)
-		}
 		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderLineOrderField) *ent.OrderLineOrder {
 			return &ent.OrderLineOrder{Direction: dir, Field: f}
 		})
