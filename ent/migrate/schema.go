@@ -90,6 +90,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[4]},
 			},
+			{
+				Name:    "event_actor",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[5]},
+			},
 		},
 	}
 	// HubsColumns holds the columns for the "hubs" table.
@@ -137,14 +142,39 @@ var (
 				Columns: []*schema.Column{HubsColumns[6]},
 			},
 			{
+				Name:    "hub_address_line1",
+				Unique:  false,
+				Columns: []*schema.Column{HubsColumns[7]},
+			},
+			{
 				Name:    "hub_city",
 				Unique:  false,
 				Columns: []*schema.Column{HubsColumns[8]},
 			},
 			{
+				Name:    "hub_postal_code",
+				Unique:  false,
+				Columns: []*schema.Column{HubsColumns[9]},
+			},
+			{
 				Name:    "hub_country",
 				Unique:  false,
 				Columns: []*schema.Column{HubsColumns[10]},
+			},
+			{
+				Name:    "hub_latitude",
+				Unique:  false,
+				Columns: []*schema.Column{HubsColumns[11]},
+			},
+			{
+				Name:    "hub_longitude",
+				Unique:  false,
+				Columns: []*schema.Column{HubsColumns[12]},
+			},
+			{
+				Name:    "hub_timezone",
+				Unique:  false,
+				Columns: []*schema.Column{HubsColumns[13]},
 			},
 			{
 				Name:    "hub_active",
@@ -251,6 +281,11 @@ var (
 				Columns: []*schema.Column{ItemsColumns[4]},
 			},
 			{
+				Name:    "item_reserved_quantity",
+				Unique:  false,
+				Columns: []*schema.Column{ItemsColumns[5]},
+			},
+			{
 				Name:    "item_status",
 				Unique:  false,
 				Columns: []*schema.Column{ItemsColumns[8]},
@@ -351,6 +386,26 @@ var (
 				Name:    "order_due_at",
 				Unique:  false,
 				Columns: []*schema.Column{OrdersColumns[14]},
+			},
+			{
+				Name:    "order_ship_to_name",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[8]},
+			},
+			{
+				Name:    "order_ship_to_city",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[11]},
+			},
+			{
+				Name:    "order_ship_to_postal_code",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[12]},
+			},
+			{
+				Name:    "order_ship_to_country",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[13]},
 			},
 		},
 	}
@@ -499,6 +554,11 @@ var (
 				Name:    "part_unit",
 				Unique:  false,
 				Columns: []*schema.Column{PartsColumns[7]},
+			},
+			{
+				Name:    "part_unit_weight_kg",
+				Unique:  false,
+				Columns: []*schema.Column{PartsColumns[8]},
 			},
 			{
 				Name:    "part_hazardous",
@@ -668,6 +728,11 @@ var (
 				Name:    "trackingentry_hub_id",
 				Unique:  false,
 				Columns: []*schema.Column{TrackingEntriesColumns[10]},
+			},
+			{
+				Name:    "trackingentry_location",
+				Unique:  false,
+				Columns: []*schema.Column{TrackingEntriesColumns[7]},
 			},
 			{
 				Name:    "trackingentry_occurred_at",

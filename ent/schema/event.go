@@ -28,7 +28,7 @@ func (Event) Fields() []ent.Field {
 }
 
 func (Event) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("type"), index.Fields("subject_id")}
+	return []ent.Index{index.Fields("type"), index.Fields("subject_id"), index.Fields("actor")}
 }
 
 func (Event) Annotations() []schema.Annotation {

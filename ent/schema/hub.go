@@ -47,7 +47,9 @@ func (Hub) Edges() []ent.Edge {
 }
 
 func (Hub) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("name"), index.Fields("kind"), index.Fields("city"), index.Fields("country"), index.Fields("active")}
+	return []ent.Index{index.Fields("name"), index.Fields("kind"), index.Fields("address_line1"), index.Fields("city"), index.Fields("postal_code"),
+		index.Fields("country"), index.Fields("latitude"), index.Fields("longitude"), index.Fields("timezone"), index.Fields("active"),
+	}
 }
 
 func (Hub) Annotations() []schema.Annotation { return resource("hubs") }

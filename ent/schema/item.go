@@ -44,6 +44,7 @@ func (Item) Indexes() []ent.Index {
 		index.Fields("part_id"),
 		index.Fields("hub_id", "part_id"),
 		index.Fields("quantity"),
+		index.Fields("reserved_quantity"),
 		index.Fields("status"),
 		index.Fields("lot"),
 		index.Fields("serial"),

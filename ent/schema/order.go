@@ -64,6 +64,10 @@ func (Order) Indexes() []ent.Index {
 		index.Fields("customer_ref"),
 		index.Fields("priority"),
 		index.Fields("due_at"),
+		index.Fields("ship_to_name"),
+		index.Fields("ship_to_city"),
+		index.Fields("ship_to_postal_code"),
+		index.Fields("ship_to_country"),
 	}
 }
 

@@ -37,7 +37,7 @@ func (Part) Edges() []ent.Edge {
 }
 
 func (Part) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("part_name"), index.Fields("unit"), index.Fields("hazardous")}
+	return []ent.Index{index.Fields("part_name"), index.Fields("unit"), index.Fields("unit_weight_kg"), index.Fields("hazardous")}
 }
 
 func (Part) Annotations() []schema.Annotation { return resource("parts") }

@@ -48,6 +48,7 @@ func (TrackingEntry) Indexes() []ent.Index {
 		index.Fields("carrier"),
 		index.Fields("status"),
 		index.Fields("hub_id"),
+		index.Fields("location"),
 		index.Fields("occurred_at"),
 	}
 }

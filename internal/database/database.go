@@ -57,7 +57,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	)
 	if IsPostgres(dsn) {
 		dia = dialect.Postgres
-		db, err = sql.Open("pgx", dsn)
+		db, err = sql.Open("pgx", postgresDSN(dsn))
 		if u, perr := url.Parse(dsn); perr == nil {
 			source = u.Redacted()
 		}
@@ -97,6 +97,32 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		drv = opt.Driver(drv)
 	}
 	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dia, Source: source}, nil
+}
+
+// postgresPlannerDefaults are session settings sent with every PostgreSQL
+// connection unless the DSN sets them. random_page_cost 1.1 (instead of 4)
+// tells the planner that random reads are cheap, as they are on SSDs and for
+// data in memory: without it, a filtered page ordered by id ("parts whose
+// name contains bolt, first 50") became a full scan and a sort (30 ms on
+// 20,000 parts) instead of a walk of the primary key that stops after the
+// page (1.5 ms). See the README's performance section.
+var postgresPlannerDefaults = [][2]string{{"random_page_cost", "1.1"}}
+
+// postgresDSN adds postgresPlannerDefaults to a postgres:// URL as runtime
+// parameters (pgx sends unknown URL parameters to the server as settings).
+func postgresDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn // pgx reports the malformed DSN
+	}
+	q := u.Query()
+	for _, kv := range postgresPlannerDefaults {
+		if q.Get(kv[0]) == "" {
+			q.Set(kv[0], kv[1])
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // sqliteDSN adds the options we rely on unless the caller set them.

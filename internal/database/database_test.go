@@ -1,0 +1,53 @@
+package database
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPostgresDSNAddsPlannerDefaults(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:p@db:5432/x?sslmode=disable": "postgres://u:p@db:5432/x?random_page_cost=1.1&sslmode=disable",
+		"postgres://db/x?random_page_cost=4":       "postgres://db/x?random_page_cost=4",
+		"postgresql://db/x":                        "postgresql://db/x?random_page_cost=1.1",
+	} {
+		if got := postgresDSN(in); got != want {
+			t.Errorf("postgresDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOpenAppliesSettings opens the suite's database (SQLite, or PostgreSQL
+// when LOGISTICS_TEST_POSTGRES is set) and checks the settings we rely on.
+func TestOpenAppliesSettings(t *testing.T) {
+	ctx := context.Background()
+	dsn := os.Getenv("LOGISTICS_TEST_POSTGRES")
+	if dsn == "" {
+		dsn = filepath.Join(t.TempDir(), "x.db")
+	}
+	db, err := Open(ctx, dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if IsPostgres(dsn) {
+		var v string
+		if err := db.SQL.QueryRowContext(ctx, "SHOW random_page_cost").Scan(&v); err != nil || v != "1.1" {
+			t.Fatalf("random_page_cost = %q, %v", v, err)
+		}
+		return
+	}
+	var mode string
+	var fk int
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v", mode, err)
+	}
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("foreign_keys = %d, %v", fk, err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
