@@ -145,10 +145,15 @@ const latestTracking = 3
 // for a whole page: hub, workflow, lines with their parts, tracking entries
 // (newest first; orders carry a handful each).
 func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
+	// Ordering by order_id first lets the database read each order's rows
+	// from the order_id index; ordering by id or occurred_at alone made
+	// PostgreSQL walk a whole table's index for 50 orders (70–120 ms).
 	return q.WithHub().WithWorkflow().
-		WithLines(func(lq *ent.OrderLineQuery) { lq.Order(ent.Asc(orderline.FieldID)).WithPart() }).
+		WithLines(func(lq *ent.OrderLineQuery) {
+			lq.Order(ent.Asc(orderline.FieldOrderID), ent.Asc(orderline.FieldID)).WithPart()
+		}).
 		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
-			tq.Order(ent.Desc(trackingentry.FieldOccurredAt), ent.Desc(trackingentry.FieldID))
+			tq.Order(ent.Asc(trackingentry.FieldOrderID), ent.Desc(trackingentry.FieldOccurredAt), ent.Desc(trackingentry.FieldID))
 		})
 }
 

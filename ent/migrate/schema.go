@@ -358,9 +358,9 @@ var (
 				Columns: []*schema.Column{OrdersColumns[2]},
 			},
 			{
-				Name:    "order_status",
+				Name:    "order_status_id",
 				Unique:  false,
-				Columns: []*schema.Column{OrdersColumns[5]},
+				Columns: []*schema.Column{OrdersColumns[5], OrdersColumns[0]},
 			},
 			{
 				Name:    "order_hub_id_status",
