@@ -74,7 +74,7 @@ type itemIn struct {
 }
 
 func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
-	it, err := ent.FromContext(ctx).Item.Query().Where(item.ID(id)).WithPart().WithHub().Only(ctx)
+	it, err := ent.FromContext(ctx).Item.Query().Where(item.ID(id)).WithPart(partRef).WithHub(hubRef).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
@@ -93,7 +93,7 @@ func handleListItems(d Deps) http.Handler {
 			return listJSON{}, err
 		}
 		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).Item.Query().WithPart().WithHub().
+		conn, err := ent.FromContext(ctx).Item.Query().WithPart(partRef).WithHub(hubRef).
 			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orders), ent.WithItemFilter(where.Filter))
 		if err != nil {
 			return listJSON{}, apperr.From(err)

@@ -148,9 +148,9 @@ func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
 	// Ordering by order_id first lets the database read each order's rows
 	// from the order_id index; ordering by id or occurred_at alone made
 	// PostgreSQL walk a whole table's index for 50 orders (70–120 ms).
-	return q.WithHub().WithWorkflow().
+	return q.WithHub(hubRef).WithWorkflow().
 		WithLines(func(lq *ent.OrderLineQuery) {
-			lq.Order(ent.Asc(orderline.FieldOrderID), ent.Asc(orderline.FieldID)).WithPart()
+			lq.Order(ent.Asc(orderline.FieldOrderID), ent.Asc(orderline.FieldID)).WithPart(partRef)
 		}).
 		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
 			tq.Order(ent.Asc(trackingentry.FieldOrderID), ent.Desc(trackingentry.FieldOccurredAt), ent.Desc(trackingentry.FieldID))

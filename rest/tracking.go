@@ -60,7 +60,7 @@ type trackingIn struct {
 }
 
 func loadTracking(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, error) {
-	t, err := ent.FromContext(ctx).TrackingEntry.Query().Where(trackingentry.ID(id)).WithHub().Only(ctx)
+	t, err := ent.FromContext(ctx).TrackingEntry.Query().Where(trackingentry.ID(id)).WithHub(hubRef).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("tracking entry %s not found", id)
 	}
@@ -79,7 +79,7 @@ func handleListTracking(d Deps) http.Handler {
 			return listJSON{}, err
 		}
 		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub().
+		conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub(hubRef).
 			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithTrackingEntryOrder(orders), ent.WithTrackingEntryFilter(where.Filter))
 		if err != nil {
 			return listJSON{}, apperr.From(err)
