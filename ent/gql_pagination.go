@@ -1242,20 +1242,6 @@ var (
 			}
 		},
 	}
-	// ItemOrderFieldExpiresAt orders Item by expires_at.
-	ItemOrderFieldExpiresAt = &ItemOrderField{
-		Value: func(_m *Item) (ent.Value, error) {
-			return _m.ExpiresAt, nil
-		},
-		column: item.FieldExpiresAt,
-		toTerm: item.ByExpiresAt,
-		toCursor: func(_m *Item) Cursor {
-			return Cursor{
-				ID:    _m.ID,
-				Value: _m.ExpiresAt,
-			}
-		},
-	}
 )
 
 // String implement fmt.Stringer interface.
@@ -1272,8 +1258,6 @@ func (f ItemOrderField) String() string {
 		str = "RESERVED_QUANTITY"
 	case ItemOrderFieldStatus.column:
 		str = "STATUS"
-	case ItemOrderFieldExpiresAt.column:
-		str = "EXPIRES_AT"
 	}
 	return str
 }
@@ -1300,8 +1284,6 @@ func (f *ItemOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *ItemOrderFieldReservedQuantity
 	case "STATUS":
 		*f = *ItemOrderFieldStatus
-	case "EXPIRES_AT":
-		*f = *ItemOrderFieldExpiresAt
 	default:
 		return fmt.Errorf("%s is not a valid ItemOrderField", str)
 	}
@@ -1682,20 +1664,6 @@ var (
 			}
 		},
 	}
-	// OrderOrderFieldDueAt orders Order by due_at.
-	OrderOrderFieldDueAt = &OrderOrderField{
-		Value: func(_m *Order) (ent.Value, error) {
-			return _m.DueAt, nil
-		},
-		column: order.FieldDueAt,
-		toTerm: order.ByDueAt,
-		toCursor: func(_m *Order) Cursor {
-			return Cursor{
-				ID:    _m.ID,
-				Value: _m.DueAt,
-			}
-		},
-	}
 )
 
 // String implement fmt.Stringer interface.
@@ -1714,8 +1682,6 @@ func (f OrderOrderField) String() string {
 		str = "CUSTOMER_REF"
 	case OrderOrderFieldPriority.column:
 		str = "PRIORITY"
-	case OrderOrderFieldDueAt.column:
-		str = "DUE_AT"
 	}
 	return str
 }
@@ -1744,8 +1710,6 @@ func (f *OrderOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *OrderOrderFieldCustomerRef
 	case "PRIORITY":
 		*f = *OrderOrderFieldPriority
-	case "DUE_AT":
-		*f = *OrderOrderFieldDueAt
 	default:
 		return fmt.Errorf("%s is not a valid OrderOrderField", str)
 	}

@@ -272,3 +272,18 @@ func TestMetricsCountRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestNullableFieldsAreNotOrderable: ordering by a field that may be NULL
+// would lose rows when paging with keyset cursors, so GraphQL refuses it.
+func TestNullableFieldsAreNotOrderable(t *testing.T) {
+	srv := apptest.New(t)
+	for _, q := range []string{
+		`{ items(orderBy: [{field: EXPIRES_AT, direction: ASC}]) { totalCount } }`,
+		`{ orders(orderBy: [{field: DUE_AT, direction: ASC}]) { totalCount } }`,
+	} {
+		r := srv.GraphQL(t, prod, q, nil)
+		if r.Status != http.StatusUnprocessableEntity || len(r.Errors) == 0 || r.Errors[0].Code() != "BAD_USER_INPUT" {
+			t.Fatalf("%s: %d %+v", q, r.Status, r.Errors)
+		}
+	}
+}

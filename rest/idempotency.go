@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"logistics/ent"
@@ -18,6 +19,30 @@ import (
 // staleAfter is how long a first request may run before a retry with the
 // same key may take its place (the first one's process is presumed dead).
 const staleAfter = 2 * time.Minute
+
+// keepKeys is how long a key is remembered: a key older than that is free
+// again, and expired keys are deleted (at most every sweepEvery per
+// environment and instance, by the request that claims a new key).
+const (
+	keepKeys   = 24 * time.Hour
+	sweepEvery = 10 * time.Minute
+)
+
+// keySweeper decides when the expired keys of one environment are deleted.
+type keySweeper struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (s *keySweeper) due(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Sub(s.last) < sweepEvery {
+		return false
+	}
+	s.last = now
+	return true
+}
 
 // idempotent makes a POST honour Idempotency-Key: the first request with a
 // key claims it (a unique row per caller and key in the environment's
@@ -57,6 +82,11 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 				SetPrincipal(principal).SetKey(key).SetMethod(r.Method).SetPath(storedPath(r.URL.Path)).
 				SetRequestHash(hash).SetStatus(0).Save(ctx)
 			if err == nil {
+				if d.sweeper != nil && d.sweeper.due(time.Now()) {
+					if _, err := c.IdempotencyKey.Delete().Where(idempotencykey.CreatedAtLT(time.Now().Add(-keepKeys))).Exec(ctx); err != nil {
+						d.Log.WarnContext(ctx, "idempotency: deleting expired keys failed", "err", err)
+					}
+				}
 				break
 			}
 			if !ent.IsConstraintError(err) || attempt > 0 {
@@ -71,6 +101,14 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 			if err != nil {
 				d.fail(w, r, err)
 				return
+			}
+			if time.Since(prev.CreatedAt) > keepKeys {
+				// Expired: the key is free again.
+				if _, err := c.IdempotencyKey.Delete().Where(idempotencykey.ID(prev.ID)).Exec(ctx); err != nil {
+					d.fail(w, r, err)
+					return
+				}
+				continue
 			}
 			if prev.RequestHash != hash {
 				d.fail(w, r, apperr.Validation(apperr.FieldError{Field: "Idempotency-Key", Message: "was already used with a different request: use a new key for a new request"}).

@@ -18,7 +18,8 @@ type Deps struct {
 	Version      string
 	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)
 
-	prefix string // the environment's base path, set by Mount
+	prefix  string      // the environment's base path, set by Mount
+	sweeper *keySweeper // when expired idempotency keys go, set by Mount
 }
 
 // WriteJSON writes v as JSON with the given status.

@@ -122,6 +122,7 @@ const readAll = "*:read"
 // a 405 problem with Allow.
 func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	d.prefix = prefix
+	d.sweeper = &keySweeper{}
 	allow := map[string][]string{}
 	var paths []string
 	for _, rt := range routes(d) {

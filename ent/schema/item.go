@@ -28,7 +28,8 @@ func (Item) Fields() []ent.Field {
 		field.String("lot").Default("").MaxLen(64),
 		field.String("serial").Default("").MaxLen(64),
 		field.Enum("status").Values("available", "quarantined", "damaged").Default("available").Annotations(entgql.OrderField("STATUS")),
-		field.Time("expires_at").Optional().Nillable().Annotations(entgql.OrderField("EXPIRES_AT")),
+		// Not orderable: entgql's keyset cursors skip rows whose sort value is NULL.
+		field.Time("expires_at").Optional().Nillable(),
 	}
 }
 

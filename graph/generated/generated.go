@@ -2932,7 +2932,6 @@ enum ItemOrderField {
   QUANTITY
   RESERVED_QUANTITY
   STATUS
-  EXPIRES_AT
 }
 """
 ItemStatus is enum for the field status
@@ -3636,7 +3635,6 @@ enum OrderOrderField {
   STATUS
   CUSTOMER_REF
   PRIORITY
-  DUE_AT
 }
 """
 OrderPriority is enum for the field priority
