@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -12,15 +11,6 @@ import (
 
 	"logistics/graph/generated"
 )
-
-func fmtSscan(s string, f *float64) (int, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, err
-	}
-	*f = v
-	return 1, nil
-}
 
 // depthLimit refuses operations nested deeper than max. The introspection
 // fields (__schema, __type) are not counted: GraphiQL's own query is deep.

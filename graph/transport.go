@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -105,7 +106,8 @@ func negotiate(accept string) (string, bool) {
 		}
 		q := 1.0
 		if v, ok := p["q"]; ok {
-			if _, err := fmtSscan(v, &q); err != nil {
+			var err error
+			if q, err = strconv.ParseFloat(v, 64); err != nil {
 				q = 0
 			}
 		}

@@ -204,6 +204,8 @@ func TestScenarios(t *testing.T) {
 		{"order line get", "GET", "/v1/order-lines/{line0}", nil, nil, 200, `"order_id":"{order0}"`},
 		{"order line patch", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 4.25}, nil, 200, `"quantity":4.25`},
 		{"order line patch zero", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 0}, nil, 422, `"field":"quantity"`},
+		{"order line patch unknown part", "PATCH", "/v1/order-lines/{line0}", map[string]any{"part_id": "prt_01JD3K0000000000000000000A"}, nil, 422, `"field":"part_id"`},
+		{"order line patch part of the wrong type", "PATCH", "/v1/order-lines/{line0}", map[string]any{"part_id": "{order0}"}, nil, 400, `"field":"part_id"`},
 		{"order line patch stale", "PATCH", "/v1/order-lines/{line0}", map[string]any{"quantity": 1}, http.Header{"If-Match": {`"1"`}}, 412, `precondition_failed`},
 		{"order line delete", "DELETE", "/v1/order-lines/{line1}", nil, nil, 204, ``},
 		{"order line deleted", "GET", "/v1/order-lines/{line1}", nil, nil, 404, `not_found`},

@@ -219,19 +219,14 @@ func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.
 	if err := checkID("id", id, resourceid.OrderLine); err != nil {
 		return nil, notFound("order line", id)
 	}
-	if in.PartID != nil || in.Quantity != nil {
-		nl := NewLine{PartID: resourceid.ID(resourceid.Part + "_00000000000000000000000000"), Quantity: 1}
-		if in.PartID != nil {
-			nl.PartID = *in.PartID
+	if in.Quantity != nil && *in.Quantity <= 0 {
+		return nil, apperr.Validation(apperr.FieldError{Field: "quantity", Message: "must be greater than 0"})
+	}
+	if in.PartID != nil {
+		if err := checkID("part_id", *in.PartID, resourceid.Part); err != nil {
+			return nil, err
 		}
-		if in.Quantity != nil {
-			nl.Quantity = *in.Quantity
-		}
-		if in.PartID == nil {
-			if nl.Quantity <= 0 {
-				return nil, apperr.Validation(apperr.FieldError{Field: "quantity", Message: "must be greater than 0"})
-			}
-		} else if err := s.checkLines(ctx, []NewLine{nl}); err != nil {
+		if err := mustExist(ctx, "part_id", client(ctx).Part.Query().Where(part.ID(*in.PartID)).Exist, *in.PartID); err != nil {
 			return nil, err
 		}
 	}
