@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 
 	"logistics/ent"
@@ -79,25 +80,12 @@ func handleListHubs(d Deps) http.Handler {
 }
 
 func handleGetHub(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Hub, "hub")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		h, err := ent.FromContext(r.Context()).Hub.Get(r.Context(), id)
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("hub %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(h.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(h.Revision), renderHub(h))
-	})
+	return getHandler(d, resourceid.Hub, "hub",
+		func(ctx context.Context, id resourceid.ID) (*ent.Hub, error) {
+			return ent.FromContext(ctx).Hub.Get(ctx, id)
+		},
+		func(v *ent.Hub) int { return v.Revision },
+		func(v *ent.Hub) any { return renderHub(v) })
 }
 
 func handleCreateHub(d Deps) http.Handler {
@@ -166,6 +154,32 @@ func handleDeleteHub(d Deps) http.Handler {
 }
 
 // deleteHandler answers DELETE /v1/<resource>/{id} with 204.
+// getHandler serves GET /v1/<resources>/{id}: 404 for an id that is
+// malformed, of another type or unknown; 304 when If-None-Match holds the
+// current ETag; otherwise the resource with its ETag (the revision).
+func getHandler[T any](d Deps, prefix, what string, load func(context.Context, resourceid.ID) (T, error), revision func(T) int, render func(T) any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, prefix, what)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		v, err := load(r.Context(), id)
+		if ent.IsNotFound(err) {
+			err = apperr.NotFound("%s %s not found", what, id)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		tag := etag(revision(v))
+		if notModified(w, r, tag) {
+			return
+		}
+		writeResource(w, http.StatusOK, tag, render(v))
+	})
+}
+
 func deleteHandler(d Deps, prefix, what string, del func(*http.Request, resourceid.ID) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, prefix, what)

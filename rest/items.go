@@ -103,22 +103,10 @@ func handleListItems(d Deps) http.Handler {
 }
 
 func handleGetItem(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Item, "item")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		it, err := loadItem(r.Context(), id)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(it.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(it.Revision), renderItem(it))
-	})
+	return getHandler(d, resourceid.Item, "item",
+		func(ctx context.Context, id resourceid.ID) (*ent.Item, error) { return loadItem(ctx, id) },
+		func(v *ent.Item) int { return v.Revision },
+		func(v *ent.Item) any { return renderItem(v) })
 }
 
 func handleCreateItem(d Deps) http.Handler {

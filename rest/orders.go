@@ -187,22 +187,10 @@ func handleListOrders(d Deps) http.Handler {
 }
 
 func handleGetOrder(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Order, "order")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		o, err := loadOrder(r.Context(), id)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(o.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
-	})
+	return getHandler(d, resourceid.Order, "order",
+		func(ctx context.Context, id resourceid.ID) (*ent.Order, error) { return loadOrder(ctx, id) },
+		func(v *ent.Order) int { return v.Revision },
+		func(v *ent.Order) any { return renderOrder(v) })
 }
 
 func handleCreateOrder(d Deps) http.Handler {
@@ -380,25 +368,12 @@ func handleCreateOrderLine(d Deps) http.Handler {
 }
 
 func handleGetOrderLine(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.OrderLine, "order line")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		l, err := ent.FromContext(r.Context()).OrderLine.Get(r.Context(), id)
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("order line %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(l.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(l.Revision), renderOrderLine(l))
-	})
+	return getHandler(d, resourceid.OrderLine, "order line",
+		func(ctx context.Context, id resourceid.ID) (*ent.OrderLine, error) {
+			return ent.FromContext(ctx).OrderLine.Get(ctx, id)
+		},
+		func(v *ent.OrderLine) int { return v.Revision },
+		func(v *ent.OrderLine) any { return renderOrderLine(v) })
 }
 
 func handleUpdateOrderLine(d Deps) http.Handler {

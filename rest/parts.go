@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 
 	"logistics/ent"
@@ -60,25 +61,12 @@ func handleListParts(d Deps) http.Handler {
 }
 
 func handleGetPart(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Part, "part")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		p, err := ent.FromContext(r.Context()).Part.Get(r.Context(), id)
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("part %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(p.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(p.Revision), renderPart(p))
-	})
+	return getHandler(d, resourceid.Part, "part",
+		func(ctx context.Context, id resourceid.ID) (*ent.Part, error) {
+			return ent.FromContext(ctx).Part.Get(ctx, id)
+		},
+		func(v *ent.Part) int { return v.Revision },
+		func(v *ent.Part) any { return renderPart(v) })
 }
 
 func handleCreatePart(d Deps) http.Handler {

@@ -89,22 +89,10 @@ func handleListTracking(d Deps) http.Handler {
 }
 
 func handleGetTracking(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.TrackingEntry, "tracking entry")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		t, err := loadTracking(r.Context(), id)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if notModified(w, r, etag(t.Revision)) {
-			return
-		}
-		writeResource(w, http.StatusOK, etag(t.Revision), renderTracking(t))
-	})
+	return getHandler(d, resourceid.TrackingEntry, "tracking entry",
+		func(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, error) { return loadTracking(ctx, id) },
+		func(v *ent.TrackingEntry) int { return v.Revision },
+		func(v *ent.TrackingEntry) any { return renderTracking(v) })
 }
 
 func handleCreateTracking(d Deps) http.Handler {
