@@ -4,4 +4,4 @@ package main
 // graph/schema/ent.graphqls), then gqlgen. CI fails if this changes any
 // committed file.
 //go:generate go run -mod=mod ./ent/entc.go
-//go:generate go run -mod=mod github.com/99designs/gqlgen generate
+//go:generate go run -mod=mod ./graph/gqlgen.go

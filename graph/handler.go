@@ -27,6 +27,10 @@ type Options struct {
 	MaxBodyBytes  int64 // largest request body
 	Logger        *slog.Logger
 	Auth          *auth.Store // users and API tokens (the production database)
+	// NoFastPath executes every query through gqlgen alone (see fastpath.go);
+	// tests use it to compare the two.
+	NoFastPath     bool
+	FastPathCounts *FastPathCounts // counted here when set
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -42,7 +46,8 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth}}
 	cfg.Directives.HasScope = hasScope
 	costConnections(&cfg.Complexity)
-	srv := handler.New(generated.NewExecutableSchema(cfg))
+	schema := generated.NewExecutableSchema(cfg)
+	srv := handler.New(schema)
 	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
@@ -52,6 +57,9 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(scopeGuard)
+	if !opt.NoFastPath {
+		srv.AroundRootFields(fastQueryFields(generated.NewFastPath(schema, allowType), opt.FastPathCounts))
+	}
 	srv.SetErrorPresenter(presenter(opt.Logger))
 	srv.SetRecoverFunc(recoverer(opt.Logger))
 	return srv

@@ -200,6 +200,25 @@ func writeRequestError(w http.ResponseWriter, media string, status int, msg stri
 
 func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	if dataOnly(resp) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(dataOpen)+len(resp.Data)+len(dataClose)))
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, dataOpen)
+		_, _ = w.Write(resp.Data)
+		_, _ = io.WriteString(w, dataClose)
+		return
+	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// The common response, data without errors or extensions, is written around
+// gqlgen's already-encoded data. Encoding it through encoding/json would copy
+// and re-validate the whole document (json.RawMessage is compacted): about 5%
+// of a 50-row query's CPU.
+const dataOpen, dataClose = `{"data":`, "}\n"
+
+func dataOnly(resp *graphql.Response) bool {
+	return len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
+		resp.HasNext == nil && len(resp.Data) > 0
 }

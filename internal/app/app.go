@@ -36,8 +36,11 @@ type App struct {
 	Service *service.Service
 	Version string
 	Metrics *metrics.Registry
-	Auth    *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
-	Login   *auth.LoginGuard    // sign-in attempts per account and per address
+	// FastPath counts the GraphQL root query fields served by the fast path
+	// and those it left to gqlgen (graph/fastpath.go), in every environment.
+	FastPath graph.FastPathCounts
+	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
+	Login    *auth.LoginGuard    // sign-in attempts per account and per address
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -113,8 +116,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	return a, nil
 }
 
-// registerDBGauges exposes each environment's connection pool at /metrics.
+// registerDBGauges exposes each environment's connection pool at /metrics,
+// and the GraphQL fast path's counts.
 func (a *App) registerDBGauges() {
+	a.Metrics.Counter("logistics_graphql_fast_path_fields_total",
+		"GraphQL root query fields the generated fast path served, or declined (gqlgen executed them).",
+		[]string{"outcome"}, func() []metrics.Sample {
+			return []metrics.Sample{
+				{Labels: []string{"served"}, Value: float64(a.FastPath.Served.Load())},
+				{Labels: []string{"declined"}, Value: float64(a.FastPath.Declined.Load())},
+			}
+		})
 	for _, g := range []struct {
 		name, help string
 		read       func(sql.DBStats) float64
@@ -198,7 +210,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	api := http.NewServeMux()
 	gql := graph.NewHandler(a.Service, graph.Options{
 		MaxDepth: a.Config.MaxDepth, MaxComplexity: a.Config.MaxComplexity,
-		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store,
+		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
+		FastPathCounts: &a.FastPath,
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})

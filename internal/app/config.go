@@ -35,6 +35,7 @@ type Config struct {
 	AdminEmail    string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
 	AdminPassword string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
 	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
+	NoFastPath    bool          // --graphql-no-fast-path, LOGISTICS_GRAPHQL_NO_FAST_PATH: every query through gqlgen alone
 	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 }
 
@@ -92,6 +93,7 @@ func (c *Config) settings() []setting {
 		{"write-timeout", "LOGISTICS_WRITE_TIMEOUT", "server write time-out", dur(&c.WriteTimeout)},
 		{"graphql-max-depth", "LOGISTICS_GRAPHQL_MAX_DEPTH", "deepest GraphQL selection allowed", num(&c.MaxDepth)},
 		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL query cost allowed", num(&c.MaxComplexity)},
+		{"graphql-no-fast-path", "LOGISTICS_GRAPHQL_NO_FAST_PATH", "execute every GraphQL query through gqlgen alone, without the generated fast path (a switch for diagnosis)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoFastPath, n, c.NoFastPath, u) }},
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
 		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
 		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
@@ -175,6 +177,6 @@ func (c Config) Masked() []any {
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "admin_email", c.AdminEmail,
-		"no_demo_data", c.NoDemoData, "demo_scale", c.DemoScale,
+		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 	}
 }

@@ -168,11 +168,15 @@ func New(t testing.TB, opts ...Options) *Server {
 // Twin starts a second server process-alike — its own App, connection pools
 // and HTTP listener — over the same databases as s, as two instances of the
 // service sharing one PostgreSQL would run. It stops when the test ends.
-func (s *Server) Twin(t testing.TB) *Server {
+// edit, if given, changes the twin's configuration (a copy of s's).
+func (s *Server) Twin(t testing.TB, edit ...func(*app.Config)) *Server {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
 	cfg := s.App.Config
+	for _, e := range edit {
+		e(&cfg)
+	}
 	cfg.BaseURL = base
 	cfg.SandboxURL = base + "/sandbox"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

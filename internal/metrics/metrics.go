@@ -71,17 +71,26 @@ func (r *Registry) InFlight() func() {
 
 // Gauge adds a metric family written at scrape time.
 func (r *Registry) Gauge(name, help string, labels []string, read func() []Sample) {
+	r.register("gauge", name, help, labels, read)
+}
+
+// Counter registers a cumulative value read at scrape time, like Gauge.
+func (r *Registry) Counter(name, help string, labels []string, read func() []Sample) {
+	r.register("counter", name, help, labels, read)
+}
+
+func (r *Registry) register(kind, name, help string, labels []string, read func() []Sample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gauges = append(r.gauges, func(w io.Writer) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, kind)
 		for _, s := range read() {
 			fmt.Fprintf(w, "%s%s %s\n", name, labelSet(labels, s.Labels), fmtFloat(s.Value))
 		}
 	})
 }
 
-// Sample is one value of a gauge with its label values.
+// Sample is one value of a gauge or counter with its label values.
 type Sample struct {
 	Labels []string
 	Value  float64
