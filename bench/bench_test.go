@@ -17,31 +17,7 @@ import (
 //	go test -run '^$' -bench 'Workloads/W1/graphql' -benchtime 3s -cpuprofile /tmp/cpu.out ./bench
 //	go tool pprof -top -nodecount 40 bench.test /tmp/cpu.out
 func BenchmarkWorkloads(b *testing.B) {
-	ctx := context.Background()
-	db, sandbox := os.Getenv("BENCH_DB"), os.Getenv("BENCH_SANDBOX_DB")
-	if db == "" || sandbox == "" {
-		dir := b.TempDir()
-		db, sandbox = filepath.Join(dir, "production.db"), filepath.Join(dir, "sandbox.db")
-		b.Logf("BENCH_DB/BENCH_SANDBOX_DB not set: seeding a development dataset (figures are not the reference)")
-		if _, err := seedDev(ctx, db, sandbox, devSize); err != nil {
-			b.Fatal(err)
-		}
-	}
-	ip, err := openInProcess(ctx, []string{"--db", db, "--sandbox-db", sandbox}, os.Getenv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ip.Close()
-	token := os.Getenv("BENCH_TOKEN")
-	if token == "" {
-		// With authentication in the service, create a sandbox key through
-		// its CLI; without, requests go without Authorization.
-		root, err := moduleRoot()
-		if err != nil {
-			b.Fatal(err)
-		}
-		token = createToken(ctx, []string{"go", "run", root}, []string{"--db", db, "--sandbox-db", sandbox}, b.Logf)
-	}
+	ip, token := benchServer(b)
 	for _, w := range workloads {
 		for _, iface := range []string{ifGraphQL, ifREST, ifFloor} {
 			b.Run(w.Name+"/"+iface, func(b *testing.B) {
@@ -69,4 +45,68 @@ func BenchmarkWorkloads(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkAuthOverhead measures what authentication and rate limiting add to
+// a request, in process: the same 404 answered behind them (an unknown /v1
+// path, with the key) and in front of them (an unknown path outside the API,
+// anonymous). The difference is their cost per request — the token lookup,
+// scope parsing, the limiter — to compare with the workloads' ns/op.
+//
+//	BENCH_DB=… BENCH_SANDBOX_DB=… LOGISTICS_RATE_LIMIT=1000000 LOGISTICS_RATE_BURST=1000000 \
+//	  go test -run '^$' -bench 'AuthOverhead|Workloads' -benchtime 2s ./bench
+func BenchmarkAuthOverhead(b *testing.B) {
+	ip, token := benchServer(b)
+	for _, c := range []struct {
+		name string
+		req  request
+	}{
+		{"behind-auth", request{Method: http.MethodGet, Path: ip.base + "/v1/no-such-resource",
+			Header: http.Header{"Accept": {"application/json"}, "Authorization": {"Bearer " + token}}}},
+		{"before-auth", request{Method: http.MethodGet, Path: ip.base + "/no-such-page",
+			Header: http.Header{"Accept": {"application/json"}}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if code, body, _, _ := ip.do(c.req, ifREST, false); code != http.StatusNotFound {
+				b.Fatalf("HTTP %d, want 404: %s", code, snippet(body))
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if code, body, _, _ := ip.do(c.req, ifREST, false); code != http.StatusNotFound {
+					b.Fatalf("HTTP %d, want 404: %s", code, snippet(body))
+				}
+			}
+		})
+	}
+}
+
+// benchServer opens the service in process over BENCH_DB/BENCH_SANDBOX_DB (or
+// a development dataset) and returns it with a sandbox key.
+func benchServer(b *testing.B) (*inProcess, string) {
+	ctx := context.Background()
+	db, sandbox := os.Getenv("BENCH_DB"), os.Getenv("BENCH_SANDBOX_DB")
+	if db == "" || sandbox == "" {
+		dir := b.TempDir()
+		db, sandbox = filepath.Join(dir, "production.db"), filepath.Join(dir, "sandbox.db")
+		b.Logf("BENCH_DB/BENCH_SANDBOX_DB not set: seeding a development dataset (figures are not the reference)")
+		if _, err := seedDev(ctx, db, sandbox, devSize); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ip, err := openInProcess(ctx, []string{"--db", db, "--sandbox-db", sandbox}, os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ip.Close() })
+	token := os.Getenv("BENCH_TOKEN")
+	if token == "" {
+		// With authentication in the service, create a sandbox key through
+		// its CLI; without, requests go without Authorization.
+		root, err := moduleRoot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		token = createToken(ctx, []string{"go", "run", root}, []string{"--db", db, "--sandbox-db", sandbox}, b.Logf)
+	}
+	return ip, token
 }
