@@ -100,6 +100,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	a.Envs = set
 	a.registerDBGauges()
 	store := auth.NewStore(set.Production().DB.Client, log)
+	store.TokenCacheTTL = cfg.AuthCacheTTL
 	if opt.PasswordCost != 0 {
 		store.PasswordCost = opt.PasswordCost
 	}

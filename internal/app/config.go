@@ -32,6 +32,7 @@ type Config struct {
 	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
 	RateLimit     float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
 	RateBurst     int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
+	AuthCacheTTL  time.Duration // --auth-cache-ttl, LOGISTICS_AUTH_CACHE_TTL: how long a verified API key is trusted without reading it again
 	AdminEmail    string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
 	AdminPassword string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
 	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
@@ -54,6 +55,7 @@ func Defaults() Config {
 		MaxComplexity: 50_000,
 		RateLimit:     100,
 		RateBurst:     200,
+		AuthCacheTTL:  2 * time.Second,
 		AdminEmail:    "admin@localhost",
 		DemoScale:     0.02,
 	}
@@ -96,6 +98,7 @@ func (c *Config) settings() []setting {
 		{"graphql-no-fast-path", "LOGISTICS_GRAPHQL_NO_FAST_PATH", "execute every GraphQL query through gqlgen alone, without the generated fast path (a switch for diagnosis)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoFastPath, n, c.NoFastPath, u) }},
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
 		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
+		{"auth-cache-ttl", "LOGISTICS_AUTH_CACHE_TTL", "how long an instance trusts a verified API key without reading it again: a key revoked through another instance stops working within this time (0: read on every request)", dur(&c.AuthCacheTTL)},
 		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
@@ -176,7 +179,7 @@ func (c Config) Masked() []any {
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
-		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "admin_email", c.AdminEmail,
+		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 	}
 }

@@ -129,6 +129,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.AdminEmail = "owner@apptest.local"
 	cfg.AdminPassword = AdminPassword
 	cfg.RateLimit = 0     // tests opt in to rate limiting through Config
+	cfg.AuthCacheTTL = 0  // tests see every revocation at once; the cache's own tests opt in
 	cfg.NoDemoData = true // tests start from empty databases
 	if opt.Config != nil {
 		opt.Config(&cfg)

@@ -599,3 +599,62 @@ func TestFirstStartCreatesOwner(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// TestTokenCache: with --auth-cache-ttl, an instance trusts a verified key
+// for that long. A revocation made through another instance (here: in the
+// database directly) takes effect once the cached read is older than the
+// TTL; one made through this instance, and expiry, take effect at once.
+func TestTokenCache(t *testing.T) {
+	const ttl = 2 * time.Second
+	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.AuthCacheTTL = ttl }})
+	ctx := context.Background()
+	store := s.App.Auth.Store
+	var mu sync.Mutex
+	now := time.Now().UTC()
+	store.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	status := func(key string) int {
+		return s.Do(t, "GET", s.URL+"/v1/status", nil, apptest.Bearer(key)).StatusCode
+	}
+	db := s.App.Envs.Production().DB.Client
+
+	elsewhere := newKey(t, s, environment.Production, "all")
+	if st := status(elsewhere); st != 200 {
+		t.Fatal(st)
+	}
+	db.APIToken.Update().Where(apitoken.DisplayPrefix(elsewhere[:15])).SetRevokedAt(now).ExecX(ctx)
+	advance(ttl / 2)
+	if st := status(elsewhere); st != 200 {
+		t.Fatalf("revoked elsewhere, within the TTL: %d, want 200 (the cached read)", st)
+	}
+	advance(ttl / 2)
+	if st := status(elsewhere); st != 401 {
+		t.Fatalf("revoked elsewhere, after the TTL: %d, want 401", st)
+	}
+
+	here := newKey(t, s, environment.Production, "all")
+	if st := status(here); st != 200 {
+		t.Fatal(st)
+	}
+	tok := db.APIToken.Query().Where(apitoken.DisplayPrefix(here[:15])).OnlyX(ctx)
+	owner := &auth.Principal{Kind: auth.KindSession, Role: "owner"}
+	if _, err := store.RevokeToken(ctx, owner, string(tok.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(here); st != 401 {
+		t.Fatalf("revoked through this instance: %d, want 401 at once", st)
+	}
+
+	soon := now.Add(ttl / 4)
+	expiring, _, err := store.CreateToken(ctx, auth.TokenInput{Name: "short", Environment: environment.Production, Scopes: []string{"all"}, ExpiresAt: &soon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := status(expiring); st != 200 {
+		t.Fatal(st)
+	}
+	advance(ttl / 2)
+	if st := status(expiring); st != 401 {
+		t.Fatalf("expired while cached: %d, want 401", st)
+	}
+}

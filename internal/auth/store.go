@@ -39,8 +39,18 @@ type Store struct {
 	TouchEvery time.Duration
 	Now        func() time.Time
 
+	// TokenCacheTTL is how long a verified API key is trusted without
+	// reading it again (0: read on every request). A key revoked through
+	// this Store stops working at once; one revoked through another
+	// instance, within TokenCacheTTL. Expiry is always exact.
+	TokenCacheTTL time.Duration
+
 	mu      sync.Mutex
 	touched map[string]time.Time // key or session id → last write
+
+	cacheMu  sync.RWMutex
+	tokens   map[string]cachedToken // secret hash → the key as read
+	uncached map[resourceid.ID]bool // keys revoked here: always read
 
 	dummyOnce sync.Once
 	dummy     []byte
@@ -61,7 +71,51 @@ func NewStore(production *ent.Client, log *slog.Logger) *Store {
 		client: production, log: log,
 		PasswordCost: PasswordCost, SessionTTL: 7 * 24 * time.Hour, TouchEvery: time.Minute,
 		Now: func() time.Time { return time.Now().UTC() }, touched: map[string]time.Time{},
+		tokens: map[string]cachedToken{}, uncached: map[resourceid.ID]bool{},
 	}
+}
+
+// cachedToken is an API key as read from the database, and when.
+type cachedToken struct {
+	t    *ent.APIToken
+	read time.Time
+}
+
+// maxCachedTokens bounds the key cache; past it, the cache starts again.
+const maxCachedTokens = 10_000
+
+// tokenByHash returns the API key whose secret hashes to hash: from the
+// cache while it is younger than TokenCacheTTL, else from the database.
+func (s *Store) tokenByHash(ctx context.Context, hash string, now time.Time) (*ent.APIToken, error) {
+	if s.TokenCacheTTL > 0 {
+		s.cacheMu.RLock()
+		c, ok := s.tokens[hash]
+		fresh := ok && !s.uncached[c.t.ID] && !now.Before(c.read) && now.Sub(c.read) < s.TokenCacheTTL
+		s.cacheMu.RUnlock()
+		if fresh {
+			return c.t, nil
+		}
+	}
+	t, err := s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(ctx)
+	if err != nil || s.TokenCacheTTL <= 0 {
+		return t, err
+	}
+	s.cacheMu.Lock()
+	if len(s.tokens) >= maxCachedTokens {
+		s.tokens = map[string]cachedToken{}
+	}
+	s.tokens[hash] = cachedToken{t: t, read: now}
+	s.cacheMu.Unlock()
+	return t, nil
+}
+
+// forgetToken makes this instance read the key from the database on every
+// request from now on (it was revoked here; the revocation may not be
+// committed yet, so the database stays the one to ask).
+func (s *Store) forgetToken(id resourceid.ID) {
+	s.cacheMu.Lock()
+	s.uncached[id] = true
+	s.cacheMu.Unlock()
 }
 
 // db returns the client to use: the production client, or the request's
@@ -300,6 +354,7 @@ func (s *Store) RevokeToken(ctx context.Context, p *Principal, id string) (*ent.
 	if t.RevokedAt != nil {
 		return t, nil
 	}
+	s.forgetToken(t.ID)
 	return s.db(ctx).APIToken.UpdateOne(t).SetRevokedAt(s.Now()).Save(ctx)
 }
 
@@ -315,7 +370,8 @@ func (s *Store) TokenPrincipal(ctx context.Context, secret string, env *environm
 		return nil, errInvalid("not an API key: keys start with %s (production) or %s (sandbox)",
 			environment.Production.KeyPrefix(), environment.Sandbox.KeyPrefix())
 	}
-	t, err := s.client.APIToken.Query().Where(apitoken.SecretHash(hashSecret(secret))).Only(ctx)
+	hash, now := hashSecret(secret), s.Now()
+	t, err := s.tokenByHash(ctx, hash, now)
 	if ent.IsNotFound(err) {
 		return nil, errInvalid("unknown API key")
 	} else if err != nil {
@@ -323,10 +379,9 @@ func (s *Store) TokenPrincipal(ctx context.Context, secret string, env *environm
 	}
 	// The hash lookup already matched; compare again in constant time for
 	// good measure, and check the stored environment.
-	if subtle.ConstantTimeCompare([]byte(t.SecretHash), []byte(hashSecret(secret))) != 1 || string(t.Environment) != string(env.Name) {
+	if subtle.ConstantTimeCompare([]byte(t.SecretHash), []byte(hash)) != 1 || string(t.Environment) != string(env.Name) {
 		return nil, errInvalid("unknown API key")
 	}
-	now := s.Now()
 	if t.RevokedAt != nil {
 		return nil, errInvalid("the API key was revoked")
 	}

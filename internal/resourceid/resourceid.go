@@ -110,4 +110,13 @@ func (id *ID) UnmarshalGQL(v any) error {
 }
 
 // MarshalGQL implements graphql.Marshaler.
-func (id ID) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(string(id))) }
+func (id ID) MarshalGQL(w io.Writer) {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			_, _ = io.WriteString(w, strconv.Quote(string(id)))
+			return
+		}
+	}
+	// The common case, prefix + ULID: nothing to escape.
+	_, _ = io.WriteString(w, `"`+string(id)+`"`)
+}
