@@ -10,6 +10,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
+	"sync"
 
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
@@ -49,11 +50,27 @@ func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField)
 		}
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
-	w := &fastWriter{allow: p.allow}
+	w := fastWriters.Get().(*fastWriter)
+	w.allow = p.allow
+	defer w.release()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
 		return nil, false
 	}
-	return w.b.Bytes(), true
+	return bytes.Clone(w.b.Bytes()), true
+}
+
+// fastWriters keeps the buffers of earlier responses: a page of 50 objects
+// is tens of kilobytes, which a new buffer reaches by repeated doubling.
+var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
+
+// release returns w to the pool, unless it grew beyond what is worth keeping.
+func (w *fastWriter) release() {
+	w.allow = nil
+	if w.b.Cap() > 1<<20 {
+		return
+	}
+	w.b.Reset()
+	fastWriters.Put(w)
 }
 
 type fastWriter struct {
