@@ -10,7 +10,9 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
+	"strconv"
 	"sync"
+	"time"
 
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
@@ -74,8 +76,51 @@ func (w *fastWriter) release() {
 }
 
 type fastWriter struct {
-	b     bytes.Buffer
-	allow func(ctx context.Context, typeName string) bool
+	b       bytes.Buffer
+	scratch [64]byte // formatting room for numbers and times
+	allow   func(ctx context.Context, typeName string) bool
+}
+
+// time writes t as graphql.MarshalTime does for a time that is not zero.
+func (w *fastWriter) time(t time.Time) {
+	w.b.WriteByte('"')
+	w.b.Write(t.AppendFormat(w.scratch[:0], time.RFC3339Nano))
+	w.b.WriteByte('"')
+}
+
+// writeGQLString writes s as graphql.MarshalString does: quoted, with
+// control characters, quotes and backslashes escaped and everything else
+// (including bytes that are not UTF-8) as is. Multi-byte UTF-8 sequences
+// hold no byte below 0x80, so a byte loop finds the same characters.
+func writeGQLString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		switch c {
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			const hex = "0123456789ABCDEF"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
 }
 
 func (w *fastWriter) key(first bool, alias string) {
@@ -298,11 +343,11 @@ func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			w.b.WriteString(`"Account"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "email":
-			ec.marshalNString2string(ctx, field.Selections, obj.Email).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Email)
 		case "role":
-			ec.marshalNString2string(ctx, field.Selections, obj.Role).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Role)
 		default:
 			return false
 		}
@@ -323,9 +368,9 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 		case "__typename":
 			w.b.WriteString(`"ApiToken"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "prefix":
 			if !func() bool {
 				fc, err := ec.fieldContext_ApiToken_prefix(ctx, field)
@@ -339,17 +384,21 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 				if err != nil {
 					return false
 				}
-				ec.marshalNString2string(ctx, field.Selections, v).MarshalGQL(&w.b)
+				writeGQLString(&w.b, v)
 				return true
 			}() {
 				return false
 			}
 		case "environment":
-			ec.marshalNString2logisticsᚋentᚋapitokenᚐEnvironment(ctx, field.Selections, obj.Environment).MarshalGQL(&w.b)
+			obj.Environment.MarshalGQL(&w.b)
 		case "scopes":
 			ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Scopes).MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "lastUsedAt":
 			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastUsedAt).MarshalGQL(&w.b)
 		case "expiresAt":
@@ -383,7 +432,7 @@ func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.Se
 				return false
 			}
 		case "secret":
-			ec.marshalNString2string(ctx, field.Selections, obj.Secret).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Secret)
 		default:
 			return false
 		}
@@ -404,17 +453,25 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			w.b.WriteString(`"Event"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "type":
-			ec.marshalNString2string(ctx, field.Selections, obj.Type).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Type)
 		case "subjectID":
-			ec.marshalNString2string(ctx, field.Selections, obj.SubjectID).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.SubjectID)
 		case "actor":
-			ec.marshalNString2string(ctx, field.Selections, obj.Actor).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Actor)
 		case "data":
 			ec.marshalOMap2map(ctx, field.Selections, obj.Data).MarshalGQL(&w.b)
 		default:
@@ -451,7 +508,7 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -479,7 +536,7 @@ func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.Selectio
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -500,35 +557,43 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			w.b.WriteString(`"Hub"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "code":
-			ec.marshalNString2string(ctx, field.Selections, obj.Code).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Code)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "kind":
-			ec.marshalNHubKind2logisticsᚋentᚋhubᚐKind(ctx, field.Selections, obj.Kind).MarshalGQL(&w.b)
+			obj.Kind.MarshalGQL(&w.b)
 		case "addressLine1":
-			ec.marshalNString2string(ctx, field.Selections, obj.AddressLine1).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.AddressLine1)
 		case "city":
-			ec.marshalNString2string(ctx, field.Selections, obj.City).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.City)
 		case "postalCode":
-			ec.marshalNString2string(ctx, field.Selections, obj.PostalCode).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.PostalCode)
 		case "country":
-			ec.marshalNString2string(ctx, field.Selections, obj.Country).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Country)
 		case "latitude":
 			ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.Latitude).MarshalGQL(&w.b)
 		case "longitude":
 			ec.marshalOFloat2ᚖfloat64(ctx, field.Selections, obj.Longitude).MarshalGQL(&w.b)
 		case "timezone":
-			ec.marshalNString2string(ctx, field.Selections, obj.Timezone).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Timezone)
 		case "active":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.Active).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.Active))
 		case "items":
 			if !func() bool {
 				fc, err := ec.fieldContext_Hub_items(ctx, field)
@@ -623,7 +688,7 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -651,7 +716,7 @@ func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionS
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -672,27 +737,35 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			w.b.WriteString(`"Item"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "partID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.PartID).MarshalGQL(&w.b)
+			obj.PartID.MarshalGQL(&w.b)
 		case "hubID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.HubID).MarshalGQL(&w.b)
+			obj.HubID.MarshalGQL(&w.b)
 		case "quantity":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.Quantity).MarshalGQL(&w.b)
+			obj.Quantity.MarshalGQL(&w.b)
 		case "reservedQuantity":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.ReservedQuantity).MarshalGQL(&w.b)
+			obj.ReservedQuantity.MarshalGQL(&w.b)
 		case "lot":
-			ec.marshalNString2string(ctx, field.Selections, obj.Lot).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Lot)
 		case "serial":
-			ec.marshalNString2string(ctx, field.Selections, obj.Serial).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Serial)
 		case "status":
-			ec.marshalNItemStatus2logisticsᚋentᚋitemᚐStatus(ctx, field.Selections, obj.Status).MarshalGQL(&w.b)
+			obj.Status.MarshalGQL(&w.b)
 		case "expiresAt":
 			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.ExpiresAt).MarshalGQL(&w.b)
 		case "part":
@@ -748,7 +821,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 				if err != nil {
 					return false
 				}
-				ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, v).MarshalGQL(&w.b)
+				v.MarshalGQL(&w.b)
 				return true
 			}() {
 				return false
@@ -787,7 +860,7 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -815,7 +888,7 @@ func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.Selection
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -836,37 +909,45 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			w.b.WriteString(`"Order"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "number":
-			ec.marshalNString2string(ctx, field.Selections, obj.Number).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Number)
 		case "status":
-			ec.marshalNString2string(ctx, field.Selections, obj.Status).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Status)
 		case "workflowID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.WorkflowID).MarshalGQL(&w.b)
+			obj.WorkflowID.MarshalGQL(&w.b)
 		case "hubID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.HubID).MarshalGQL(&w.b)
+			obj.HubID.MarshalGQL(&w.b)
 		case "customerRef":
-			ec.marshalNString2string(ctx, field.Selections, obj.CustomerRef).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.CustomerRef)
 		case "priority":
-			ec.marshalNOrderPriority2logisticsᚋentᚋorderᚐPriority(ctx, field.Selections, obj.Priority).MarshalGQL(&w.b)
+			obj.Priority.MarshalGQL(&w.b)
 		case "shipToName":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToName).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToName)
 		case "shipToLine1":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToLine1).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToLine1)
 		case "shipToLine2":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToLine2).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToLine2)
 		case "shipToCity":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToCity).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToCity)
 		case "shipToPostalCode":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToPostalCode).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToPostalCode)
 		case "shipToCountry":
-			ec.marshalNString2string(ctx, field.Selections, obj.ShipToCountry).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ShipToCountry)
 		case "dueAt":
 			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DueAt).MarshalGQL(&w.b)
 		case "hub":
@@ -1021,7 +1102,7 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1049,7 +1130,7 @@ func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.Selectio
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1070,23 +1151,35 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 		case "__typename":
 			w.b.WriteString(`"OrderEvent"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "orderID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.OrderID).MarshalGQL(&w.b)
+			obj.OrderID.MarshalGQL(&w.b)
 		case "fromState":
-			ec.marshalNString2string(ctx, field.Selections, obj.FromState).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.FromState)
 		case "toState":
-			ec.marshalNString2string(ctx, field.Selections, obj.ToState).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.ToState)
 		case "transition":
-			ec.marshalNString2string(ctx, field.Selections, obj.Transition).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Transition)
 		case "actor":
-			ec.marshalNString2string(ctx, field.Selections, obj.Actor).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Actor)
 		case "occurredAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.OccurredAt).MarshalGQL(&w.b)
+			if t := obj.OccurredAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "order":
 			if !func() bool {
 				fc, err := ec.fieldContext_OrderEvent_order(ctx, field)
@@ -1141,7 +1234,7 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1169,7 +1262,7 @@ func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.Sel
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1190,23 +1283,31 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 		case "__typename":
 			w.b.WriteString(`"OrderLine"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "orderID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.OrderID).MarshalGQL(&w.b)
+			obj.OrderID.MarshalGQL(&w.b)
 		case "partID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.PartID).MarshalGQL(&w.b)
+			obj.PartID.MarshalGQL(&w.b)
 		case "quantity":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.Quantity).MarshalGQL(&w.b)
+			obj.Quantity.MarshalGQL(&w.b)
 		case "allocatedQuantity":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.AllocatedQuantity).MarshalGQL(&w.b)
+			obj.AllocatedQuantity.MarshalGQL(&w.b)
 		case "shippedQuantity":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.ShippedQuantity).MarshalGQL(&w.b)
+			obj.ShippedQuantity.MarshalGQL(&w.b)
 		case "order":
 			if !func() bool {
 				fc, err := ec.fieldContext_OrderLine_order(ctx, field)
@@ -1281,7 +1382,7 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1309,7 +1410,7 @@ func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.Sele
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1330,9 +1431,9 @@ func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.Selection
 		case "__typename":
 			w.b.WriteString(`"PageInfo"`)
 		case "hasNextPage":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.HasNextPage))
 		case "hasPreviousPage":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.HasPreviousPage))
 		case "startCursor":
 			ec.marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.StartCursor).MarshalGQL(&w.b)
 		case "endCursor":
@@ -1357,25 +1458,33 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			w.b.WriteString(`"Part"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "sku":
-			ec.marshalNString2string(ctx, field.Selections, obj.Sku).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Sku)
 		case "partName":
-			ec.marshalNString2string(ctx, field.Selections, obj.PartName).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.PartName)
 		case "description":
-			ec.marshalNString2string(ctx, field.Selections, obj.Description).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Description)
 		case "unit":
-			ec.marshalNPartUnit2logisticsᚋentᚋpartᚐUnit(ctx, field.Selections, obj.Unit).MarshalGQL(&w.b)
+			obj.Unit.MarshalGQL(&w.b)
 		case "unitWeightKg":
-			ec.marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDecimal(ctx, field.Selections, obj.UnitWeightKg).MarshalGQL(&w.b)
+			obj.UnitWeightKg.MarshalGQL(&w.b)
 		case "hazardous":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.Hazardous).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.Hazardous))
 		case "items":
 			if !func() bool {
 				fc, err := ec.fieldContext_Part_items(ctx, field)
@@ -1450,7 +1559,7 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1478,7 +1587,7 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1499,29 +1608,41 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 		case "__typename":
 			w.b.WriteString(`"TrackingEntry"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "revision":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Revision).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Revision), 10))
 		case "orderID":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.OrderID).MarshalGQL(&w.b)
+			obj.OrderID.MarshalGQL(&w.b)
 		case "trackingNumber":
-			ec.marshalNString2string(ctx, field.Selections, obj.TrackingNumber).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.TrackingNumber)
 		case "carrier":
-			ec.marshalNString2string(ctx, field.Selections, obj.Carrier).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Carrier)
 		case "status":
-			ec.marshalNTrackingEntryStatus2logisticsᚋentᚋtrackingentryᚐStatus(ctx, field.Selections, obj.Status).MarshalGQL(&w.b)
+			obj.Status.MarshalGQL(&w.b)
 		case "hubID":
 			ec.marshalOID2ᚖlogisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.HubID).MarshalGQL(&w.b)
 		case "location":
-			ec.marshalNString2string(ctx, field.Selections, obj.Location).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Location)
 		case "description":
-			ec.marshalNString2string(ctx, field.Selections, obj.Description).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Description)
 		case "occurredAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.OccurredAt).MarshalGQL(&w.b)
+			if t := obj.OccurredAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "order":
 			if !func() bool {
 				fc, err := ec.fieldContext_TrackingEntry_order(ctx, field)
@@ -1596,7 +1717,7 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1624,7 +1745,7 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1645,25 +1766,33 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 		case "__typename":
 			w.b.WriteString(`"Workflow"`)
 		case "id":
-			ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, field.Selections, obj.ID).MarshalGQL(&w.b)
+			obj.ID.MarshalGQL(&w.b)
 		case "createdAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt).MarshalGQL(&w.b)
+			if t := obj.CreatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "updatedAt":
-			ec.marshalNTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt).MarshalGQL(&w.b)
+			if t := obj.UpdatedAt; !t.IsZero() {
+				w.time(t)
+			} else {
+				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
+			}
 		case "key":
-			ec.marshalNString2string(ctx, field.Selections, obj.Key).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Key)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "version":
-			ec.marshalNInt2int(ctx, field.Selections, obj.Version).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Version), 10))
 		case "latest":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.Latest).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.Latest))
 		case "builtIn":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.BuiltIn).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.BuiltIn))
 		case "states":
 			ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.States).MarshalGQL(&w.b)
 		case "initialState":
-			ec.marshalNString2string(ctx, field.Selections, obj.InitialState).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.InitialState)
 		case "transitions":
 			if !w.allow(ctx, "WorkflowTransition") {
 				return false
@@ -1725,7 +1854,7 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 				return false
 			}
 		case "totalCount":
-			ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount).MarshalGQL(&w.b)
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
 		default:
 			return false
 		}
@@ -1753,7 +1882,7 @@ func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.Selec
 				return false
 			}
 		case "cursor":
-			ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, field.Selections, obj.Cursor).MarshalGQL(&w.b)
+			obj.Cursor.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1774,13 +1903,13 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 		case "__typename":
 			w.b.WriteString(`"WorkflowTransition"`)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "from":
 			ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.From).MarshalGQL(&w.b)
 		case "to":
-			ec.marshalNString2string(ctx, field.Selections, obj.To).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.To)
 		case "effect":
-			ec.marshalNWorkflowEffect2logisticsᚋinternalᚋworkflowdefᚐEffect(ctx, field.Selections, obj.Effect).MarshalGQL(&w.b)
+			obj.Effect.MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1801,7 +1930,7 @@ func (ec *executionContext) fast___Directive(ctx context.Context, sel ast.Select
 		case "__typename":
 			w.b.WriteString(`"__Directive"`)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
 				fc, err := ec.fieldContext___Directive_description(ctx, field)
@@ -1821,7 +1950,7 @@ func (ec *executionContext) fast___Directive(ctx context.Context, sel ast.Select
 				return false
 			}
 		case "isRepeatable":
-			ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsRepeatable).MarshalGQL(&w.b)
+			w.b.WriteString(strconv.FormatBool(obj.IsRepeatable))
 		case "locations":
 			ec.marshalN__DirectiveLocation2ᚕstringᚄ(ctx, field.Selections, obj.Locations).MarshalGQL(&w.b)
 		default:
@@ -1844,7 +1973,7 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 		case "__typename":
 			w.b.WriteString(`"__EnumValue"`)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
 				fc, err := ec.fieldContext___EnumValue_description(ctx, field)
@@ -1876,7 +2005,7 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 				if err != nil {
 					return false
 				}
-				ec.marshalNBoolean2bool(ctx, field.Selections, v).MarshalGQL(&w.b)
+				w.b.WriteString(strconv.FormatBool(v))
 				return true
 			}() {
 				return false
@@ -1919,7 +2048,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			w.b.WriteString(`"__Field"`)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
 				fc, err := ec.fieldContext___Field_description(ctx, field)
@@ -1958,7 +2087,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 				if err != nil {
 					return false
 				}
-				ec.marshalNBoolean2bool(ctx, field.Selections, v).MarshalGQL(&w.b)
+				w.b.WriteString(strconv.FormatBool(v))
 				return true
 			}() {
 				return false
@@ -2001,7 +2130,7 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 		case "__typename":
 			w.b.WriteString(`"__InputValue"`)
 		case "name":
-			ec.marshalNString2string(ctx, field.Selections, obj.Name).MarshalGQL(&w.b)
+			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
 				fc, err := ec.fieldContext___InputValue_description(ctx, field)
@@ -2042,7 +2171,7 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 				if err != nil {
 					return false
 				}
-				ec.marshalNBoolean2bool(ctx, field.Selections, v).MarshalGQL(&w.b)
+				w.b.WriteString(strconv.FormatBool(v))
 				return true
 			}() {
 				return false
@@ -2234,7 +2363,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 				if err != nil {
 					return false
 				}
-				ec.marshalN__TypeKind2string(ctx, field.Selections, v).MarshalGQL(&w.b)
+				writeGQLString(&w.b, v)
 				return true
 			}() {
 				return false

@@ -2,6 +2,7 @@ package gqlcodegen
 
 import (
 	_ "embed"
+	"go/types"
 	"sort"
 
 	"github.com/99designs/gqlgen/codegen"
@@ -76,6 +77,45 @@ type fastField struct {
 	Call   bool   // bound to a method or a resolver (else: a struct member)
 	Object bool   // the value is an object or a list of objects (else: scalars or enums)
 	Guard  string // the object type whose read scope is checked, if any
+	// Writer names the direct writer of a non-null scalar (writerMethod,
+	// writerString, …), or is empty for gqlgen's marshal function.
+	Writer string
+}
+
+// Direct writers: what gqlgen's marshal function writes for these types,
+// without the closure and interface value it allocates for every field.
+const (
+	writerMethod = "method" // the type's own MarshalGQL (IDs, decimals, ent enums)
+	writerString = "string" // graphql.MarshalString's escaping
+	writerTime   = "time"   // graphql.MarshalTime: RFC 3339 with nanoseconds (zero: gqlgen's path)
+	writerInt    = "int"    // graphql.MarshalInt / MarshalInt64
+	writerBool   = "bool"   // graphql.MarshalBoolean
+)
+
+// scalarWriter picks the direct writer for a field of type t, if any.
+func scalarWriter(t *config.TypeReference) string {
+	if !t.GQL.NonNull || t.IsNilable() || t.IsSlice() || t.CastType != nil || t.IsContext || t.HasEnumValues() {
+		return ""
+	}
+	if t.IsMarshaler {
+		return writerMethod
+	}
+	if t.Marshaler == nil || t.Marshaler.Pkg() == nil || t.Marshaler.Pkg().Path() != "github.com/99designs/gqlgen/graphql" {
+		return ""
+	}
+	basic, _ := t.GO.(*types.Basic)
+	switch name := t.Marshaler.Name(); {
+	case name == "MarshalString" && basic != nil && basic.Kind() == types.String:
+		return writerString
+	case (name == "MarshalInt" && basic != nil && basic.Kind() == types.Int) ||
+		(name == "MarshalInt64" && basic != nil && basic.Kind() == types.Int64):
+		return writerInt
+	case name == "MarshalBoolean" && basic != nil && basic.Kind() == types.Bool:
+		return writerBool
+	case name == "MarshalTime" && types.TypeString(t.GO, nil) == "time.Time":
+		return writerTime
+	}
+	return ""
 }
 
 func buildFastModel(data *codegen.Data) *fastModel {
@@ -135,6 +175,7 @@ func classify(f *codegen.Field, eligible map[string]bool) (*fastField, bool) {
 	t := f.TypeReference
 	switch t.Definition.Kind {
 	case ast.Scalar, ast.Enum:
+		ff.Writer = scalarWriter(t)
 		return ff, true
 	case ast.Object:
 		if !eligible[t.Definition.Name] || t.IsPtrToSlice() || t.IsPtrToPtr() ||
