@@ -63,6 +63,11 @@ fragment O on Order { id status lines { quantity part { sku ... on Part { partNa
 			vars: map[string]any{"skip": true, "keep": true}},
 		query{name: "nested connections and paging", q: `{ parts(first: 1, where: {skuHasPrefix: "NUT"}) { pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
   edges { node { sku partName items(first: 1) { totalCount edges { node { quantity availableQuantity hub { code } } } } } } } }`},
+		query{name: "one fragment in two places, merged differently", q: `{
+  hubs(first: 2) { edges { node { ...H items(first: 1) { totalCount } } } }
+  parts(first: 2) { edges { node { items(first: 2) { edges { node { hub { ...H } } } } } } }
+}
+fragment H on Hub { code items(first: 1) { edges { node { id quantity } } } }`},
 		query{name: "interface (declined)", q: `query($id: ID!) { node(id: $id) { id ... on Order { number } } }`, vars: map[string]any{"id": o1}},
 		query{name: "bad cursor (declined: error)", q: `{ items(first: 2, after: "garbage") { edges { node { id } } } }`},
 		query{name: "page size refused", q: `{ items(first: 501) { edges { node { id } } } }`},

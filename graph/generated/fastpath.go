@@ -68,6 +68,8 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
 	w.allow = nil
+	clear(w.collected)
+	clear(w.contexts)
 	if w.b.Cap() > 1<<20 {
 		return
 	}
@@ -79,6 +81,67 @@ type fastWriter struct {
 	b       bytes.Buffer
 	scratch [64]byte // formatting room for numbers and times
 	allow   func(ctx context.Context, typeName string) bool
+
+	// Per request: the fields collected for each selection set and the
+	// field context (decoded arguments) of each field, the same for every
+	// object of a page, so worked out once rather than once per object.
+	collected map[collectKey][]graphql.CollectedField
+	contexts  map[contextKey]*graphql.FieldContext
+}
+
+// contextKey identifies a collected field: its node in the document and the
+// selections merged into it (the same node, reached through a fragment in
+// two places, may have different ones).
+type contextKey struct {
+	field *ast.Field
+	sel   *ast.Selection
+	n     int
+}
+
+type collectKey struct {
+	sel       *ast.Selection // the selection set's first element
+	n         int
+	satisfies *string // the object type's implementors (a package variable)
+}
+
+// collect is graphql.CollectFields, remembered for the request.
+func (w *fastWriter) collect(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
+	if len(sel) == 0 || len(satisfies) == 0 {
+		return graphql.CollectFields(oc, sel, satisfies)
+	}
+	k := collectKey{&sel[0], len(sel), &satisfies[0]}
+	if f, ok := w.collected[k]; ok {
+		return f
+	}
+	f := graphql.CollectFields(oc, sel, satisfies)
+	if w.collected == nil {
+		w.collected = map[collectKey][]graphql.CollectedField{}
+	}
+	w.collected[k] = f
+	return f
+}
+
+// fieldContext returns the field context made for field earlier in the
+// request, or makes it (decoding the arguments) and remembers it. Objects
+// are written one after another, so sharing it is safe: each use sets its
+// parent afresh (graphql.WithFieldContext).
+func (w *fastWriter) fieldContext(field graphql.CollectedField, make func() (*graphql.FieldContext, error)) (*graphql.FieldContext, error) {
+	k := contextKey{field: field.Field, n: len(field.Selections)}
+	if k.n > 0 {
+		k.sel = &field.Selections[0]
+	}
+	if fc, ok := w.contexts[k]; ok {
+		return fc, nil
+	}
+	fc, err := make()
+	if err != nil {
+		return nil, err
+	}
+	if w.contexts == nil {
+		w.contexts = map[contextKey]*graphql.FieldContext{}
+	}
+	w.contexts[k] = fc
+	return fc, nil
 }
 
 // time writes t as graphql.MarshalTime does for a time that is not zero.
@@ -138,7 +201,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		w.b.WriteString(`"Query"`)
 		return true
 	case "events":
-		fc, err := ec.fieldContext_Query_events(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_events(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -154,7 +217,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNEventConnection2ᚖlogisticsᚋentᚐEventConnection(ctx, field.Selections, v, w)
 	case "hubs":
-		fc, err := ec.fieldContext_Query_hubs(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_hubs(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -170,7 +233,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNHubConnection2ᚖlogisticsᚋentᚐHubConnection(ctx, field.Selections, v, w)
 	case "items":
-		fc, err := ec.fieldContext_Query_items(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_items(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -186,7 +249,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNItemConnection2ᚖlogisticsᚋentᚐItemConnection(ctx, field.Selections, v, w)
 	case "orders":
-		fc, err := ec.fieldContext_Query_orders(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_orders(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -202,7 +265,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNOrderConnection2ᚖlogisticsᚋentᚐOrderConnection(ctx, field.Selections, v, w)
 	case "orderEvents":
-		fc, err := ec.fieldContext_Query_orderEvents(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_orderEvents(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -218,7 +281,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNOrderEventConnection2ᚖlogisticsᚋentᚐOrderEventConnection(ctx, field.Selections, v, w)
 	case "orderLines":
-		fc, err := ec.fieldContext_Query_orderLines(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_orderLines(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -234,7 +297,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNOrderLineConnection2ᚖlogisticsᚋentᚐOrderLineConnection(ctx, field.Selections, v, w)
 	case "parts":
-		fc, err := ec.fieldContext_Query_parts(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_parts(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -250,7 +313,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNPartConnection2ᚖlogisticsᚋentᚐPartConnection(ctx, field.Selections, v, w)
 	case "trackingEntries":
-		fc, err := ec.fieldContext_Query_trackingEntries(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_trackingEntries(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -266,7 +329,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNTrackingEntryConnection2ᚖlogisticsᚋentᚐTrackingEntryConnection(ctx, field.Selections, v, w)
 	case "workflows":
-		fc, err := ec.fieldContext_Query_workflows(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_workflows(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -282,7 +345,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNWorkflowConnection2ᚖlogisticsᚋentᚐWorkflowConnection(ctx, field.Selections, v, w)
 	case "me":
-		fc, err := ec.fieldContext_Query_me(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_me(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -298,7 +361,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐAccount(ctx, field.Selections, v, w)
 	case "apiTokens":
-		fc, err := ec.fieldContext_Query_apiTokens(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_apiTokens(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -314,7 +377,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		}
 		return ec.fastmarshalNApiToken2ᚕᚖlogisticsᚋentᚐAPITokenᚄ(ctx, field.Selections, v, w)
 	case "scopes":
-		fc, err := ec.fieldContext_Query_scopes(ctx, field)
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_scopes(ctx, field) })
 		if err != nil {
 			return false
 		}
@@ -332,7 +395,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 }
 
 func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionSet, obj *model.Account, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
+	fields := w.collect(ec.OperationContext, sel, accountImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -357,7 +420,7 @@ func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionS
 }
 
 func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.SelectionSet, obj *ent.APIToken, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+	fields := w.collect(ec.OperationContext, sel, apiTokenImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -373,7 +436,7 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 			writeGQLString(&w.b, obj.Name)
 		case "prefix":
 			if !func() bool {
-				fc, err := ec.fieldContext_ApiToken_prefix(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_ApiToken_prefix(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -414,7 +477,7 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedAPIToken, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createdApiTokenImplementors)
+	fields := w.collect(ec.OperationContext, sel, createdApiTokenImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -442,7 +505,7 @@ func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet, obj *ent.Event, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, eventImplementors)
+	fields := w.collect(ec.OperationContext, sel, eventImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -483,7 +546,7 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 }
 
 func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.EventConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, eventConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, eventConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -518,7 +581,7 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.EventEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, eventEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, eventEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -546,7 +609,7 @@ func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.Selectio
 }
 
 func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, obj *ent.Hub, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, hubImplementors)
+	fields := w.collect(ec.OperationContext, sel, hubImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -596,7 +659,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 			w.b.WriteString(strconv.FormatBool(obj.Active))
 		case "items":
 			if !func() bool {
-				fc, err := ec.fieldContext_Hub_items(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Hub_items(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -616,7 +679,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "orders":
 			if !func() bool {
-				fc, err := ec.fieldContext_Hub_orders(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Hub_orders(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -636,7 +699,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "trackingEntries":
 			if !func() bool {
-				fc, err := ec.fieldContext_Hub_trackingEntries(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Hub_trackingEntries(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -663,7 +726,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 }
 
 func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.HubConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, hubConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, hubConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -698,7 +761,7 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 }
 
 func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.HubEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, hubEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, hubEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -726,7 +789,7 @@ func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionS
 }
 
 func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet, obj *ent.Item, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, itemImplementors)
+	fields := w.collect(ec.OperationContext, sel, itemImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -770,7 +833,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.ExpiresAt).MarshalGQL(&w.b)
 		case "part":
 			if !func() bool {
-				fc, err := ec.fieldContext_Item_part(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Item_part(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -790,7 +853,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "hub":
 			if !func() bool {
-				fc, err := ec.fieldContext_Item_hub(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Item_hub(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -810,7 +873,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "availableQuantity":
 			if !func() bool {
-				fc, err := ec.fieldContext_Item_availableQuantity(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Item_availableQuantity(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -835,7 +898,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 }
 
 func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ItemConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, itemConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, itemConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -870,7 +933,7 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 }
 
 func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ItemEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, itemEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, itemEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -898,7 +961,7 @@ func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet, obj *ent.Order, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -952,7 +1015,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DueAt).MarshalGQL(&w.b)
 		case "hub":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_hub(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_hub(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -972,7 +1035,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			}
 		case "workflow":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_workflow(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_workflow(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -992,7 +1055,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			}
 		case "lines":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_lines(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_lines(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1012,7 +1075,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			}
 		case "trackingEntries":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_trackingEntries(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_trackingEntries(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1032,7 +1095,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			}
 		case "events":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_events(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_events(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1052,7 +1115,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 			}
 		case "allowedTransitions":
 			if !func() bool {
-				fc, err := ec.fieldContext_Order_allowedTransitions(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Order_allowedTransitions(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1077,7 +1140,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 }
 
 func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1112,7 +1175,7 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1140,7 +1203,7 @@ func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.Selectio
 }
 
 func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderEvent, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderEventImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1182,7 +1245,7 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 			}
 		case "order":
 			if !func() bool {
-				fc, err := ec.fieldContext_OrderEvent_order(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderEvent_order(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1209,7 +1272,7 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 }
 
 func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderEventConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderEventConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1244,7 +1307,7 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 }
 
 func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderEventEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderEventEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1272,7 +1335,7 @@ func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.Sel
 }
 
 func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderLine, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderLineImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1310,7 +1373,7 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 			obj.ShippedQuantity.MarshalGQL(&w.b)
 		case "order":
 			if !func() bool {
-				fc, err := ec.fieldContext_OrderLine_order(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderLine_order(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1330,7 +1393,7 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 			}
 		case "part":
 			if !func() bool {
-				fc, err := ec.fieldContext_OrderLine_part(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderLine_part(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1357,7 +1420,7 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 }
 
 func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderLineConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderLineConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1392,7 +1455,7 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 }
 
 func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderLineEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, orderLineEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1420,7 +1483,7 @@ func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.Sele
 }
 
 func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[resourceid.ID], w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+	fields := w.collect(ec.OperationContext, sel, pageInfoImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1447,7 +1510,7 @@ func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet, obj *ent.Part, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, partImplementors)
+	fields := w.collect(ec.OperationContext, sel, partImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1487,7 +1550,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 			w.b.WriteString(strconv.FormatBool(obj.Hazardous))
 		case "items":
 			if !func() bool {
-				fc, err := ec.fieldContext_Part_items(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Part_items(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1507,7 +1570,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "orderLines":
 			if !func() bool {
-				fc, err := ec.fieldContext_Part_orderLines(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Part_orderLines(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1534,7 +1597,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 }
 
 func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.PartConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, partConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, partConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1569,7 +1632,7 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 }
 
 func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.PartEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, partEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, partEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1597,7 +1660,7 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntry, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryImplementors)
+	fields := w.collect(ec.OperationContext, sel, trackingEntryImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1645,7 +1708,7 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 			}
 		case "order":
 			if !func() bool {
-				fc, err := ec.fieldContext_TrackingEntry_order(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_TrackingEntry_order(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1665,7 +1728,7 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 			}
 		case "hub":
 			if !func() bool {
-				fc, err := ec.fieldContext_TrackingEntry_hub(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_TrackingEntry_hub(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1692,7 +1755,7 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 }
 
 func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntryConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, trackingEntryConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1727,7 +1790,7 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 }
 
 func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntryEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, trackingEntryEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1755,7 +1818,7 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 }
 
 func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.SelectionSet, obj *ent.Workflow, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workflowImplementors)
+	fields := w.collect(ec.OperationContext, sel, workflowImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1802,7 +1865,7 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 			}
 		case "orders":
 			if !func() bool {
-				fc, err := ec.fieldContext_Workflow_orders(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Workflow_orders(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1829,7 +1892,7 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.WorkflowConnection, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workflowConnectionImplementors)
+	fields := w.collect(ec.OperationContext, sel, workflowConnectionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1864,7 +1927,7 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.WorkflowEdge, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workflowEdgeImplementors)
+	fields := w.collect(ec.OperationContext, sel, workflowEdgeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1892,7 +1955,7 @@ func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.Selec
 }
 
 func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast.SelectionSet, obj *workflowdef.Transition, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, workflowTransitionImplementors)
+	fields := w.collect(ec.OperationContext, sel, workflowTransitionImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1919,7 +1982,7 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 }
 
 func (ec *executionContext) fast___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
+	fields := w.collect(ec.OperationContext, sel, __DirectiveImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1933,7 +1996,7 @@ func (ec *executionContext) fast___Directive(ctx context.Context, sel ast.Select
 			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___Directive_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Directive_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1962,7 +2025,7 @@ func (ec *executionContext) fast___Directive(ctx context.Context, sel ast.Select
 }
 
 func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
+	fields := w.collect(ec.OperationContext, sel, __EnumValueImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -1976,7 +2039,7 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___EnumValue_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___EnumValue_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -1994,7 +2057,7 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 			}
 		case "isDeprecated":
 			if !func() bool {
-				fc, err := ec.fieldContext___EnumValue_isDeprecated(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___EnumValue_isDeprecated(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2012,7 +2075,9 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 			}
 		case "deprecationReason":
 			if !func() bool {
-				fc, err := ec.fieldContext___EnumValue_deprecationReason(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) {
+					return ec.fieldContext___EnumValue_deprecationReason(ctx, field)
+				})
 				if err != nil {
 					return false
 				}
@@ -2037,7 +2102,7 @@ func (ec *executionContext) fast___EnumValue(ctx context.Context, sel ast.Select
 }
 
 func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
+	fields := w.collect(ec.OperationContext, sel, __FieldImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -2051,7 +2116,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___Field_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Field_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2076,7 +2141,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 			}
 		case "isDeprecated":
 			if !func() bool {
-				fc, err := ec.fieldContext___Field_isDeprecated(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Field_isDeprecated(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2094,7 +2159,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 			}
 		case "deprecationReason":
 			if !func() bool {
-				fc, err := ec.fieldContext___Field_deprecationReason(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Field_deprecationReason(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2119,7 +2184,7 @@ func (ec *executionContext) fast___Field(ctx context.Context, sel ast.SelectionS
 }
 
 func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
+	fields := w.collect(ec.OperationContext, sel, __InputValueImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -2133,7 +2198,7 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 			writeGQLString(&w.b, obj.Name)
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___InputValue_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___InputValue_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2160,7 +2225,7 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 			ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultValue).MarshalGQL(&w.b)
 		case "isDeprecated":
 			if !func() bool {
-				fc, err := ec.fieldContext___InputValue_isDeprecated(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___InputValue_isDeprecated(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2178,7 +2243,9 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 			}
 		case "deprecationReason":
 			if !func() bool {
-				fc, err := ec.fieldContext___InputValue_deprecationReason(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) {
+					return ec.fieldContext___InputValue_deprecationReason(ctx, field)
+				})
 				if err != nil {
 					return false
 				}
@@ -2203,7 +2270,7 @@ func (ec *executionContext) fast___InputValue(ctx context.Context, sel ast.Selec
 }
 
 func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
+	fields := w.collect(ec.OperationContext, sel, __SchemaImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -2215,7 +2282,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			w.b.WriteString(`"__Schema"`)
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2233,7 +2300,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			}
 		case "types":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_types(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_types(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2253,7 +2320,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			}
 		case "queryType":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_queryType(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_queryType(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2273,7 +2340,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			}
 		case "mutationType":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_mutationType(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_mutationType(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2293,7 +2360,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			}
 		case "subscriptionType":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_subscriptionType(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_subscriptionType(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2313,7 +2380,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 			}
 		case "directives":
 			if !func() bool {
-				fc, err := ec.fieldContext___Schema_directives(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Schema_directives(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2340,7 +2407,7 @@ func (ec *executionContext) fast___Schema(ctx context.Context, sel ast.Selection
 }
 
 func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type, w *fastWriter) bool {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
+	fields := w.collect(ec.OperationContext, sel, __TypeImplementors)
 	w.b.WriteByte('{')
 	for i, field := range fields {
 		if field.IsDeferred() {
@@ -2352,7 +2419,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			w.b.WriteString(`"__Type"`)
 		case "kind":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_kind(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_kind(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2370,7 +2437,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "name":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_name(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_name(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2388,7 +2455,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "description":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_description(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_description(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2406,7 +2473,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "specifiedByURL":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_specifiedByURL(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_specifiedByURL(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2424,7 +2491,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "fields":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_fields(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_fields(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2444,7 +2511,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "interfaces":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_interfaces(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_interfaces(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2464,7 +2531,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "possibleTypes":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_possibleTypes(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_possibleTypes(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2484,7 +2551,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "enumValues":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_enumValues(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_enumValues(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2504,7 +2571,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "inputFields":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_inputFields(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_inputFields(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2524,7 +2591,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "ofType":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_ofType(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_ofType(ctx, field) })
 				if err != nil {
 					return false
 				}
@@ -2544,7 +2611,7 @@ func (ec *executionContext) fast___Type(ctx context.Context, sel ast.SelectionSe
 			}
 		case "isOneOf":
 			if !func() bool {
-				fc, err := ec.fieldContext___Type_isOneOf(ctx, field)
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext___Type_isOneOf(ctx, field) })
 				if err != nil {
 					return false
 				}
