@@ -95,6 +95,17 @@ fragment H on Hub { code items(first: 1) { edges { node { id quantity } } } }`},
 	if n := gqlgen.App.FastPath.Served.Load(); n != 0 {
 		t.Errorf("--graphql-no-fast-path still served %d fields", n)
 	}
+	// Operators see both counts at /metrics.
+	m := srv.Do(t, http.MethodGet, srv.URL+"/metrics", nil, apptest.Anonymous())
+	for _, want := range []string{
+		"# TYPE logistics_graphql_fast_path_fields_total counter",
+		fmt.Sprintf(`logistics_graphql_fast_path_fields_total{outcome="served"} %d`, srv.App.FastPath.Served.Load()),
+		fmt.Sprintf(`logistics_graphql_fast_path_fields_total{outcome="declined"} %d`, srv.App.FastPath.Declined.Load()),
+	} {
+		if !strings.Contains(string(m.Body), want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 }
 
 // schemaQueries builds, for each root connection of the schema, a query that
