@@ -26,8 +26,10 @@ type APITokenQuery struct {
 	inters     []Interceptor
 	predicates []predicate.APIToken
 	withUser   *UserQuery
-	loadTotal  []func(context.Context, []*APIToken) error
-	modifiers  []func(*sql.Selector)
+	inlined    bool // to-one edges read as subqueries (inline.go)
+
+	loadTotal []func(context.Context, []*APIToken) error
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -388,6 +390,10 @@ func (_q *APITokenQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*API
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _q.inlined {
+		_spec.ScanValues = inlinedScan(_spec.ScanValues)
+	}
+
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -449,6 +455,10 @@ func (_q *APITokenQuery) loadUser(ctx context.Context, query *UserQuery, nodes [
 
 func (_q *APITokenQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _q.inlined {
+		_spec.ScanValues = inlinedScan(_spec.ScanValues)
+	}
+
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

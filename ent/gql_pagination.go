@@ -344,6 +344,9 @@ func (_m *EventQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -716,6 +719,9 @@ func (_m *HubQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -1160,6 +1166,9 @@ func (_m *ItemQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -1568,6 +1577,9 @@ func (_m *OrderQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -1994,6 +2006,9 @@ func (_m *OrderEventQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -2420,6 +2435,9 @@ func (_m *OrderLineQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -2828,6 +2846,9 @@ func (_m *PartQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -3254,6 +3275,9 @@ func (_m *TrackingEntryQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -3680,6 +3704,9 @@ func (_m *WorkflowQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
+	if !inliningDisabled(ctx) {
+		_m.inlineToOneEdges() // ent/template/inline.tmpl
+	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err

@@ -24,8 +24,10 @@ type ReservationQuery struct {
 	order      []reservation.OrderOption
 	inters     []Interceptor
 	predicates []predicate.Reservation
-	loadTotal  []func(context.Context, []*Reservation) error
-	modifiers  []func(*sql.Selector)
+	inlined    bool // to-one edges read as subqueries (inline.go)
+
+	loadTotal []func(context.Context, []*Reservation) error
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -348,6 +350,10 @@ func (_q *ReservationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 		nodes = append(nodes, node)
 		return node.assignValues(columns, values)
 	}
+	if _q.inlined {
+		_spec.ScanValues = inlinedScan(_spec.ScanValues)
+	}
+
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -370,6 +376,10 @@ func (_q *ReservationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 
 func (_q *ReservationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _q.inlined {
+		_spec.ScanValues = inlinedScan(_spec.ScanValues)
+	}
+
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
