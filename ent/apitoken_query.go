@@ -26,10 +26,8 @@ type APITokenQuery struct {
 	inters     []Interceptor
 	predicates []predicate.APIToken
 	withUser   *UserQuery
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*APIToken) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*APIToken) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -390,10 +388,6 @@ func (_q *APITokenQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*API
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -455,10 +449,6 @@ func (_q *APITokenQuery) loadUser(ctx context.Context, query *UserQuery, nodes [
 
 func (_q *APITokenQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -33,7 +33,6 @@ func main() {
 		Features: []gen.Feature{gen.FeatureVersionedMigration, gen.FeatureLock, gen.FeatureModifier, gen.FeatureExecQuery, gen.FeatureUpsert},
 		Templates: []*gen.Template{
 			gen.MustParse(gen.NewTemplate("idprefix").ParseFiles("./ent/template/idprefix.tmpl")),
-			gen.MustParse(gen.NewTemplate("inline").ParseFiles("./ent/template/inline.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))

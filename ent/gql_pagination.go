@@ -344,9 +344,6 @@ func (_m *EventQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -719,9 +716,6 @@ func (_m *HubQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -1166,9 +1160,6 @@ func (_m *ItemQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -1577,9 +1568,6 @@ func (_m *OrderQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -2006,9 +1994,6 @@ func (_m *OrderEventQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -2435,9 +2420,6 @@ func (_m *OrderLineQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -2846,9 +2828,6 @@ func (_m *PartQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -3275,9 +3254,6 @@ func (_m *TrackingEntryQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err
@@ -3704,9 +3680,6 @@ func (_m *WorkflowQuery) Paginate(
 		}
 	}
 	_m = pager.applyOrder(_m)
-	if !inliningDisabled(ctx) {
-		_m.inlineToOneEdges() // ent/template/inline.tmpl
-	}
 	nodes, err := _m.All(ctx)
 	if err != nil {
 		return nil, err

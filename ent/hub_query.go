@@ -24,15 +24,13 @@ import (
 // HubQuery is the builder for querying Hub entities.
 type HubQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []hub.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.Hub
-	withItems           *ItemQuery
-	withOrders          *OrderQuery
-	withTrackingEntries *TrackingEntryQuery
-	inlined             bool // to-one edges read as subqueries (inline.go)
-
+	ctx                      *QueryContext
+	order                    []hub.OrderOption
+	inters                   []Interceptor
+	predicates               []predicate.Hub
+	withItems                *ItemQuery
+	withOrders               *OrderQuery
+	withTrackingEntries      *TrackingEntryQuery
 	loadTotal                []func(context.Context, []*Hub) error
 	modifiers                []func(*sql.Selector)
 	withNamedItems           map[string]*ItemQuery
@@ -468,10 +466,6 @@ func (_q *HubQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Hub, err
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -630,10 +624,6 @@ func (_q *HubQuery) loadTrackingEntries(ctx context.Context, query *TrackingEntr
 
 func (_q *HubQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -24,10 +24,8 @@ type IdempotencyKeyQuery struct {
 	order      []idempotencykey.OrderOption
 	inters     []Interceptor
 	predicates []predicate.IdempotencyKey
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*IdempotencyKey) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*IdempotencyKey) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -350,10 +348,6 @@ func (_q *IdempotencyKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 		nodes = append(nodes, node)
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -376,10 +370,6 @@ func (_q *IdempotencyKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 
 func (_q *IdempotencyKeyQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

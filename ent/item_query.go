@@ -28,10 +28,8 @@ type ItemQuery struct {
 	predicates []predicate.Item
 	withPart   *PartQuery
 	withHub    *HubQuery
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*Item) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*Item) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -427,10 +425,6 @@ func (_q *ItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Item, e
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -524,10 +518,6 @@ func (_q *ItemQuery) loadHub(ctx context.Context, query *HubQuery, nodes []*Item
 
 func (_q *ItemQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -26,17 +26,15 @@ import (
 // OrderQuery is the builder for querying Order entities.
 type OrderQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []order.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.Order
-	withHub             *HubQuery
-	withWorkflow        *WorkflowQuery
-	withLines           *OrderLineQuery
-	withTrackingEntries *TrackingEntryQuery
-	withEvents          *OrderEventQuery
-	inlined             bool // to-one edges read as subqueries (inline.go)
-
+	ctx                      *QueryContext
+	order                    []order.OrderOption
+	inters                   []Interceptor
+	predicates               []predicate.Order
+	withHub                  *HubQuery
+	withWorkflow             *WorkflowQuery
+	withLines                *OrderLineQuery
+	withTrackingEntries      *TrackingEntryQuery
+	withEvents               *OrderEventQuery
 	loadTotal                []func(context.Context, []*Order) error
 	modifiers                []func(*sql.Selector)
 	withNamedLines           map[string]*OrderLineQuery
@@ -542,10 +540,6 @@ func (_q *OrderQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Order,
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -771,10 +765,6 @@ func (_q *OrderQuery) loadEvents(ctx context.Context, query *OrderEventQuery, no
 
 func (_q *OrderQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -26,10 +26,8 @@ type OrderEventQuery struct {
 	inters     []Interceptor
 	predicates []predicate.OrderEvent
 	withOrder  *OrderQuery
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*OrderEvent) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*OrderEvent) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -390,10 +388,6 @@ func (_q *OrderEventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*O
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -452,10 +446,6 @@ func (_q *OrderEventQuery) loadOrder(ctx context.Context, query *OrderQuery, nod
 
 func (_q *OrderEventQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -18,17 +18,3 @@ func countDisabled(ctx context.Context) bool {
 	v, _ := ctx.Value(withoutCountKey{}).(bool)
 	return v
 }
-
-type withoutInlinedEdgesKey struct{}
-
-// WithoutInlinedEdges returns a context in which Paginate eager-loads to-one
-// edges with statements of their own, as ent does, instead of reading them
-// with the page's rows (ent/template/inline.tmpl). Tests compare the two.
-func WithoutInlinedEdges(ctx context.Context) context.Context {
-	return context.WithValue(ctx, withoutInlinedEdgesKey{}, true)
-}
-
-func inliningDisabled(ctx context.Context) bool {
-	v, _ := ctx.Value(withoutInlinedEdgesKey{}).(bool)
-	return v
-}

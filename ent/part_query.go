@@ -23,14 +23,12 @@ import (
 // PartQuery is the builder for querying Part entities.
 type PartQuery struct {
 	config
-	ctx            *QueryContext
-	order          []part.OrderOption
-	inters         []Interceptor
-	predicates     []predicate.Part
-	withItems      *ItemQuery
-	withOrderLines *OrderLineQuery
-	inlined        bool // to-one edges read as subqueries (inline.go)
-
+	ctx                 *QueryContext
+	order               []part.OrderOption
+	inters              []Interceptor
+	predicates          []predicate.Part
+	withItems           *ItemQuery
+	withOrderLines      *OrderLineQuery
 	loadTotal           []func(context.Context, []*Part) error
 	modifiers           []func(*sql.Selector)
 	withNamedItems      map[string]*ItemQuery
@@ -430,10 +428,6 @@ func (_q *PartQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Part, e
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -545,10 +539,6 @@ func (_q *PartQuery) loadOrderLines(ctx context.Context, query *OrderLineQuery, 
 
 func (_q *PartQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -24,10 +24,8 @@ type ReservationQuery struct {
 	order      []reservation.OrderOption
 	inters     []Interceptor
 	predicates []predicate.Reservation
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*Reservation) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*Reservation) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -350,10 +348,6 @@ func (_q *ReservationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 		nodes = append(nodes, node)
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -376,10 +370,6 @@ func (_q *ReservationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 
 func (_q *ReservationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -28,10 +28,8 @@ type TrackingEntryQuery struct {
 	predicates []predicate.TrackingEntry
 	withOrder  *OrderQuery
 	withHub    *HubQuery
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
-	loadTotal []func(context.Context, []*TrackingEntry) error
-	modifiers []func(*sql.Selector)
+	loadTotal  []func(context.Context, []*TrackingEntry) error
+	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -427,10 +425,6 @@ func (_q *TrackingEntryQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -527,10 +521,6 @@ func (_q *TrackingEntryQuery) loadHub(ctx context.Context, query *HubQuery, node
 
 func (_q *TrackingEntryQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -23,14 +23,12 @@ import (
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx          *QueryContext
-	order        []user.OrderOption
-	inters       []Interceptor
-	predicates   []predicate.User
-	withTokens   *APITokenQuery
-	withSessions *SessionQuery
-	inlined      bool // to-one edges read as subqueries (inline.go)
-
+	ctx               *QueryContext
+	order             []user.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.User
+	withTokens        *APITokenQuery
+	withSessions      *SessionQuery
 	loadTotal         []func(context.Context, []*User) error
 	modifiers         []func(*sql.Selector)
 	withNamedTokens   map[string]*APITokenQuery
@@ -430,10 +428,6 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -548,10 +542,6 @@ func (_q *UserQuery) loadSessions(ctx context.Context, query *SessionQuery, node
 
 func (_q *UserQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -22,13 +22,11 @@ import (
 // WorkflowQuery is the builder for querying Workflow entities.
 type WorkflowQuery struct {
 	config
-	ctx        *QueryContext
-	order      []workflow.OrderOption
-	inters     []Interceptor
-	predicates []predicate.Workflow
-	withOrders *OrderQuery
-	inlined    bool // to-one edges read as subqueries (inline.go)
-
+	ctx             *QueryContext
+	order           []workflow.OrderOption
+	inters          []Interceptor
+	predicates      []predicate.Workflow
+	withOrders      *OrderQuery
 	loadTotal       []func(context.Context, []*Workflow) error
 	modifiers       []func(*sql.Selector)
 	withNamedOrders map[string]*OrderQuery
@@ -392,10 +390,6 @@ func (_q *WorkflowQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Wor
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -463,10 +457,6 @@ func (_q *WorkflowQuery) loadOrders(ctx context.Context, query *OrderQuery, node
 
 func (_q *WorkflowQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if _q.inlined {
-		_spec.ScanValues = inlinedScan(_spec.ScanValues)
-	}
-
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
