@@ -35,10 +35,8 @@ func scopeGuard(ctx context.Context, next graphql.Resolver) (any, error) {
 		return next(ctx)
 	}
 	typ := fc.Field.Definition.Type.Name()
-	if scopes, ok := auth.TypeScopes(typ); ok {
-		if err := auth.RequireAll(ctx, scopes); err != nil {
-			return nil, err
-		}
+	if err := auth.RequireType(ctx, typ); err != nil {
+		return nil, err
 	}
 	res, err := next(ctx)
 	if err != nil || typ != "Node" {

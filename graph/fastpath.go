@@ -48,9 +48,8 @@ type rawJSON []byte
 
 func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 
-// allowType is scopeGuard's type rule for the fast path: reading an object
-// of a guarded type needs its read scope.
+// allowType is scopeGuard's type rule (auth.RequireType) for the fast path,
+// which declines rather than reporting the error: gqlgen then reports it.
 func allowType(ctx context.Context, typeName string) bool {
-	scopes, ok := auth.TypeScopes(typeName)
-	return !ok || auth.RequireAll(ctx, scopes) == nil
+	return auth.RequireType(ctx, typeName) == nil
 }

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"log"
 	"os"
-
 	"path/filepath"
 
 	"github.com/99designs/gqlgen/api"

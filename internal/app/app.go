@@ -98,7 +98,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		return nil, err
 	}
 	a.Envs = set
-	a.registerDBGauges()
+	a.registerMetrics()
 	store := auth.NewStore(set.Production().DB.Client, log)
 	store.TokenCacheTTL = cfg.AuthCacheTTL
 	if opt.PasswordCost != 0 {
@@ -117,9 +117,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	return a, nil
 }
 
-// registerDBGauges exposes each environment's connection pool at /metrics,
+// registerMetrics exposes each environment's connection pool at /metrics,
 // and the GraphQL fast path's counts.
-func (a *App) registerDBGauges() {
+func (a *App) registerMetrics() {
 	a.Metrics.Counter("logistics_graphql_fast_path_fields_total",
 		"GraphQL root query fields the generated fast path served, or declined (gqlgen executed them).",
 		[]string{"outcome"}, func() []metrics.Sample {

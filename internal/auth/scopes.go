@@ -66,6 +66,16 @@ func TypeScopes(typeName string) ([]string, bool) {
 	return scopes, ok
 }
 
+// RequireType requires what reading an object of the named GraphQL type
+// needs: its read scopes when the type is guarded, nothing otherwise (scalars,
+// PageInfo…). Both of graph's executors apply it to every object field.
+func RequireType(ctx context.Context, typeName string) error {
+	if scopes, ok := TypeScopes(typeName); ok {
+		return RequireAll(ctx, scopes)
+	}
+	return nil
+}
+
 // typeScopes is TypeScopes' answer for every guarded type name, built once:
 // the GraphQL field middleware asks for every field of every response.
 var (

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"go/types"
 	"sort"
+	"strings"
 
 	"github.com/99designs/gqlgen/codegen"
 	"github.com/99designs/gqlgen/codegen/config"
@@ -121,7 +122,7 @@ func scalarWriter(t *config.TypeReference) string {
 func buildFastModel(data *codegen.Data) *fastModel {
 	eligible := map[string]bool{}
 	for _, o := range data.Objects {
-		if o.Kind == ast.Object && !o.Root && !o.Stream && o.Definition != data.Schema.Query {
+		if o.Kind == ast.Object && !o.Root && !o.Stream {
 			eligible[o.Name] = true
 		}
 	}
@@ -159,7 +160,7 @@ func buildFastModel(data *codegen.Data) *fastModel {
 
 // classify tells how the fast path resolves a field, or that it does not.
 func classify(f *codegen.Field, eligible map[string]bool) (*fastField, bool) {
-	if f.Name == "__typename" || len(f.Name) > 1 && f.Name[:2] == "__" ||
+	if strings.HasPrefix(f.Name, "__") ||
 		f.HasDirectives() || f.IsBatch() || f.IsMap() || f.VOkFunc || f.HasHaser || f.Stream ||
 		f.TypeReference == nil || f.TypeReference.Definition == nil {
 		return nil, false
