@@ -1,6 +1,7 @@
 package resourceid
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -53,5 +54,18 @@ func TestUnmarshalGQL(t *testing.T) {
 	}
 	if err := id.UnmarshalGQL(12); err == nil {
 		t.Fatal("UnmarshalGQL(12) accepted")
+	}
+}
+
+// TestMarshalGQL: an ordinary id is written as is between quotes; anything
+// that needs escaping goes through strconv.Quote, so the output is always
+// the JSON string strconv.Quote would make.
+func TestMarshalGQL(t *testing.T) {
+	for _, id := range []ID{New(Item), "prt_01ABC", "", `a"b`, `a\b`, "tab\there", "é", "\x7f", "\x00"} {
+		var b strings.Builder
+		id.MarshalGQL(&b)
+		if want := strconv.Quote(string(id)); b.String() != want {
+			t.Errorf("MarshalGQL(%q) = %s, want %s", id, b.String(), want)
+		}
 	}
 }
