@@ -122,7 +122,9 @@ func scalarWriter(t *config.TypeReference) string {
 func buildFastModel(data *codegen.Data) *fastModel {
 	eligible := map[string]bool{}
 	for _, o := range data.Objects {
-		if o.Kind == ast.Object && !o.Root && !o.Stream {
+		// Introspection types are left out: __schema and __type are
+		// answered by gqlgen, so nothing would reach them.
+		if o.Kind == ast.Object && !o.Root && !o.Stream && !strings.HasPrefix(o.Name, "__") {
 			eligible[o.Name] = true
 		}
 	}
