@@ -111,6 +111,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if len(rest) > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", rest)
 	}
+	runtimeSettings := a.Config.ApplyRuntime()
 	ln, err := net.Listen("tcp", a.Config.Addr)
 	if err != nil {
 		return err
@@ -123,7 +124,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	a.Log.Info("starting", append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...)...)
+	a.Log.Info("starting", append(append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
 	for _, env := range a.Envs.All() {
 		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.BaseURL.String(),
 			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "database", env.DB.Source)

@@ -38,6 +38,8 @@ type Config struct {
 	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
 	NoFastPath    bool          // --graphql-no-fast-path, LOGISTICS_GRAPHQL_NO_FAST_PATH: every query through gqlgen alone
 	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
+	GCPercent     int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
+	MemoryLimit   int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -58,6 +60,8 @@ func Defaults() Config {
 		AuthCacheTTL:  2 * time.Second,
 		AdminEmail:    "admin@localhost",
 		DemoScale:     0.02,
+		GCPercent:     400,
+		MemoryLimit:   1024,
 	}
 }
 
@@ -101,6 +105,8 @@ func (c *Config) settings() []setting {
 		{"auth-cache-ttl", "LOGISTICS_AUTH_CACHE_TTL", "how long an instance trusts a verified API key without reading it again: a key revoked through another instance stops working within this time (0: read on every request)", dur(&c.AuthCacheTTL)},
 		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
+		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
+		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
@@ -157,6 +163,12 @@ func (c *Config) Validate() error {
 	}
 	if c.DemoScale < 0 || c.DemoScale > 10 {
 		return errors.New("demo-scale must be between 0 and 10")
+	}
+	if c.GCPercent < -1 || c.GCPercent == 0 {
+		return errors.New("gc-percent must be -1 (off) or at least 1")
+	}
+	if c.MemoryLimit < 0 {
+		return errors.New("memory-limit must be 0 (none) or more")
 	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
