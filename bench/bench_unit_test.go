@@ -144,3 +144,23 @@ func TestFloorMatchesGraphQL(t *testing.T) {
 		}
 	}
 }
+
+// With several rounds the report takes, per row, the round with the median
+// req/s, and compares with the floor round by round.
+func TestRoundsMedian(t *testing.T) {
+	var x, fl cell
+	for _, rps := range [][2]float64{{70, 100}, {90, 100}, {60, 120}} {
+		x.add(&wrkResult{RPS: rps[0]}, 10)
+		fl.add(&wrkResult{RPS: rps[1]}, 5)
+	}
+	if x.Load.RPS != 70 || fl.Load.RPS != 100 || x.PeakRSS != 10 {
+		t.Errorf("median round %v, floor %v, RSS %d", x.Load.RPS, fl.Load.RPS, x.PeakRSS)
+	}
+	med, lo, hi, ok := x.rpsRatio(&fl)
+	if !ok || med != 0.7 || lo != 0.5 || hi != 0.9 {
+		t.Errorf("ratios %v %v %v %v, want 0.7 (0.5–0.9)", med, lo, hi, ok)
+	}
+	if _, _, _, ok := x.rpsRatio(nil); ok {
+		t.Error("a ratio without a floor")
+	}
+}

@@ -55,6 +55,7 @@ type config struct {
 	DevSeed       bool
 	Duration      time.Duration
 	Warmup        time.Duration
+	Rounds        int
 	Connections   int
 	Threads       int
 	Workloads     []string
@@ -83,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.DevSeed, "dev-seed", false, "fill a tiny development dataset first (SQLite in a temporary directory unless --db/--sandbox-db name empty databases); for smoke tests only")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "measured load per workload and interface (whole seconds)")
 	fs.DurationVar(&c.Warmup, "warmup", 5*time.Second, "unmeasured load before each measurement (0: none)")
+	fs.IntVar(&c.Rounds, "rounds", 1, "measure every row this many times, interleaved (W1 rest, graphql, floor, W2 …, then again); the report gives the median of the per-round ratios to the floor")
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
 	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3", "workloads to run")
@@ -131,6 +133,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.Connections < 1 || c.Threads < 1 {
 		return nil, errors.New("--connections and --threads must be at least 1")
+	}
+	if c.Rounds < 1 {
+		return nil, errors.New("--rounds must be at least 1")
 	}
 	return c, nil
 }
@@ -281,24 +286,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		for _, wn := range c.Workloads {
-			w := workloadByName(wn)
-			for _, iface := range c.Interfaces {
-				cl := rep.cell(w.Name, iface)
-				if cl.Skip != "" {
-					continue
+		for round := 1; round <= c.Rounds; round++ {
+			for _, wn := range c.Workloads {
+				w := workloadByName(wn)
+				for _, iface := range c.Interfaces {
+					cl := rep.cell(w.Name, iface)
+					if cl.Skip != "" {
+						continue
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, c.Rounds, c.Duration, c.Warmup, c.Connections)
+					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, base, token)
+					if err != nil {
+						cl.Skip = "error"
+						log("%s %s: %v", w.Name, iface, err)
+						continue
+					}
+					cl.add(res, rss)
+					log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, res.RPS,
+						fmtDur(res.P50), fmtDur(res.P99), float64(rss)/(1<<20), res.Non2xx)
 				}
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				log("%s %s: load %s (+%s warm-up), %d connections", w.Name, iface, c.Duration, c.Warmup, c.Connections)
-				if err := measure(ctx, c, cl, w, iface, bin, self, serverArgs, base, token); err != nil {
-					cl.Skip = "error"
-					log("%s %s: %v", w.Name, iface, err)
-					continue
-				}
-				log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, cl.Load.RPS,
-					fmtDur(cl.Load.P50), fmtDur(cl.Load.P99), float64(cl.PeakRSS)/(1<<20), cl.Load.Non2xx)
 			}
 		}
 	}
@@ -316,8 +325,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // measure runs one cell: start the process, check one request, warm up, load,
 // read the peak RSS, stop.
-func measure(ctx context.Context, c *config, cl *cell, w workload, iface, bin, self string, serverArgs []string, base, token string) error {
+func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs []string, base, token string) (*wrkResult, int64, error) {
 	name := strings.ToLower(w.Name) + "-" + iface
+	if c.Rounds > 1 {
+		name += fmt.Sprintf("-r%d", round)
+	}
 	var args []string
 	procBin := bin
 	if iface == ifFloor {
@@ -335,26 +347,26 @@ func measure(ctx context.Context, c *config, cl *cell, w workload, iface, bin, s
 	}
 	p, err := start(ctx, procBin, args, filepath.Join(c.Out, name+".log"), c.Pprof)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	defer p.stop()
 
 	req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
 	if err := checkOnce(ctx, p.URL, req); err != nil {
-		return err
+		return nil, 0, err
 	}
 	// The script stays beside the results, to rerun one cell by hand:
 	// wrk -t2 -c16 -d30s --latency -s <out>/w1-rest.lua http://127.0.0.1:<port>
 	// (it holds the API key: the out directory is not for sharing as is).
 	script := filepath.Join(c.Out, name+".lua")
 	if err := writeScript(script, req); err != nil {
-		return err
+		return nil, 0, err
 	}
 	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 30 * time.Second}
 	if c.Warmup > 0 {
 		o.Duration = c.Warmup
 		if _, err := runWrk(ctx, script, o, p.URL); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
+			return nil, 0, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	o.Duration = c.Duration
@@ -367,19 +379,19 @@ func measure(ctx context.Context, c *config, cl *cell, w workload, iface, bin, s
 	}
 	res, err := runWrk(ctx, script, o, p.URL)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if c.Pprof {
 		if err := <-profDone; err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
+			return nil, 0, fmt.Errorf("cpu profile: %w", err)
 		}
 	}
 	_ = os.WriteFile(filepath.Join(c.Out, name+".wrk.txt"), []byte(res.Raw), 0o644)
-	cl.Load = res
-	if cl.PeakRSS, err = p.peakRSS(); err != nil {
-		return err
+	rss, err := p.peakRSS()
+	if err != nil {
+		return nil, 0, err
 	}
-	return nil
+	return res, rss, nil
 }
 
 // checkOnce sends req once over HTTP and expects a 200.

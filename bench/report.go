@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,8 +20,40 @@ type cell struct {
 	Statements5         int64  // SQL statements for a page of 5
 	Statements50        int64  // … and of 50
 	Rows, Bytes         int    // rows and response bytes of a page of 50
-	Load                *wrkResult
-	PeakRSS             int64 // bytes
+	// Rounds are the load runs, one per --rounds, in order; Load is the one
+	// with the median req/s (its latencies are the ones reported).
+	Rounds  []*wrkResult
+	Load    *wrkResult
+	PeakRSS int64 // bytes, the highest of the rounds
+}
+
+// add records one round.
+func (x *cell) add(res *wrkResult, rss int64) {
+	x.Rounds = append(x.Rounds, res)
+	x.PeakRSS = max(x.PeakRSS, rss)
+	sorted := slices.Clone(x.Rounds)
+	slices.SortFunc(sorted, func(a, b *wrkResult) int { return cmp.Compare(a.RPS, b.RPS) })
+	x.Load = sorted[(len(sorted)-1)/2]
+}
+
+// rpsRatio is x's req/s over the floor's, round by round (each pair was
+// measured minutes apart at most, so a slow spell of the machine weighs on
+// both): the median, the lowest and the highest.
+func (x *cell) rpsRatio(fl *cell) (med, lo, hi float64, ok bool) {
+	if fl == nil {
+		return 0, 0, 0, false
+	}
+	var rs []float64
+	for i := 0; i < len(x.Rounds) && i < len(fl.Rounds); i++ {
+		if fl.Rounds[i].RPS > 0 {
+			rs = append(rs, x.Rounds[i].RPS/fl.Rounds[i].RPS)
+		}
+	}
+	if len(rs) == 0 {
+		return 0, 0, 0, false
+	}
+	slices.Sort(rs)
+	return rs[(len(rs)-1)/2], rs[0], rs[len(rs)-1], true
 }
 
 // report is a whole run.
@@ -100,6 +134,9 @@ func (r *report) markdown() string {
 	}
 	fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
 		min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
+	if c.Rounds > 1 {
+		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are the round with the median req/s; × floor for req/s is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
+	}
 	if len(r.ServerFlags) > 0 {
 		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(r.ServerFlags, " "))
 	}
@@ -127,7 +164,14 @@ func (r *report) markdown() string {
 				floorLoad = fl.Load
 			}
 			if x.Load != nil {
-				row = append(row, fmt.Sprintf("%.0f", x.Load.RPS), ratio(x.Load.RPS, floorLoad, func(w *wrkResult) float64 { return w.RPS }),
+				rps := ""
+				if med, lo, hi, ok := x.rpsRatio(fl); ok && iface != ifFloor {
+					rps = fmt.Sprintf("%.2f×", med)
+					if len(x.Rounds) > 1 {
+						rps += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
+					}
+				}
+				row = append(row, fmt.Sprintf("%.0f", x.Load.RPS), rps,
 					fmtDur(x.Load.P50), ratio(x.Load.P50.Seconds(), floorLoad, func(w *wrkResult) float64 { return w.P50.Seconds() }),
 					fmtDur(x.Load.P99), ratio(x.Load.P99.Seconds(), floorLoad, func(w *wrkResult) float64 { return w.P99.Seconds() }))
 			} else {
@@ -180,8 +224,8 @@ func (r *report) targets(wn, iface string, x, fl *cell) string {
 		return "(reference)"
 	}
 	var missed []string
-	if x.Load != nil && fl != nil && fl.Load != nil && fl.Load.RPS > 0 {
-		if q := x.Load.RPS / fl.Load.RPS; q < rpsTarget[wn] {
+	if q, _, _, ok := x.rpsRatio(fl); ok {
+		if q < rpsTarget[wn] {
 			missed = append(missed, fmt.Sprintf("req/s %.2f× < %.1f×", q, rpsTarget[wn]))
 		}
 	}
