@@ -33,6 +33,7 @@ func main() {
 		Features: []gen.Feature{gen.FeatureVersionedMigration, gen.FeatureLock, gen.FeatureModifier, gen.FeatureExecQuery, gen.FeatureUpsert},
 		Templates: []*gen.Template{
 			gen.MustParse(gen.NewTemplate("idprefix").ParseFiles("./ent/template/idprefix.tmpl")),
+			gen.MustParse(gen.NewTemplate("driver").ParseFiles("./ent/template/driver.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))

@@ -49,7 +49,7 @@ func handleTransitionOrder(d Deps) http.Handler {
 			TrackingNumber: deref(in.TrackingNumber), Carrier: deref(in.Carrier), Revision: rev,
 		})
 		if err == nil {
-			o, err = loadOrder(ctx, o.ID)
+			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
 			d.fail(w, r, err)

@@ -8,7 +8,6 @@ import (
 	"logistics/ent"
 	"logistics/ent/order"
 	"logistics/ent/orderline"
-	"logistics/ent/trackingentry"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
@@ -141,26 +140,13 @@ type orderIn struct {
 // latestTracking is how many of its newest tracking entries an order embeds.
 const latestTracking = 3
 
-// withOrderEdges eager-loads what an order embeds, one statement per edge
-// for a whole page: hub, workflow, lines with their parts, tracking entries
-// (newest first; orders carry a handful each).
-func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
-	// Ordering by order_id first lets the database read each order's rows
-	// from the order_id index; ordering by id or occurred_at alone made
-	// PostgreSQL walk a whole table's index for 50 orders (70–120 ms).
-	return q.WithHub(hubRef).WithWorkflow().
-		WithLines(func(lq *ent.OrderLineQuery) {
-			lq.Order(ent.Asc(orderline.FieldOrderID), ent.Asc(orderline.FieldID)).WithPart(partRef)
-		}).
-		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
-			tq.Order(ent.Asc(trackingentry.FieldOrderID), ent.Desc(trackingentry.FieldOccurredAt), ent.Desc(trackingentry.FieldID))
-		})
-}
-
-func loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
+func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
 	o, err := withOrderEdges(ent.FromContext(ctx).Order.Query().Where(order.ID(id))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("order %s not found", id)
+	}
+	if err == nil {
+		err = d.embedOrders(ctx, o)
 	}
 	if err != nil {
 		return nil, apperr.From(err)
@@ -179,6 +165,13 @@ func handleListOrders(d Deps) http.Handler {
 		ctx := r.Context()
 		conn, err := withOrderEdges(ent.FromContext(ctx).Order.Query()).
 			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orders), ent.WithOrderFilter(where.Filter))
+		if err == nil {
+			nodes := make([]*ent.Order, len(conn.Edges))
+			for i, e := range conn.Edges {
+				nodes[i] = e.Node
+			}
+			err = d.embedOrders(ctx, nodes...)
+		}
 		if err != nil {
 			return listJSON{}, apperr.From(err)
 		}
@@ -188,7 +181,7 @@ func handleListOrders(d Deps) http.Handler {
 
 func handleGetOrder(d Deps) http.Handler {
 	return getHandler(d, resourceid.Order, "order",
-		func(ctx context.Context, id resourceid.ID) (*ent.Order, error) { return loadOrder(ctx, id) },
+		func(ctx context.Context, id resourceid.ID) (*ent.Order, error) { return d.loadOrder(ctx, id) },
 		func(v *ent.Order) int { return v.Revision },
 		func(v *ent.Order) any { return renderOrder(v) })
 }
@@ -223,7 +216,7 @@ func handleCreateOrder(d Deps) http.Handler {
 		}
 		o, err := d.Service.CreateOrder(ctx, c, lines, deref(in.Workflow))
 		if err == nil {
-			o, err = loadOrder(ctx, o.ID)
+			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
 			d.fail(w, r, err)
@@ -275,7 +268,7 @@ func handleUpdateOrder(d Deps) http.Handler {
 		}
 		o, err := d.Service.UpdateOrder(ctx, id, u, rev)
 		if err == nil {
-			o, err = loadOrder(ctx, o.ID)
+			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
 			d.fail(w, r, err)

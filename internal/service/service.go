@@ -19,7 +19,7 @@ import (
 // Service holds what the write path needs besides the request context.
 type Service struct {
 	log       *slog.Logger
-	workflows sync.Map // workflow id → workflowdef.Definition (workflow rows are immutable)
+	workflows sync.Map // workflow id → *ent.Workflow (a version's definition never changes; see Workflows)
 }
 
 // New returns a Service.

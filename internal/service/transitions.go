@@ -56,15 +56,16 @@ func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]strin
 	var def workflowdef.Definition
 	if wf := o.Edges.Workflow; wf != nil {
 		def = Definition(wf)
-	} else if v, ok := s.workflows.Load(o.WorkflowID); ok {
-		def = v.(workflowdef.Definition)
 	} else {
-		wf, err := client(ctx).Workflow.Get(ctx, o.WorkflowID)
+		wfs, err := s.Workflows(ctx, []resourceid.ID{o.WorkflowID})
 		if err != nil {
-			return nil, apperr.From(err)
+			return nil, err
+		}
+		wf, ok := wfs[o.WorkflowID]
+		if !ok {
+			return nil, apperr.NotFound("workflow %s not found", o.WorkflowID)
 		}
 		def = Definition(wf)
-		s.workflows.Store(o.WorkflowID, def)
 	}
 	a := def.Allowed(o.Status)
 	if a == nil {
