@@ -64,28 +64,40 @@ func MustParse(s string) Decimal {
 
 // String formats d with no trailing zeros: "1.5", "-0.125", "3".
 func (d Decimal) String() string {
+	var buf [24]byte
+	return string(d.Append(buf[:0]))
+}
+
+// Append appends the canonical form (String's) to b: the integer part, then
+// a point and up to three decimals without trailing zeros.
+func (d Decimal) Append(b []byte) []byte {
 	n := int64(d)
-	sign := ""
 	var u uint64
 	if n < 0 {
-		sign = "-"
+		b = append(b, '-')
 		u = uint64(-(n + 1)) + 1 // safe for MinInt64
 	} else {
 		u = uint64(n)
 	}
 	whole, frac := u/Scale, u%Scale
+	b = strconv.AppendUint(b, whole, 10)
 	if frac == 0 {
-		return sign + strconv.FormatUint(whole, 10)
+		return b
 	}
-	fs := strings.TrimRight(fmt.Sprintf("%03d", frac), "0")
-	return sign + strconv.FormatUint(whole, 10) + "." + fs
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	end := 3
+	for digits[end-1] == '0' {
+		end--
+	}
+	b = append(b, '.')
+	return append(b, digits[:end]...)
 }
 
 // Float64 is for display and statistics only, never for arithmetic.
 func (d Decimal) Float64() float64 { return float64(d) / Scale }
 
 // MarshalJSON writes an unquoted JSON number.
-func (d Decimal) MarshalJSON() ([]byte, error) { return []byte(d.String()), nil }
+func (d Decimal) MarshalJSON() ([]byte, error) { return d.Append(make([]byte, 0, 24)), nil }
 
 // UnmarshalJSON accepts a JSON number or a string holding one.
 func (d *Decimal) UnmarshalJSON(b []byte) error {
@@ -104,7 +116,10 @@ func (d *Decimal) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalGQL implements graphql.Marshaler.
-func (d Decimal) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, d.String()) }
+func (d Decimal) MarshalGQL(w io.Writer) {
+	var buf [24]byte
+	_, _ = w.Write(d.Append(buf[:0]))
+}
 
 // UnmarshalGQL implements graphql.Unmarshaler. Variables arrive as
 // json.Number (exact); inline literals may arrive as float64 or int64.

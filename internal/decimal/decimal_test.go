@@ -1,7 +1,11 @@
 package decimal
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
+	"math/big"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +91,39 @@ func FuzzParse(f *testing.F) {
 		back, err := Parse(d.String())
 		if err != nil || back != d {
 			t.Fatalf("round trip %q → %s → %d, %v", s, d, back, err)
+		}
+	})
+}
+
+// FuzzString checks String (and so MarshalJSON and MarshalGQL, which share
+// Append) against a reading of the value through math/big: the same number,
+// in canonical form, and Parse gives the value back.
+func FuzzString(f *testing.F) {
+	for _, n := range []int64{0, 1, -1, 10, 100, 999, 1000, 1001, 1010, 1100, -1500, 123456789, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, n int64) {
+		d := Decimal(n)
+		s := d.String()
+		want := new(big.Rat).SetFrac(big.NewInt(n), big.NewInt(Scale)).FloatString(3)
+		if strings.Contains(want, ".") {
+			want = strings.TrimSuffix(strings.TrimRight(want, "0"), ".")
+		}
+		if s != want {
+			t.Fatalf("String(%d) = %q, want %q", n, s, want)
+		}
+		if j, _ := d.MarshalJSON(); string(j) != s {
+			t.Fatalf("MarshalJSON(%d) = %s, want %s", n, j, s)
+		}
+		var buf bytes.Buffer
+		d.MarshalGQL(&buf)
+		if buf.String() != s {
+			t.Fatalf("MarshalGQL(%d) = %s, want %s", n, buf.String(), s)
+		}
+		if d > -Max && d < Max {
+			if back, err := Parse(s); err != nil || back != d {
+				t.Fatalf("Parse(String(%d)) = %d, %v", n, back, err)
+			}
 		}
 	})
 }

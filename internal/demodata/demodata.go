@@ -101,6 +101,15 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 	if err := tx.Commit(); err != nil {
 		return Counts{}, err
 	}
+	if db.Dialect == dialect.Postgres {
+		// The planner's statistics, which autovacuum would gather only
+		// later (or never, where it is off): without them PostgreSQL took
+		// 50 order ids for 50,000 lines and joined parts by scanning them all
+		// (10.7 ms for the lines of a page of orders, 1.3 ms after ANALYZE).
+		if _, err := db.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
+			return Counts{}, fmt.Errorf("demodata: analyze: %w", err)
+		}
+	}
 	return d.Counts(), nil
 }
 

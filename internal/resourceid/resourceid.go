@@ -117,6 +117,9 @@ func (id ID) MarshalGQL(w io.Writer) {
 			return
 		}
 	}
-	// The common case, prefix + ULID: nothing to escape.
-	_, _ = io.WriteString(w, `"`+string(id)+`"`)
+	// The common case, prefix + ULID: nothing to escape, and no string built
+	// (the writers are buffers).
+	_, _ = io.WriteString(w, `"`)
+	_, _ = io.WriteString(w, string(id))
+	_, _ = io.WriteString(w, `"`)
 }
