@@ -140,6 +140,11 @@ func (r *report) markdown() string {
 	if len(r.ServerFlags) > 0 {
 		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(r.ServerFlags, " "))
 	}
+	if g := os.Getenv("GOGC"); g != "" {
+		fmt.Fprintf(&b, "- garbage collector: GOGC=%s from the environment, for the server and the floor alike\n", g)
+	} else {
+		b.WriteString("- garbage collector: the server's own setting (`--gc-percent`, 400 unless a server flag says otherwise); the floor at Go's default (GOGC=100)\n")
+	}
 	if c.Pprof {
 		b.WriteString("- **profiled run** (--pprof): CPU profiling was on; use these figures for profiles, not as the reference\n")
 	}

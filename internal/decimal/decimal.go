@@ -117,8 +117,13 @@ func (d *Decimal) UnmarshalJSON(b []byte) error {
 
 // MarshalGQL implements graphql.Marshaler.
 func (d Decimal) MarshalGQL(w io.Writer) {
-	var buf [24]byte
-	_, _ = w.Write(d.Append(buf[:0]))
+	// Into the buffer's own spare room when it has some (a bytes.Buffer,
+	// as gqlgen and the fast path use): no allocation per value.
+	if ab, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		_, _ = w.Write(d.Append(ab.AvailableBuffer()))
+		return
+	}
+	_, _ = w.Write(d.Append(make([]byte, 0, 24)))
 }
 
 // UnmarshalGQL implements graphql.Unmarshaler. Variables arrive as

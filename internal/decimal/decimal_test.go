@@ -117,8 +117,10 @@ func FuzzString(f *testing.F) {
 		}
 		var buf bytes.Buffer
 		d.MarshalGQL(&buf)
-		if buf.String() != s {
-			t.Fatalf("MarshalGQL(%d) = %s, want %s", n, buf.String(), s)
+		var sb strings.Builder // no spare buffer to borrow
+		d.MarshalGQL(&sb)
+		if buf.String() != s || sb.String() != s {
+			t.Fatalf("MarshalGQL(%d) = %s and %s, want %s", n, buf.String(), sb.String(), s)
 		}
 		if d > -Max && d < Max {
 			if back, err := Parse(s); err != nil || back != d {
@@ -126,4 +128,17 @@ func FuzzString(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A bytes.Buffer with room gets the digits without an allocation.
+func TestMarshalGQLNoAlloc(t *testing.T) {
+	var buf bytes.Buffer
+	buf.Grow(1024)
+	d := MustParse("-1234.5")
+	if n := testing.AllocsPerRun(100, func() { buf.Reset(); d.MarshalGQL(&buf) }); n != 0 {
+		t.Errorf("%v allocations per MarshalGQL", n)
+	}
+	if buf.String() != "-1234.5" {
+		t.Errorf("wrote %q", buf.String())
+	}
 }
