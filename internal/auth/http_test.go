@@ -641,8 +641,20 @@ func TestTokenCache(t *testing.T) {
 	if _, err := store.RevokeToken(ctx, owner, string(tok.ID)); err != nil {
 		t.Fatal(err)
 	}
+	if n := store.RevokedInFlight(); n != 1 {
+		t.Fatalf("%d keys marked revoked here, want 1", n)
+	}
 	if st := status(here); st != 401 {
 		t.Fatalf("revoked through this instance: %d, want 401 at once", st)
+	}
+	// The revocation was read back: the key is cached as revoked, and no
+	// longer kept in the set of keys to read every time.
+	if n := store.RevokedInFlight(); n != 0 {
+		t.Fatalf("%d keys still marked revoked here after the revocation was read", n)
+	}
+	advance(ttl / 4)
+	if st := status(here); st != 401 {
+		t.Fatalf("revoked key, cached: %d, want 401", st)
 	}
 
 	soon := now.Add(ttl / 4)

@@ -50,7 +50,7 @@ type Store struct {
 
 	cacheMu  sync.RWMutex
 	tokens   map[string]cachedToken // secret hash → the key as read
-	uncached map[resourceid.ID]bool // keys revoked here: always read
+	uncached map[resourceid.ID]bool // keys revoked here, until the revocation is read back: always read
 
 	dummyOnce sync.Once
 	dummy     []byte
@@ -105,6 +105,13 @@ func (s *Store) tokenByHash(ctx context.Context, hash string, now time.Time) (*e
 		s.tokens = map[string]cachedToken{}
 	}
 	s.tokens[hash] = cachedToken{t: t, read: now}
+	if t.RevokedAt != nil {
+		// The revocation is committed and read back: a revoked key never
+		// comes back, so it may be cached like any other, and the entry
+		// that kept it uncached can go (the set stays bounded by the
+		// revocations still in flight).
+		delete(s.uncached, t.ID)
+	}
 	s.cacheMu.Unlock()
 	return t, nil
 }
