@@ -56,6 +56,10 @@ func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]strin
 	var def workflowdef.Definition
 	if wf := o.Edges.Workflow; wf != nil {
 		def = Definition(wf)
+	} else if v, ok := s.workflows.Load(o.WorkflowID); ok {
+		// The common case, once per order of a GraphQL page: no map or slice
+		// built for a one-id Workflows call.
+		def = Definition(v.(*ent.Workflow))
 	} else {
 		wfs, err := s.Workflows(ctx, []resourceid.ID{o.WorkflowID})
 		if err != nil {

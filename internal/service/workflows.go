@@ -125,7 +125,8 @@ func Definition(w *ent.Workflow) workflowdef.Definition {
 // transitions never change once it is created (a new definition is a new
 // version), so every instance may keep them. Only Latest changes, when a newer
 // version appears: the cached rows do not follow it, and callers must not
-// read it. Ids missing from the cache are read in one statement; ids that do
+// read it, nor query from a cached row (it may hold the driver of a
+// transaction that has ended). Ids missing from the cache are read in one statement; ids that do
 // not exist are absent from the map. Ids are unique across environments.
 func (s *Service) Workflows(ctx context.Context, ids []resourceid.ID) (map[resourceid.ID]*ent.Workflow, error) {
 	out := make(map[resourceid.ID]*ent.Workflow, 1)
