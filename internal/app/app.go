@@ -41,6 +41,8 @@ type App struct {
 	FastPath graph.FastPathCounts
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
+
+	faults Options // HoldAfterCommit, HoldBeforeCommit: test-only faults
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -48,6 +50,11 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// PasswordCost overrides the bcrypt cost (tests use bcrypt.MinCost).
 	PasswordCost int
+	// HoldAfterCommit is the test-only fault of rest.Deps.HoldAfterCommit
+	// (server.go reads it from LOGISTICS_TEST_HOLD_AFTER_COMMIT).
+	HoldAfterCommit string
+	// HoldBeforeCommit: see rest.Deps.HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT).
+	HoldBeforeCommit string
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -56,7 +63,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New()}
+	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt}
+	if opt.HoldAfterCommit != "" || opt.HoldBeforeCommit != "" {
+		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
+			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
+	}
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -215,7 +226,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+		HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 
