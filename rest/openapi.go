@@ -229,7 +229,7 @@ func operation(rt route) obj {
 		}, errs("404"))
 	case opCreate:
 		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
-			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the same key with another body is a 422 (idempotency_key_reused)."})
+			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."})
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		op["responses"] = merge(obj{"201": obj{"description": "Created.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "413", "415", "422"))
