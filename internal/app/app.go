@@ -42,7 +42,8 @@ type App struct {
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
 
-	faults Options // HoldAfterCommit, HoldBeforeCommit: test-only faults
+	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
+	redis  *auth.RedisLimits // nil without --redis-url
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -115,14 +116,27 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if opt.PasswordCost != 0 {
 		store.PasswordCost = opt.PasswordCost
 	}
-	var limiter *auth.Limiter
-	if cfg.RateLimit > 0 {
-		limiter = auth.NewLimiter(cfg.RateLimit, cfg.RateBurst)
+	var limits auth.Limits = auth.MemoryLimits{}
+	if cfg.RedisURL != "" {
+		rl, err := auth.NewRedisLimits(cfg.RedisURL, cfg.RedisPrefix, log)
+		if err != nil {
+			a.closeEnvs(envs)
+			return nil, err
+		}
+		if err := rl.Ping(ctx); err != nil {
+			log.Warn("rate limits: Redis does not answer: limiting in this instance's memory until it does", "err", err)
+		}
+		a.redis, limits = rl, rl
 	}
-	a.Auth = &auth.Authenticator{Store: store, Envs: set, Limiter: limiter, Log: log}
-	a.Login = auth.NewLoginGuard()
+	a.Auth = &auth.Authenticator{Store: store, Envs: set, Log: log}
+	if cfg.RateLimit > 0 {
+		a.Auth.Limiter = limits.New("api", cfg.RateLimit, cfg.RateBurst)
+	}
+	a.Login = auth.NewLoginGuardWith(limits)
+	a.registerRedisMetrics()
 	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
 		a.closeEnvs(envs)
+		a.closeRedis()
 		return nil, fmt.Errorf("first console user: %w", err)
 	}
 	return a, nil
@@ -185,8 +199,26 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 	}
 }
 
-// Close closes both databases.
+// registerRedisMetrics counts the rate-limit decisions that fell back to
+// memory because Redis failed (only with --redis-url).
+func (a *App) registerRedisMetrics() {
+	if a.redis == nil {
+		return
+	}
+	a.Metrics.Counter("logistics_rate_limit_redis_errors_total",
+		"Rate-limit decisions taken in this instance's memory because Redis failed.",
+		nil, func() []metrics.Sample { return []metrics.Sample{{Value: float64(a.redis.Errors())}} })
+}
+
+func (a *App) closeRedis() {
+	if a.redis != nil {
+		_ = a.redis.Close()
+	}
+}
+
+// Close closes both databases and the Redis connections.
 func (a *App) Close() error {
+	a.closeRedis()
 	var errs []error
 	for _, e := range a.Envs.All() {
 		errs = append(errs, e.DB.Close())
