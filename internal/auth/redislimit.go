@@ -83,9 +83,16 @@ func NewRedisLimits(url, prefix string, log *slog.Logger) (*RedisLimits, error) 
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = 1 // one retry covers a pooled connection that Redis closed
 	}
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = 1 // go-redis's default, 5 dials 100 ms apart, held each request half a second
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// go-redis's own log (a dial that failed, …) goes to ours at debug level:
+	// our warning above says the same once per 30 s. The setting is global to
+	// go-redis; the last RedisLimits made sets it.
+	redis.SetLogger(redisLog{log})
 	c := redis.NewClient(opt)
 	return &RedisLimits{client: c, limiter: redis_rate.NewLimiter(c), prefix: prefix, log: log}, nil
 }
@@ -152,4 +159,11 @@ func (r *RedisLimits) failed(err error) {
 func loginKey(email string) string {
 	sum := sha256.Sum256([]byte(email))
 	return hex.EncodeToString(sum[:16])
+}
+
+// redisLog writes go-redis's messages to a slog.Logger at debug level.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
