@@ -14,6 +14,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 
 	"logistics/ent"
 	"logistics/ent/idempotencykey"
@@ -173,10 +174,16 @@ func inProgress() error {
 // runClaimed inserts the key, runs next and stores its response, all in one
 // transaction, then sends the response. errKeyTaken means a duplicate
 // committed the key first.
-func (d Deps) runClaimed(w http.ResponseWriter, r *http.Request, next http.Handler, k claim) (err error) {
+func (d Deps) runClaimed(w http.ResponseWriter, r *http.Request, next http.Handler, k claim) error {
 	ctx := r.Context()
 	tx, err := ent.FromContext(ctx).Tx(ctx)
 	if err != nil {
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.Code == sqlite3.ErrBusy {
+			// SQLite: every write waits for the one write lock, a running
+			// duplicate's included; 10 s (the busy timeout) is enough.
+			return apperr.Unavailable("the database is busy: retry later").WithHeader("Retry-After", "1")
+		}
 		return err
 	}
 	done := false
