@@ -33,7 +33,9 @@ import (
 //     over all of them when reached from __schema { types } or
 //     __schema { directives } through lists only — their total is then known
 //     exactly;
-//   - a list of scalars or enums costs 1 (its values are not fields).
+//   - a list of scalars or enums costs 1 (its values are not fields);
+//   - __Type.ofType nested deeper than the schema's deepest type wrapping
+//     ([Hub!]! is 3 deep) costs 1: it is null.
 //
 // cost(field) = 1 + multiplier × Σ cost(selected fields). The operation's
 // cost is the sum over its root fields. It is an upper bound of the actual
@@ -48,6 +50,9 @@ type costPlan struct {
 	introMax, introAvg map[string]int
 	// plain lists of objects whose length execution caps, by definition.
 	capped map[*ast.FieldDefinition]bool
+	// maxWrap is the most wrappers (non-null, list) of any type in the
+	// schema: [Hub!]! has 3, so __Type.ofType nested deeper is null.
+	maxWrap int
 }
 
 func newCostPlan(s *ast.Schema, maxList int) *costPlan {
@@ -80,8 +85,30 @@ func newCostPlan(s *ast.Schema, maxList int) *costPlan {
 			maxOf("__Type.possibleTypes", n)
 		}
 	}
+	var wraps func(t *ast.Type) int
+	wraps = func(t *ast.Type) int {
+		n := 0
+		if t.NonNull {
+			n++
+		}
+		if t.Elem != nil {
+			n += 1 + wraps(t.Elem)
+		}
+		return n
+	}
+	for _, d := range s.Types {
+		for _, f := range d.Fields {
+			p.maxWrap = max(p.maxWrap, wraps(f.Type))
+			for _, a := range f.Arguments {
+				p.maxWrap = max(p.maxWrap, wraps(a.Type))
+			}
+		}
+	}
 	var nDirArgs int
 	for _, d := range s.Directives {
+		for _, a := range d.Arguments {
+			p.maxWrap = max(p.maxWrap, wraps(a.Type))
+		}
 		nDirArgs += len(d.Arguments)
 		maxOf("__Directive.args", len(d.Arguments))
 	}
@@ -139,14 +166,17 @@ type costWalk struct {
 
 const costCap = 1 << 40 // costs saturate here: no overflow
 
-func (w *costWalk) set(set ast.SelectionSet, aggregate bool) int {
+// set is the cost of a selection set. aggregate: its objects are reached
+// from __schema through lists only; chain: how many __Type.ofType fields
+// lead to it in a row.
+func (w *costWalk) set(set ast.SelectionSet, aggregate bool, chain int) int {
 	total := 0
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			total = satAdd(total, w.field(s, aggregate))
+			total = satAdd(total, w.field(s, aggregate, chain))
 		case *ast.InlineFragment:
-			total = satAdd(total, w.set(s.SelectionSet, aggregate))
+			total = satAdd(total, w.set(s.SelectionSet, aggregate, chain))
 		case *ast.FragmentSpread:
 			f := w.frags.ForName(s.Name)
 			if f == nil {
@@ -157,7 +187,7 @@ func (w *costWalk) set(set ast.SelectionSet, aggregate bool) int {
 			if w.spreads++; w.spreads > 1<<16 {
 				return costCap
 			}
-			total = satAdd(total, w.set(f.SelectionSet, aggregate))
+			total = satAdd(total, w.set(f.SelectionSet, aggregate, chain))
 		}
 		if total >= costCap {
 			return costCap
@@ -166,12 +196,21 @@ func (w *costWalk) set(set ast.SelectionSet, aggregate bool) int {
 	return total
 }
 
-func (w *costWalk) field(f *ast.Field, aggregate bool) int {
+func (w *costWalk) field(f *ast.Field, aggregate bool, chain int) int {
 	if len(f.SelectionSet) == 0 {
 		return 1
 	}
+	if f.Name == "ofType" && f.ObjectDefinition != nil && f.ObjectDefinition.Name == "__Type" {
+		// Past the deepest wrapping in the schema, ofType is null: the
+		// field is resolved, nothing under it.
+		if chain++; chain > w.plan.maxWrap {
+			return 1
+		}
+	} else {
+		chain = 0
+	}
 	mult, childAggregate := w.multiplier(f, aggregate)
-	children := w.set(f.SelectionSet, childAggregate)
+	children := w.set(f.SelectionSet, childAggregate, chain)
 	return satAdd(1, satMul(mult, children))
 }
 
@@ -303,7 +342,7 @@ func (c *costLimits) operationCost(rc *graphql.OperationContext) int {
 		return n
 	}
 	w := costWalk{plan: c.plan, frags: rc.Doc.Fragments, vars: rc.Variables}
-	n := w.set(rc.Operation.SelectionSet, false)
+	n := w.set(rc.Operation.SelectionSet, false, 0)
 	if !w.usedVars {
 		c.cache.Add(rc.Operation, n)
 	}

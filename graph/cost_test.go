@@ -396,3 +396,44 @@ func randomSelection(rng *rand.Rand, s *ast.Schema, t *ast.Definition, depth int
 	}
 	return "{ " + strings.Join(sel, " ") + " }"
 }
+
+// graphiqlIntrospection is the introspection query of the GraphiQL bundled
+// in /playground (graphql-js's getIntrospectionQuery with every option on).
+const graphiqlIntrospection = `query IntrospectionQuery {
+  __schema {
+    description
+    queryType { name kind } mutationType { name kind } subscriptionType { name kind }
+    types { ...FullType }
+    directives { name description isRepeatable locations args(includeDeprecated: true) { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description specifiedByURL isOneOf
+  fields(includeDeprecated: true) {
+    name description args(includeDeprecated: true) { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason
+  }
+  inputFields(includeDeprecated: true) { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue isDeprecated deprecationReason }
+fragment TypeRef on __Type {
+  kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } }
+}`
+
+// TestPlaygroundIntrospectionFits: GraphiQL's own introspection query runs
+// under the default limits, and its static cost bounds what it resolves.
+func TestPlaygroundIntrospectionFits(t *testing.T) {
+	srv := apptest.New(t)
+	r := postGQL(t, srv, graphiqlIntrospection, nil)
+	if r.status != 200 || len(r.Errors) > 0 || r.Extensions.Cost == nil {
+		t.Fatalf("%d %.500s", r.status, r.raw)
+	}
+	c := r.Extensions.Cost
+	t.Logf("GraphiQL's introspection: cost %d, resolved %d fields, %d bytes", c.Requested, *c.Actual, len(r.raw))
+	if *c.Actual > c.Requested {
+		t.Errorf("actual %d over the static cost %d", *c.Actual, c.Requested)
+	}
+}
