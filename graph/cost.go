@@ -383,10 +383,14 @@ func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.Respons
 	}
 	st := requestCost(ctx)
 	switch {
-	case c.maxDuration > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
+	// A request that finished without errors stands, even if the limit
+	// passed meanwhile (a mutation has committed by now).
+	case c.maxDuration > 0 && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
 		resp.Data = []byte("null")
 		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the request ran longer than the limit of %s and was stopped", c.maxDuration), "TIME_LIMIT_EXCEEDED")}
-	case c.maxBytes > 0 && len(resp.Data) > c.maxBytes:
+	// Queries only: a mutation's response, bounded by its cost, reports
+	// what has been committed.
+	case c.maxBytes > 0 && len(resp.Data) > c.maxBytes && isQuery(ctx):
 		resp.Data = []byte("null")
 		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the response is larger than the limit of %d bytes; select fewer fields or smaller pages", c.maxBytes), "RESPONSE_SIZE_LIMIT_EXCEEDED")}
 	}
@@ -401,6 +405,11 @@ func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.Respons
 }
 
 var errTimeLimit = errors.New("graphql: execution time limit")
+
+func isQuery(ctx context.Context) bool {
+	oc := graphql.GetOperationContext(ctx)
+	return oc.Operation != nil && oc.Operation.Operation == ast.Query
+}
 
 // limitError is a request that exceeded a limit while it ran: the same
 // shape the presenter gives the limits checked before.

@@ -217,7 +217,8 @@ func TestExecutionLimits(t *testing.T) {
 }
 
 // TestCostBoundsWork is the property test of issue 15 item 2: random
-// nested, aliased queries over the whole schema (introspection included)
+// nested, aliased queries over the whole schema (introspection included),
+// sent in turn to a server with the fast path and to one without,
 // are either refused before execution, or run within the budget that their
 // static cost promises:
 //
@@ -235,6 +236,7 @@ func TestExecutionLimits(t *testing.T) {
 func TestCostBoundsWork(t *testing.T) {
 	srv := apptest.New(t)
 	costFixture(t, srv, 6)
+	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
 
 	seed := uint64(time.Now().UnixNano())
@@ -251,7 +253,7 @@ func TestCostBoundsWork(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
-		r := postGQL(t, srv, q, nil)
+		r := postGQL(t, []*apptest.Server{srv, gqlgen}[i%2], q, nil) // the fast path, then gqlgen alone
 		took := time.Since(start)
 		runtime.ReadMemStats(&after)
 		if r.status != 200 {

@@ -188,6 +188,9 @@ func (c *Config) Validate() error {
 	if c.MaxFields < 0 || c.MaxListLength < 1 || c.MaxRespBytes < 0 || c.MaxExecTime < 0 {
 		return errors.New("graphql-max-fields, graphql-max-response-bytes and graphql-max-execution-time must be 0 (no limit) or more; graphql-max-list at least 1")
 	}
+	if c.MaxExecTime > 0 && c.WriteTimeout > 0 && c.MaxExecTime >= c.WriteTimeout {
+		return errors.New("graphql-max-execution-time must be below write-timeout: the connection would be cut before the GraphQL error is written")
+	}
 	return nil
 }
 
