@@ -127,8 +127,6 @@ func newCostPlan(s *ast.Schema, maxList int) *costPlan {
 	p.introAvg["__Type.interfaces"] = avg(nIfaces, nTypes)
 	p.introAvg["__Type.possibleTypes"] = avg(nPossible, nTypes)
 	p.introAvg["__Directive.args"] = avg(nDirArgs, len(s.Directives))
-	// __Type.fields on an object reached alone can also be an input
-	// object's inputFields etc.: the max above covers each list separately.
 
 	for _, d := range s.Types {
 		if d.Kind != ast.Object || d == s.Query || strings.HasPrefix(d.Name, "__") || isConnectionType(d.Name) {
@@ -159,8 +157,7 @@ type costWalk struct {
 	plan     *costPlan
 	frags    ast.FragmentDefinitionList
 	vars     map[string]any
-	usedVars bool
-	limit    int // stop counting past this (the answer is then "too much")
+	usedVars bool // the cost depends on variables: not cached
 	spreads  int
 }
 

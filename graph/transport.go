@@ -256,7 +256,9 @@ func (t transport) countFields(query string) (gerr *gqlerror.Error, parseErr boo
 	if n > t.maxFields {
 		return limitError(fmt.Sprintf("the document has %d fields; the limit is %d (aliases and repeated fields count)", n, t.maxFields), "FIELD_LIMIT_EXCEEDED"), false
 	}
-	t.checked.Add(query, struct{}{})
+	if len(query) <= 64<<10 { // large documents are counted again rather than kept
+		t.checked.Add(query, struct{}{})
+	}
 	return nil, false
 }
 
