@@ -36,7 +36,7 @@ func BenchmarkOperationCost(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if errs := validator.Validate(s, doc); len(errs) > 0 {
+			if errs := validator.ValidateWithRules(s, doc, nil); len(errs) > 0 {
 				b.Fatal(errs)
 			}
 			var vars map[string]any

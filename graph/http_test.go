@@ -35,6 +35,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		{"body not an object", "POST", gql, jsonT, gqlResp, `[1,2]`, 400, gqlResp, "BAD_USER_INPUT"},
 		{"no query", "POST", gql, jsonT, gqlResp, `{}`, 400, gqlResp, "query"},
 		{"variables of the wrong type are 400", "POST", gql, jsonT, gqlResp, `{"query":"query($n: Int) { hubs(first: $n) { totalCount } }","variables":{"n":"x"}}`, 400, gqlResp, "BAD_USER_INPUT"},
+		{"an unknown operation name is 400", "POST", gql, jsonT, gqlResp, `{"query":"query A { hubs { totalCount } }","operationName":"B"}`, 400, gqlResp, "BAD_USER_INPUT"},
 		{"a missing required variable is 400", "POST", gql, jsonT, gqlResp, `{"query":"query($id: ID!) { node(id: $id) { id } }"}`, 400, gqlResp, "BAD_USER_INPUT"},
 		{"legacy: variables of the wrong type are 200", "POST", gql, jsonT, jsonT, `{"query":"query($n: Int) { hubs(first: $n) { totalCount } }","variables":{"n":"x"}}`, 200, jsonT, "BAD_USER_INPUT"},
 		{"legacy: invalid document is 200", "POST", gql, jsonT, jsonT, `{"query":"{ nope }"}`, 200, jsonT, "GRAPHQL_VALIDATION_FAILED"},

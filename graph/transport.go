@@ -27,8 +27,8 @@ const (
 // transport serves GraphQL over HTTP as its specification describes:
 //   - GET (queries only: a mutation over GET is 405) and POST with a JSON body;
 //   - application/graphql-response+json when the client asks for it: 400 for
-//     an unparsable request or document and for variables that cannot be
-//     coerced to their types, 422 for a document that fails validation (or a
+//     an unparsable request or document, an operation that cannot be
+//     determined and variables that cannot be coerced to their types, 422 for a document that fails validation (or a
 //     limit), 200 once execution started;
 //   - application/json when the client accepts only that, sends */* or no
 //     Accept at all (the legacy rule): 200 for every well-formed GraphQL
@@ -105,7 +105,10 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		status := http.StatusOK
 		if media == mediaGraphQLResponse {
 			status = http.StatusUnprocessableEntity
-			if isParseError(errs) || isVariableError(errs) {
+			// The specification's 400s: a document that cannot be parsed,
+			// an operation that cannot be determined, variables that cannot
+			// be coerced.
+			if isParseError(errs) || (rc.Doc != nil && rc.Operation == nil) || isVariableError(errs) {
 				status = http.StatusBadRequest
 			}
 		}
