@@ -28,8 +28,9 @@ const (
 //   - GET (queries only: a mutation over GET is 405) and POST with a JSON body;
 //   - application/graphql-response+json when the client asks for it: 400 for
 //     an unparsable request or document, an operation that cannot be
-//     determined and variables that cannot be coerced to their types, 422 for a document that fails validation (or a
-//     limit), 200 once execution started;
+//     determined and variables that cannot be coerced to their types; 422
+//     for a document that fails validation (or a limit); 200 once execution
+//     started;
 //   - application/json when the client accepts only that, sends */* or no
 //     Accept at all (the legacy rule): 200 for every well-formed GraphQL
 //     response, 400 for a malformed request;
