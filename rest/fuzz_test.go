@@ -61,6 +61,7 @@ func FuzzListQueries(f *testing.F) {
 		"quantity>=10", "hub[]=AMS1&hub[]=RTM2", "part_name=*bolt*", "lot=%00", "lot=%ff", "code=*%ff*",
 		"sort=-quantity&limit=2", "cursor=x", "due_at<2025-01-01T00:00:00Z", "name>%c3%28", "latitude>1e308",
 		"version>=2147483647", "expires_at<0001-01-01T00:00:00Z", "limit=500&sort=created_at,-updated_at",
+		"limit=0;x", "sort=code;x", "limit=1&limit=2", "name=*" + strings.Repeat("x", 1001) + "*", "sku[]=a&sku[]=%ff",
 	} {
 		f.Add(s)
 	}

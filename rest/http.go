@@ -273,20 +273,22 @@ type cursorJSON struct {
 }
 
 func readPage(r *http.Request, t *filter.Table) (page, error) {
-	q := r.URL.Query()
-	p := page{first: DefaultLimit, key: q.Get("sort")}
-	if s := q.Get("limit"); s != "" {
+	q, err := filter.Params(r.URL.RawQuery)
+	if err != nil {
+		return page{}, err
+	}
+	p := page{first: DefaultLimit, key: q["sort"]}
+	if s := q["limit"]; s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
+		if err != nil || n < 1 || n > MaxLimit || strconv.Itoa(n) != s {
 			return p, apperr.Invalid("limit", "must be an integer from 1 to %d", MaxLimit)
 		}
 		p.first = n
 	}
-	var err error
 	if p.sort, err = t.ParseSort(p.key); err != nil {
 		return p, err
 	}
-	if s := q.Get("cursor"); s != "" {
+	if s := q["cursor"]; s != "" {
 		bad := apperr.Invalid("cursor", "is not a cursor returned by this list")
 		b, err := base64.RawURLEncoding.DecodeString(s)
 		if err != nil {
