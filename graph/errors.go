@@ -36,7 +36,11 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			if reason == "" {
 				reason = "GRAPHQL_VALIDATION_FAILED"
 			}
+			fields, hasFields := ge.Extensions["fields"] // an input limit names its fields
 			gerr.Extensions = map[string]any{"code": "BAD_USER_INPUT", "reason": reason}
+			if hasFields {
+				gerr.Extensions["fields"] = fields
+			}
 			return gerr
 		case errors.As(err, &ge):
 			// An argument or variable that could not be read as its type.
@@ -68,6 +72,21 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		return gerr
 	}
+}
+
+// classifyErrors gives every error a resolver returns its apperr kind, so an
+// error nobody classified (a database refusing a query, a driver error) is
+// INTERNAL — logged, and shown as "internal error" — and never reaches the
+// client as BAD_USER_INPUT with the database's text. The presenter's
+// invalid_argument branch is then left with what it is for: arguments that
+// could not be read as their type.
+func classifyErrors(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := next(ctx)
+	var ge *gqlerror.Error
+	if err != nil && !errors.As(err, &ge) {
+		err = apperr.From(err)
+	}
+	return res, err
 }
 
 func isEntError(err error) bool {
