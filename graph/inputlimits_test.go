@@ -104,3 +104,37 @@ func TestSurrogateEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictGraphQLBodies: a body with two "query" members (which one would
+// run?), a member of the variables given twice, variables holding half a
+// surrogate pair, and text that is not UTF-8 are refused with 400 before
+// anything runs; a document string that is not UTF-8 (GET) is BAD_USER_INPUT.
+func TestStrictGraphQLBodies(t *testing.T) {
+	s := apptest.New(t)
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/graphql-response+json"}}
+	for _, tc := range []struct{ name, body, want string }{
+		{"two queries", `{"query":"{ hubs { totalCount } }","query":"mutation { deleteHub(id: \"hub_x\") }"}`, "query: is given more than once"},
+		{"duplicate variable", `{"query":"query($n: String!) { hubs(where: {name: $n}) { totalCount } }","variables":{"n":"a","n":"b"}}`, "variables.n: is given more than once"},
+		{"lone surrogate in a variable", `{"query":"mutation($n: String!) { createHub(input: {code: \"X1\", name: $n, country: \"NL\"}) { id } }","variables":{"n":"a\udfffb"}}`, `variables.n: holds \udfff, half of a UTF-16 surrogate pair`},
+		{"not UTF-8", "{\"query\":\"mutation { createHub(input: {code: \\\"X1\\\", name: \\\"\xfe\\\", country: \\\"NL\\\"}) { id } }\"}", "the body is not valid UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.Do(t, "POST", s.URL+"/graphql", tc.body, h)
+			var out struct {
+				Data   any                `json:"data"`
+				Errors []apptest.GQLError `json:"errors"`
+			}
+			r.JSON(t, &out)
+			if r.StatusCode != http.StatusBadRequest || len(out.Errors) != 1 || !strings.HasSuffix(out.Errors[0].Message, tc.want) || out.Errors[0].Code() != "BAD_USER_INPUT" || out.Data != nil {
+				t.Errorf("%d %s\nwant 400 BAD_USER_INPUT ending %q", r.StatusCode, r.Body, tc.want)
+			}
+		})
+	}
+	r := s.Do(t, "GET", s.URL+`/graphql?query=%7B+hubs(where:+%7Bname:+%22a%FFb%22%7D)+%7B+totalCount+%7D+%7D`, nil, h)
+	if !strings.Contains(string(r.Body), `hubs.where.name: must be valid UTF-8 text`) || !strings.Contains(string(r.Body), "BAD_USER_INPUT") {
+		t.Errorf("GET with a non-UTF-8 string: %d %s", r.StatusCode, r.Body)
+	}
+	if r := s.GraphQL(t, environment.Production, `{ hubs { totalCount } }`, nil); !strings.Contains(string(r.Data), `"totalCount":0`) {
+		t.Errorf("something was stored: %s", r.Data)
+	}
+}

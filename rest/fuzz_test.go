@@ -20,6 +20,7 @@ func FuzzBodies(f *testing.F) {
 		`{"latitude":1e309}`, `{"address":null}`, `{"lines":{}}`, `[]`, `null`, `"x"`, `{"a":{"b":[]}}`,
 		`{"code":"` + strings.Repeat("Z", 300) + `"}`, `{"expires_at":"9999-12-31T23:59:59Z","quantity":-0}`,
 		`{"due_at":"2025-01-01T00:00:00+25:00"}`, `{"name":"a\u0000b","code":"A\u0000"}`, `{"hub":"\u0000"}`, "{\"name\":\"\\ud800\"}", `{"quantity":1000000000000.001}`,
+		`{"code":"A","code":"B"}`, `{"lines":[{"sku":"X","sku":"Y"}]}`, "{\"name\":\"\xff\"}", `{"part_name":"\ud83d\ude00\udc00"}`,
 	} {
 		f.Add(s)
 	}

@@ -22,6 +22,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/strictjson"
 )
 
 // Page sizes of list endpoints.
@@ -143,6 +144,15 @@ func decodeJSON(body []byte, v any) (nulls map[string]bool, err error) {
 	}
 	if !json.Valid(body) {
 		return nil, apperr.BadRequest("the body is not valid JSON")
+	}
+	// encoding/json keeps the last of two equal members and turns bad text
+	// into U+FFFD: refuse both rather than guess.
+	var se *strictjson.Error
+	if err := strictjson.Check(body); errors.As(err, &se) {
+		if se.Path == "" {
+			return nil, apperr.BadRequest("%s", se.Message)
+		}
+		return nil, apperr.Invalid(truncate(se.Path), "%s", se.Message)
 	}
 	nulls = map[string]bool{}
 	return nulls, decodeObject(body, reflect.ValueOf(v).Elem(), "", nulls)

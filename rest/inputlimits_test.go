@@ -79,3 +79,43 @@ func TestFilterLimits(t *testing.T) {
 		t.Errorf("widest allowed filter: %d %.300s", r.StatusCode, r.Body)
 	}
 }
+
+// TestStrictBodies: a member given twice, text that is not UTF-8 and lone
+// surrogate escapes are a 400 naming the member, and nothing is stored (with
+// a replacement character or otherwise).
+func TestStrictBodies(t *testing.T) {
+	s := apptest.New(t, apptest.Options{Log: testLog(t)})
+	h := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name, path, body, field, detail string
+	}{
+		{"duplicate member", "/v1/hubs", `{"code":"AMS1","name":"A","name":"B","address":{"country":"NL"}}`, "name", "name: is given more than once"},
+		{"duplicate nested member", "/v1/hubs", `{"code":"AMS1","name":"A","address":{"country":"NL","country":"DE"}}`, "address.country", "address.country: is given more than once"},
+		{"duplicate member in a line", "/v1/orders", `{"hub":"AMS1","lines":[{"sku":"X","quantity":1},{"sku":"X","quantity":1,"quantity":2}]}`, "lines[1].quantity", "lines[1].quantity: is given more than once"},
+		{"lone surrogate", "/v1/parts", `{"sku":"X2","part_name":"a\ud800b"}`, "part_name", `part_name: holds \ud800, half of a UTF-16 surrogate pair`},
+		{"invalid UTF-8", "/v1/parts", "{\"sku\":\"X2\",\"part_name\":\"a\xffb\"}", "", "the body is not valid UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.Do(t, "POST", s.URL+tc.path, tc.body, h)
+			var p struct {
+				Detail string `json:"detail"`
+				Errors []struct {
+					Field string `json:"field"`
+				} `json:"errors"`
+			}
+			r.JSON(t, &p)
+			if r.StatusCode != http.StatusBadRequest || p.Detail != tc.detail || (tc.field != "" && (len(p.Errors) != 1 || p.Errors[0].Field != tc.field)) {
+				t.Errorf("%d %s\nwant 400 %q", r.StatusCode, r.Body, tc.detail)
+			}
+		})
+	}
+	for _, path := range []string{"/v1/hubs", "/v1/parts", "/v1/orders"} {
+		if r := s.Do(t, "GET", s.URL+path, nil, nil); !strings.Contains(string(r.Body), `"data":[]`) {
+			t.Errorf("%s: something was stored: %s", path, r.Body)
+		}
+	}
+	// A surrogate pair is one character, and allowed.
+	if r := s.Do(t, "POST", s.URL+"/v1/parts", `{"sku":"X3","part_name":"\ud83d\ude00"}`, h); r.StatusCode != http.StatusCreated || !strings.Contains(string(r.Body), `"part_name":"😀"`) {
+		t.Errorf("surrogate pair: %d %s", r.StatusCode, r.Body)
+	}
+}
