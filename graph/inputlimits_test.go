@@ -138,3 +138,27 @@ func TestStrictGraphQLBodies(t *testing.T) {
 		t.Errorf("something was stored: %s", r.Data)
 	}
 }
+
+// TestValidationErrors: an invalid enum value lists the allowed values (a
+// literal and a variable), and every invalid field of an input is reported
+// at once with its GraphQL name.
+func TestValidationErrors(t *testing.T) {
+	s := apptest.New(t)
+	for _, q := range []string{
+		`mutation { createPart(input: {sku: "Y", partName: "y", unit: pcs}) { id } }`,
+		`mutation($u: PartUnit) { createPart(input: {sku: "Y", partName: "y", unit: $u}) { id } }`,
+	} {
+		r := s.GraphQL(t, environment.Production, q, map[string]any{"u": "pcs"})
+		if len(r.Errors) != 1 || !strings.HasSuffix(r.Errors[0].Message, "; allowed values: ea, kg, g, m, l, box, pallet") || r.Errors[0].Code() != "BAD_USER_INPUT" {
+			t.Errorf("%s: %+v", q, r.Errors)
+		}
+	}
+	r := s.GraphQL(t, environment.Production, `mutation { createHub(input: {code: "", name: "", country: "nl", postalCode: "123456789012345678901", timezone: "Mars"}) { id } }`, nil)
+	want := "code: must not be empty; name: must not be empty; postalCode: is too long: at most 20 bytes; country: must be an ISO 3166-1 alpha-2 code such as NL; timezone: unknown IANA time zone"
+	if len(r.Errors) != 1 || r.Errors[0].Message != want {
+		t.Fatalf("%+v\nwant %q", r.Errors, want)
+	}
+	if fields, _ := r.Errors[0].Extensions["fields"].([]any); len(fields) != 5 || fields[2].(map[string]any)["field"] != "postalCode" {
+		t.Errorf("fields = %v", r.Errors[0].Extensions["fields"])
+	}
+}

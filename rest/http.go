@@ -109,6 +109,37 @@ func pathID(r *http.Request, prefix, what string) (resourceid.ID, error) {
 
 // ---- request bodies ----
 
+// renamed gives the field errors of err the body's names (names maps the
+// model's to the body's: "country" → "address.country").
+func renamed(err error, names map[string]string) error {
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || len(ae.Fields) == 0 {
+		return err
+	}
+	out := *ae
+	out.Fields = make([]apperr.FieldError, len(ae.Fields))
+	msgs := make([]string, len(ae.Fields))
+	for i, f := range ae.Fields {
+		if n, ok := names[f.Field]; ok {
+			f.Field = n
+		}
+		out.Fields[i] = f
+		msgs[i] = f.Field + ": " + f.Message
+	}
+	out.Message = strings.Join(msgs, "; ")
+	return &out
+}
+
+// collect adds the field problems of a validation error to problems; any
+// other error is returned as it is.
+func collect(problems []apperr.FieldError, err error) ([]apperr.FieldError, error) {
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Kind == apperr.KindValidation {
+		return append(problems, ae.Fields...), nil
+	}
+	return problems, err
+}
+
 // readBody checks the content type and reads at most max bytes.
 func (d Deps) readBody(r *http.Request) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
