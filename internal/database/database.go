@@ -19,8 +19,8 @@ import (
 	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"logistics/ent"
-	"logistics/internal/fieldcheck"
 	"logistics/ent/migrate"
+	"logistics/internal/fieldcheck"
 )
 
 // DB is an open database with the ent client over it.
