@@ -248,6 +248,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"quantity>=10", "status=open&hub[]=AMS1&hub[]=RTM2", "part_name=*bolt*", "hub[]!=X", "a=%zz",
 		"due_at<2025-01-01T00:00:00Z", "quantity[]>1", "=&&=", "[]=", "*=**", "hub=**", "%", "quantity=1e400",
+		"limit=0;x", "sort=code;x&sort=a", "name=*" + strings.Repeat("x", MaxValueLength) + "é*", "cursor=%ff",
 	} {
 		f.Add(s)
 	}
@@ -257,6 +258,12 @@ func FuzzParse(f *testing.F) {
 			var ae *apperr.Error
 			if err != nil && (!errors.As(err, &ae) || ae.Kind == apperr.KindInternal) {
 				t.Fatalf("%s %q: %v", tab.Resource, raw, err)
+			}
+		}
+		if _, err := Params(raw); err != nil {
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Kind != apperr.KindBadRequest {
+				t.Fatalf("Params(%q): %v", raw, err)
 			}
 		}
 	})
