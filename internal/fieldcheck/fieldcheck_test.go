@@ -26,3 +26,16 @@ func TestEverySchemaListed(t *testing.T) {
 		t.Errorf("%d schemas listed, %d distinct", len(schemas), len(descriptors()))
 	}
 }
+
+// BenchmarkItemCreate is the full check's cost for one item (paid only when
+// ent's own check has refused the write).
+func BenchmarkItemCreate(b *testing.B) {
+	c := ent.NewClient()
+	m := c.Item.Create().SetPartID("prt_01JD3K0000000000000000000A").SetHubID("hub_01JD3K0000000000000000000A").
+		SetQuantity(1000).SetLot("L1").SetSerial("S1").Mutation()
+	for b.Loop() {
+		if p := Mutation(m); len(p) > 0 {
+			b.Fatal(p)
+		}
+	}
+}
