@@ -238,6 +238,7 @@ func (a *App) Handler() http.Handler {
 	root.HandleFunc("GET /healthz", a.healthz)
 	root.HandleFunc("GET /readyz", a.readyz)
 	root.Handle("GET /metrics", a.Metrics.Handler())
+	root.Handle("GET "+apperr.ProblemsPath, apperr.DocsHandler()) // the pages problem type URIs name
 	root.Handle("/", a.routeEnvironment(muxes))
 	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
