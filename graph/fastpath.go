@@ -18,8 +18,8 @@ import (
 // an error, a directive, an interface… Mutations always go through gqlgen.
 //
 // The fast path skips gqlgen's field middleware, so whatever a field
-// middleware enforces must be mirrored in allowType: today that is
-// scopeGuard's type rule.
+// middleware enforces must be mirrored in allowType and allowArgs: today
+// that is scopeGuard's type rule and its filter rule.
 func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.RootFieldMiddleware {
 	if counts == nil {
 		counts = &FastPathCounts{}
@@ -52,4 +52,10 @@ func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 // which declines rather than reporting the error: gqlgen then reports it.
 func allowType(ctx context.Context, typeName string) bool {
 	return auth.RequireType(ctx, typeName) == nil
+}
+
+// allowArgs is scopeGuard's filter rule (requireFilters) for the fast path,
+// which declines rather than reporting the error: gqlgen then reports it.
+func allowArgs(ctx context.Context, fc *graphql.FieldContext) bool {
+	return requireFilters(ctx, fc) == nil
 }

@@ -58,7 +58,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(scopeGuard)
 	if !opt.NoFastPath {
-		srv.AroundRootFields(fastQueryFields(generated.NewFastPath(schema, allowType), opt.FastPathCounts))
+		srv.AroundRootFields(fastQueryFields(generated.NewFastPath(schema, allowType, allowArgs), opt.FastPathCounts))
 	}
 	srv.SetErrorPresenter(presenter(opt.Logger))
 	srv.SetRecoverFunc(recoverer(opt.Logger))

@@ -22,18 +22,21 @@ import (
 // FastPath executes root fields of read queries without gqlgen's per-field
 // machinery (internal/gqlcodegen.FastPath says how, and when it declines).
 type FastPath struct {
-	es    *executableSchema
-	allow func(ctx context.Context, typeName string) bool
+	es        *executableSchema
+	allow     func(ctx context.Context, typeName string) bool
+	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
-// allow is asked before an object of a type is read, with the type's name.
-func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, typeName string) bool) *FastPath {
+// allow is asked before an object of a type is read, with the type's name;
+// allowArgs before a field with arguments is resolved, with its field
+// context (decoded arguments; the raw ones are in its Field). The fast path declines when either says no.
+func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, typeName string) bool, allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool) *FastPath {
 	s, ok := es.(*executableSchema)
 	if !ok {
 		return nil
 	}
-	return &FastPath{es: s, allow: allow}
+	return &FastPath{es: s, allow: allow, allowArgs: allowArgs}
 }
 
 // QueryField executes one root field of a query and returns its JSON value.
@@ -52,7 +55,7 @@ func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField)
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
-	w.allow = p.allow
+	w.allow, w.allowArgs = p.allow, p.allowArgs
 	defer w.release()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
 		return nil, false
@@ -66,7 +69,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
-	w.allow = nil
+	w.allow, w.allowArgs = nil, nil
 	clear(w.collected)
 	clear(w.contexts)
 	if w.b.Cap() > 1<<20 {
@@ -77,9 +80,10 @@ func (w *fastWriter) release() {
 }
 
 type fastWriter struct {
-	b       bytes.Buffer
-	scratch [64]byte // formatting room for numbers and times
-	allow   func(ctx context.Context, typeName string) bool
+	b         bytes.Buffer
+	scratch   [64]byte // formatting room for numbers and times
+	allow     func(ctx context.Context, typeName string) bool
+	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
 
 	// Per request: the fields collected for each selection set and the
 	// field context (decoded arguments) of each field, the same for every
@@ -207,6 +211,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "EventConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.EventConnection, error) {
 			return ec.Resolvers.Query().Events(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.EventOrder), fc.Args["where"].(*ent.EventWhereInput))
@@ -221,6 +228,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "HubConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -239,6 +249,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "ItemConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 			return ec.Resolvers.Query().Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
@@ -253,6 +266,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "OrderConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -271,6 +287,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "OrderEventConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.OrderEventConnection, error) {
 			return ec.Resolvers.Query().OrderEvents(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderEventOrder), fc.Args["where"].(*ent.OrderEventWhereInput))
@@ -285,6 +304,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "OrderLineConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -303,6 +325,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "PartConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.PartConnection, error) {
 			return ec.Resolvers.Query().Parts(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.PartOrder), fc.Args["where"].(*ent.PartWhereInput))
@@ -319,6 +344,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "TrackingEntryConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
 			return ec.Resolvers.Query().TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
@@ -333,6 +361,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "WorkflowConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -665,6 +696,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allow(ctx, "ItemConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
@@ -685,6 +719,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allow(ctx, "OrderConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
 					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
@@ -703,6 +740,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 					return false
 				}
 				if !w.allow(ctx, "TrackingEntryConnection") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
 					return false
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
@@ -1079,6 +1119,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 					return false
 				}
 				if !w.allow(ctx, "TrackingEntryConnection") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
 					return false
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
@@ -1556,6 +1599,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if !w.allow(ctx, "ItemConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
@@ -1869,6 +1915,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 					return false
 				}
 				if !w.allow(ctx, "OrderConnection") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
 					return false
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
