@@ -87,6 +87,9 @@ func requireFilters(ctx context.Context, fc *graphql.FieldContext) error {
 		}
 		v, decoded := fc.Args[a.Name]
 		if !decoded {
+			if fc.Field.Arguments.ForName(a.Name) == nil {
+				continue // not given: no map of raw arguments built for it
+			}
 			if raw == nil {
 				raw = fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)
 			}
