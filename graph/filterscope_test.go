@@ -88,6 +88,9 @@ func TestFilterNeedsScopeOfRelatedType(t *testing.T) {
 				{`{ hubs(where: {code: "AMS1"}) { totalCount } }`, hubsOnly, `{"hubs":{"totalCount":1}}`},
 				{`{ hubs(where: {hasOrdersWith: [{customerRefHasPrefix: "C-"}]}) { totalCount } }`, hubsOrders, `{"hubs":{"totalCount":1}}`},
 				{`{ hubs(where: {not: {hasItemsWith: [{quantityGT: 5}]}}) { totalCount } }`, hubsItems, `{"hubs":{"totalCount":0}}`},
+				// A nested connection's where: is applied (entgql used to drop it).
+				{`{ hubs { edges { node { items(where: {quantityGT: 50}) { totalCount } } } } }`, hubsItems, `{"hubs":{"edges":[{"node":{"items":{"totalCount":0}}}]}}`},
+				{`{ hubs { edges { node { items(where: {quantityGT: 5}) { totalCount edges { node { quantity } } } } } } }`, hubsItems, `{"hubs":{"edges":[{"node":{"items":{"totalCount":1,"edges":[{"node":{"quantity":10}}]}}}]}}`},
 			} {
 				r := s.GraphQLWith(t, environment.Production, ok.query, nil, ok.key)
 				if len(r.Errors) > 0 || string(r.Data) != ok.want {

@@ -701,7 +701,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -724,7 +724,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -747,7 +747,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1126,7 +1126,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1604,7 +1604,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1922,7 +1922,7 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
