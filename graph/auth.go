@@ -14,7 +14,7 @@ import (
 	"logistics/internal/resourceid"
 )
 
-// The scope policy in GraphQL has two halves, both reading auth.Policy:
+// The scope policy in GraphQL has four rules, all reading auth.Policy:
 //
 //   - @hasScope(scope: "…") on a field (every hand-written Mutation field
 //     carries one) calls auth.Require before the resolver runs;
@@ -72,9 +72,10 @@ func scopeGuard(ctx context.Context, next graphql.Resolver) (any, error) {
 
 // requireFilters applies the filter rule to a field's where input
 // arguments (where:, or any argument of a generated <T>WhereInput type).
-// gqlgen decodes the where: of root fields into fc.Args; that of nested
-// connections (hub.items(where:)) it leaves raw for entgql's field
-// collection, so it is decoded here into the same Go type and walked alike.
+// gqlgen decodes them into fc.Args when the resolver or method takes them;
+// one it leaves raw (a field whose Go method lacks the argument, as entgql's
+// nested connections did before issue 15) is decoded here into the same Go
+// type and walked alike, so the rule never depends on how a field is bound.
 func requireFilters(ctx context.Context, fc *graphql.FieldContext) error {
 	if fc.Field.Field == nil || fc.Field.Definition == nil || len(fc.Field.Definition.Arguments) == 0 {
 		return nil
