@@ -25,6 +25,9 @@ type FastPath struct {
 	es        *executableSchema
 	allow     func(ctx context.Context, typeName string) bool
 	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
+	// MaxList is the most elements a list of objects outside a connection
+	// may have: the fast path declines a longer one (0: no limit).
+	MaxList int
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
@@ -39,28 +42,34 @@ func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, ty
 	return &FastPath{es: s, allow: allow, allowArgs: allowArgs}
 }
 
-// QueryField executes one root field of a query and returns its JSON value.
+// QueryField executes one root field of a query and returns its JSON value
+// and the number of fields it resolved (itself included, __typename not),
+// as gqlgen's field middleware would have seen them.
 // ok is false when the fast path declined: then nothing it did is visible
 // (errors it met are not recorded) and gqlgen should execute the field.
-func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, ok bool) {
+func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, fields int, ok bool) {
 	if p == nil {
-		return nil, false
+		return nil, 0, false
 	}
 	oc := graphql.GetOperationContext(ctx)
 	ctx = graphql.WithFreshResponseContext(ctx)
 	defer func() {
 		if r := recover(); r != nil {
-			out, ok = nil, false
+			out, fields, ok = nil, 0, false
 		}
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
 	w.allow, w.allowArgs = p.allow, p.allowArgs
+	w.maxList = p.MaxList
+	if w.maxList <= 0 {
+		w.maxList = int(^uint(0) >> 1)
+	}
 	defer w.release()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
-		return nil, false
+		return nil, 0, false
 	}
-	return bytes.Clone(w.b.Bytes()), true
+	return bytes.Clone(w.b.Bytes()), 1 + w.fields, true
 }
 
 // fastWriters keeps the buffers of earlier responses: a page of 50 objects
@@ -70,6 +79,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
 	w.allow, w.allowArgs = nil, nil
+	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
 	if w.b.Cap() > 1<<20 {
@@ -84,6 +94,8 @@ type fastWriter struct {
 	scratch   [64]byte // formatting room for numbers and times
 	allow     func(ctx context.Context, typeName string) bool
 	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
+	maxList   int // the most elements of a list of objects outside a connection
+	fields    int // fields written, but __typename
 
 	// Per request: the fields collected for each selection set and the
 	// field context (decoded arguments) of each field, the same for every
@@ -431,6 +443,9 @@ func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -455,6 +470,9 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -513,6 +531,9 @@ func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -540,6 +561,9 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -582,6 +606,9 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -617,6 +644,9 @@ func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -644,6 +674,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -771,6 +804,9 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -806,6 +842,9 @@ func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -833,6 +872,9 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -943,6 +985,9 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -978,6 +1023,9 @@ func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1005,6 +1053,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1108,6 +1159,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1151,6 +1205,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderEvent2ᚕᚖlogisticsᚋentᚐOrderEventᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1188,6 +1245,9 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1223,6 +1283,9 @@ func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1250,6 +1313,9 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1320,6 +1386,9 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1355,6 +1424,9 @@ func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1382,6 +1454,9 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1468,6 +1543,9 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1503,6 +1581,9 @@ func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1531,6 +1612,9 @@ func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1557,6 +1641,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1629,6 +1716,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1647,6 +1737,9 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1683,6 +1776,9 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1710,6 +1806,9 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1806,6 +1905,9 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1841,6 +1943,9 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1868,6 +1973,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1903,6 +2011,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 			writeGQLString(&w.b, obj.InitialState)
 		case "transitions":
 			if !w.allow(ctx, "WorkflowTransition") {
+				return false
+			}
+			if len(obj.Transitions) > w.maxList {
 				return false
 			}
 			if !ec.fastmarshalNWorkflowTransition2ᚕlogisticsᚋinternalᚋworkflowdefᚐTransitionᚄ(ctx, field.Selections, obj.Transitions, w) {
@@ -1946,6 +2057,9 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1981,6 +2095,9 @@ func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.Selec
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -2008,6 +2125,9 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
