@@ -16,13 +16,17 @@ import (
 func main() {
 	ex, err := entgql.NewExtension(
 		entgql.WithSchemaGenerator(),
-		entgql.WithWhereInputs(true),
 		entgql.WithSchemaPath("graph/schema/ent.graphqls"),
 		entgql.WithConfigPath("gqlgen.yml"),
 		// entgql's templates, with our pagination helper overriding theirs
 		// (ent/template/paginate.tmpl: count only when the count is used).
 		entgql.WithTemplates(append(entgql.AllTemplates,
 			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
+		// After WithTemplates, which replaces the template list: placed
+		// before it, the where-input template was dropped from the list, so
+		// nested connections (hub.items(where:)) declared where: in the
+		// schema but ignored it.
+		entgql.WithWhereInputs(true),
 	)
 	if err != nil {
 		log.Fatalf("entgql: %v", err)

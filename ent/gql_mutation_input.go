@@ -376,7 +376,6 @@ func (c *OrderLineCreate) SetInput(i CreateOrderLineInput) *OrderLineCreate {
 // UpdateOrderLineInput represents a mutation input for updating orderlines.
 type UpdateOrderLineInput struct {
 	Quantity *decimal.Decimal
-	OrderID  *resourceid.ID
 	PartID   *resourceid.ID
 }
 
@@ -384,9 +383,6 @@ type UpdateOrderLineInput struct {
 func (i *UpdateOrderLineInput) Mutate(m *OrderLineMutation) {
 	if v := i.Quantity; v != nil {
 		m.SetQuantity(*v)
-	}
-	if v := i.OrderID; v != nil {
-		m.SetOrderID(*v)
 	}
 	if v := i.PartID; v != nil {
 		m.SetPartID(*v)

@@ -455,18 +455,6 @@ func (u *OrderLineUpsert) AddRevision(v int) *OrderLineUpsert {
 	return u
 }
 
-// SetOrderID sets the "order_id" field.
-func (u *OrderLineUpsert) SetOrderID(v resourceid.ID) *OrderLineUpsert {
-	u.Set(orderline.FieldOrderID, v)
-	return u
-}
-
-// UpdateOrderID sets the "order_id" field to the value that was provided on create.
-func (u *OrderLineUpsert) UpdateOrderID() *OrderLineUpsert {
-	u.SetExcluded(orderline.FieldOrderID)
-	return u
-}
-
 // SetPartID sets the "part_id" field.
 func (u *OrderLineUpsert) SetPartID(v resourceid.ID) *OrderLineUpsert {
 	u.Set(orderline.FieldPartID, v)
@@ -553,6 +541,9 @@ func (u *OrderLineUpsertOne) UpdateNewValues() *OrderLineUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(orderline.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.OrderID(); exists {
+			s.SetIgnore(orderline.FieldOrderID)
+		}
 	}))
 	return u
 }
@@ -616,20 +607,6 @@ func (u *OrderLineUpsertOne) AddRevision(v int) *OrderLineUpsertOne {
 func (u *OrderLineUpsertOne) UpdateRevision() *OrderLineUpsertOne {
 	return u.Update(func(s *OrderLineUpsert) {
 		s.UpdateRevision()
-	})
-}
-
-// SetOrderID sets the "order_id" field.
-func (u *OrderLineUpsertOne) SetOrderID(v resourceid.ID) *OrderLineUpsertOne {
-	return u.Update(func(s *OrderLineUpsert) {
-		s.SetOrderID(v)
-	})
-}
-
-// UpdateOrderID sets the "order_id" field to the value that was provided on create.
-func (u *OrderLineUpsertOne) UpdateOrderID() *OrderLineUpsertOne {
-	return u.Update(func(s *OrderLineUpsert) {
-		s.UpdateOrderID()
 	})
 }
 
@@ -896,6 +873,9 @@ func (u *OrderLineUpsertBulk) UpdateNewValues() *OrderLineUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(orderline.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.OrderID(); exists {
+				s.SetIgnore(orderline.FieldOrderID)
+			}
 		}
 	}))
 	return u
@@ -960,20 +940,6 @@ func (u *OrderLineUpsertBulk) AddRevision(v int) *OrderLineUpsertBulk {
 func (u *OrderLineUpsertBulk) UpdateRevision() *OrderLineUpsertBulk {
 	return u.Update(func(s *OrderLineUpsert) {
 		s.UpdateRevision()
-	})
-}
-
-// SetOrderID sets the "order_id" field.
-func (u *OrderLineUpsertBulk) SetOrderID(v resourceid.ID) *OrderLineUpsertBulk {
-	return u.Update(func(s *OrderLineUpsert) {
-		s.SetOrderID(v)
-	})
-}
-
-// UpdateOrderID sets the "order_id" field to the value that was provided on create.
-func (u *OrderLineUpsertBulk) UpdateOrderID() *OrderLineUpsertBulk {
-	return u.Update(func(s *OrderLineUpsert) {
-		s.UpdateOrderID()
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"logistics/ent/order"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/predicate"
@@ -57,20 +56,6 @@ func (_u *OrderLineUpdate) SetNillableRevision(v *int) *OrderLineUpdate {
 // AddRevision adds value to the "revision" field.
 func (_u *OrderLineUpdate) AddRevision(v int) *OrderLineUpdate {
 	_u.mutation.AddRevision(v)
-	return _u
-}
-
-// SetOrderID sets the "order_id" field.
-func (_u *OrderLineUpdate) SetOrderID(v resourceid.ID) *OrderLineUpdate {
-	_u.mutation.SetOrderID(v)
-	return _u
-}
-
-// SetNillableOrderID sets the "order_id" field if the given value is not nil.
-func (_u *OrderLineUpdate) SetNillableOrderID(v *resourceid.ID) *OrderLineUpdate {
-	if v != nil {
-		_u.SetOrderID(*v)
-	}
 	return _u
 }
 
@@ -151,11 +136,6 @@ func (_u *OrderLineUpdate) AddShippedQuantity(v decimal.Decimal) *OrderLineUpdat
 	return _u
 }
 
-// SetOrder sets the "order" edge to the Order entity.
-func (_u *OrderLineUpdate) SetOrder(v *Order) *OrderLineUpdate {
-	return _u.SetOrderID(v.ID)
-}
-
 // SetPart sets the "part" edge to the Part entity.
 func (_u *OrderLineUpdate) SetPart(v *Part) *OrderLineUpdate {
 	return _u.SetPartID(v.ID)
@@ -164,12 +144,6 @@ func (_u *OrderLineUpdate) SetPart(v *Part) *OrderLineUpdate {
 // Mutation returns the OrderLineMutation object of the builder.
 func (_u *OrderLineUpdate) Mutation() *OrderLineMutation {
 	return _u.mutation
-}
-
-// ClearOrder clears the "order" edge to the Order entity.
-func (_u *OrderLineUpdate) ClearOrder() *OrderLineUpdate {
-	_u.mutation.ClearOrder()
-	return _u
 }
 
 // ClearPart clears the "part" edge to the Part entity.
@@ -219,11 +193,6 @@ func (_u *OrderLineUpdate) check() error {
 	if v, ok := _u.mutation.Revision(); ok {
 		if err := orderline.RevisionValidator(v); err != nil {
 			return &ValidationError{Name: "revision", err: fmt.Errorf(`ent: validator failed for field "OrderLine.revision": %w`, err)}
-		}
-	}
-	if v, ok := _u.mutation.OrderID(); ok {
-		if err := orderline.OrderIDValidator(string(v)); err != nil {
-			return &ValidationError{Name: "order_id", err: fmt.Errorf(`ent: validator failed for field "OrderLine.order_id": %w`, err)}
 		}
 	}
 	if v, ok := _u.mutation.PartID(); ok {
@@ -300,35 +269,6 @@ func (_u *OrderLineUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedShippedQuantity(); ok {
 		_spec.AddField(orderline.FieldShippedQuantity, field.TypeInt64, value)
 	}
-	if _u.mutation.OrderCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   orderline.OrderTable,
-			Columns: []string{orderline.OrderColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(order.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.OrderIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   orderline.OrderTable,
-			Columns: []string{orderline.OrderColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(order.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
-	}
 	if _u.mutation.PartCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -404,20 +344,6 @@ func (_u *OrderLineUpdateOne) SetNillableRevision(v *int) *OrderLineUpdateOne {
 // AddRevision adds value to the "revision" field.
 func (_u *OrderLineUpdateOne) AddRevision(v int) *OrderLineUpdateOne {
 	_u.mutation.AddRevision(v)
-	return _u
-}
-
-// SetOrderID sets the "order_id" field.
-func (_u *OrderLineUpdateOne) SetOrderID(v resourceid.ID) *OrderLineUpdateOne {
-	_u.mutation.SetOrderID(v)
-	return _u
-}
-
-// SetNillableOrderID sets the "order_id" field if the given value is not nil.
-func (_u *OrderLineUpdateOne) SetNillableOrderID(v *resourceid.ID) *OrderLineUpdateOne {
-	if v != nil {
-		_u.SetOrderID(*v)
-	}
 	return _u
 }
 
@@ -498,11 +424,6 @@ func (_u *OrderLineUpdateOne) AddShippedQuantity(v decimal.Decimal) *OrderLineUp
 	return _u
 }
 
-// SetOrder sets the "order" edge to the Order entity.
-func (_u *OrderLineUpdateOne) SetOrder(v *Order) *OrderLineUpdateOne {
-	return _u.SetOrderID(v.ID)
-}
-
 // SetPart sets the "part" edge to the Part entity.
 func (_u *OrderLineUpdateOne) SetPart(v *Part) *OrderLineUpdateOne {
 	return _u.SetPartID(v.ID)
@@ -511,12 +432,6 @@ func (_u *OrderLineUpdateOne) SetPart(v *Part) *OrderLineUpdateOne {
 // Mutation returns the OrderLineMutation object of the builder.
 func (_u *OrderLineUpdateOne) Mutation() *OrderLineMutation {
 	return _u.mutation
-}
-
-// ClearOrder clears the "order" edge to the Order entity.
-func (_u *OrderLineUpdateOne) ClearOrder() *OrderLineUpdateOne {
-	_u.mutation.ClearOrder()
-	return _u
 }
 
 // ClearPart clears the "part" edge to the Part entity.
@@ -579,11 +494,6 @@ func (_u *OrderLineUpdateOne) check() error {
 	if v, ok := _u.mutation.Revision(); ok {
 		if err := orderline.RevisionValidator(v); err != nil {
 			return &ValidationError{Name: "revision", err: fmt.Errorf(`ent: validator failed for field "OrderLine.revision": %w`, err)}
-		}
-	}
-	if v, ok := _u.mutation.OrderID(); ok {
-		if err := orderline.OrderIDValidator(string(v)); err != nil {
-			return &ValidationError{Name: "order_id", err: fmt.Errorf(`ent: validator failed for field "OrderLine.order_id": %w`, err)}
 		}
 	}
 	if v, ok := _u.mutation.PartID(); ok {
@@ -676,35 +586,6 @@ func (_u *OrderLineUpdateOne) sqlSave(ctx context.Context) (_node *OrderLine, er
 	}
 	if value, ok := _u.mutation.AddedShippedQuantity(); ok {
 		_spec.AddField(orderline.FieldShippedQuantity, field.TypeInt64, value)
-	}
-	if _u.mutation.OrderCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   orderline.OrderTable,
-			Columns: []string{orderline.OrderColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(order.FieldID, field.TypeString),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.OrderIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.M2O,
-			Inverse: true,
-			Table:   orderline.OrderTable,
-			Columns: []string{orderline.OrderColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(order.FieldID, field.TypeString),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.PartCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -17,6 +17,9 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id resourceid.ID) (ent.Noder, error) {
+	if err := requireNodeIDs(ctx, id); err != nil {
+		return nil, err
+	}
 	return ent.FromContext(ctx).Noder(ctx, id, ent.WithNodeType(ent.IDToTable))
 }
 
@@ -24,6 +27,9 @@ func (r *queryResolver) Node(ctx context.Context, id resourceid.ID) (ent.Noder, 
 func (r *queryResolver) Nodes(ctx context.Context, ids []resourceid.ID) ([]ent.Noder, error) {
 	if len(ids) > MaxPageSize {
 		return nil, apperr.Invalid("ids", "at most %d ids", MaxPageSize)
+	}
+	if err := requireNodeIDs(ctx, ids...); err != nil {
+		return nil, err
 	}
 	return ent.FromContext(ctx).Noders(ctx, ids, ent.WithNodeType(ent.IDToTable))
 }

@@ -18,10 +18,11 @@ import (
 // an error, a directive, an interface… Mutations always go through gqlgen.
 //
 // The fast path skips gqlgen's field middleware, so whatever a field
-// middleware enforces must be mirrored: scopeGuard's type rule in allowType;
-// costFields' count of resolved fields in the count QueryField returns, and
-// its cap on plain lists in FastPath.MaxList (the fast path declines a longer
-// list, so gqlgen reports the error).
+// middleware enforces must be mirrored: scopeGuard's type rule in allowType
+// and its filter rule in allowArgs; costFields' count of resolved fields in
+// the count QueryField returns, and its cap on plain lists in
+// FastPath.MaxList (the fast path declines a longer list, so gqlgen reports
+// the error).
 func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.RootFieldMiddleware {
 	if counts == nil {
 		counts = &FastPathCounts{}
@@ -57,4 +58,10 @@ func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 // which declines rather than reporting the error: gqlgen then reports it.
 func allowType(ctx context.Context, typeName string) bool {
 	return auth.RequireType(ctx, typeName) == nil
+}
+
+// allowArgs is scopeGuard's filter rule (requireFilters) for the fast path,
+// which declines rather than reporting the error: gqlgen then reports it.
+func allowArgs(ctx context.Context, fc *graphql.FieldContext) bool {
+	return requireFilters(ctx, fc) == nil
 }

@@ -75,7 +75,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.AroundFields(cost.plan.costFields)
 	srv.AroundFields(classifyErrors)
 	if !opt.NoFastPath {
-		fast := generated.NewFastPath(schema, allowType)
+		fast := generated.NewFastPath(schema, allowType, allowArgs)
 		fast.MaxList = opt.MaxListLength
 		srv.AroundRootFields(fastQueryFields(fast, opt.FastPathCounts))
 	}

@@ -19,6 +19,7 @@ import (
 
 	"logistics/ent"
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
@@ -435,7 +436,7 @@ func sortOrders[O any, F any, PF interface {
 }
 
 // list is the one list handler: parse the filter with the endpoint's table,
-// read the page, run the query, report ignored filters.
+// check the scopes its relations need, read the page, run the query, report ignored filters.
 func list[W any](d Deps, t *filter.Table, parse func(string) (*W, []string, error), run func(r *http.Request, where *W, p page) (listJSON, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		where, ignored, err := parse(r.URL.RawQuery)
@@ -443,6 +444,12 @@ func list[W any](d Deps, t *filter.Table, parse func(string) (*W, []string, erro
 			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
 		}
 		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		// The filter rule of the policy: hub=AMS1 on items filters through
+		// the hub relation, so it needs hubs:read as GraphQL's hasHubWith does.
+		if err := auth.RequireFilter(r.Context(), where); err != nil {
 			d.fail(w, r, err)
 			return
 		}

@@ -292,11 +292,18 @@ func listParams(t *filter.Table) []obj {
 		}
 		s := valueSchema(f)
 		desc := f.Description + " Operators: " + strings.Join(ops, " ") + "; values are " + f.Type.Expect() + "."
-		params = append(params,
-			obj{"name": f.Name, "in": "query", "schema": s, "description": desc},
-			obj{"name": f.Name + "[]", "in": "query", "schema": obj{"type": "array", "items": s, "maxItems": filter.MaxValues}, "style": "form", "explode": true,
-				"description": "IN (with =) or NOT IN (with !=) over " + f.Name + "."},
-		)
+		single := obj{"name": f.Name, "in": "query", "schema": s, "description": desc}
+		list := obj{"name": f.Name + "[]", "in": "query", "schema": obj{"type": "array", "items": s, "maxItems": filter.MaxValues}, "style": "form", "explode": true,
+			"description": "IN (with =) or NOT IN (with !=) over " + f.Name + "."}
+		if scopes := t.FieldScopes(f); len(scopes) > 0 {
+			// The filter rule of the policy: filtering through a relation
+			// needs read scope on the related type (403 otherwise).
+			need := " Filters through a relation: needs " + strings.Join(scopes, ", ") + " as well (403 insufficient_scope otherwise)."
+			single["description"] = desc + need
+			list["description"] = list["description"].(string) + need
+			single["x-required-scopes"], list["x-required-scopes"] = scopes, scopes
+		}
+		params = append(params, single, list)
 	}
 	return params
 }

@@ -95,7 +95,10 @@ func (OrderLine) Mixin() []ent.Mixin {
 
 func (OrderLine) Fields() []ent.Field {
 	return []ent.Field{
-		fk("order_id"),
+		// A line never changes orders (issue 15): immutable, so no update
+		// builder, no UpdateOrderLineInput.orderID and no REST order_id can
+		// move a line into an allocated or closed order.
+		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
 		fk("part_id"),
 		quantity("quantity", "QUANTITY", false),
 		quantity("allocated_quantity", "ALLOCATED_QUANTITY", true),
@@ -105,7 +108,7 @@ func (OrderLine) Fields() []ent.Field {
 
 func (OrderLine) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("order", Order.Type).Ref("lines").Field("order_id").Unique().Required(),
+		edge.From("order", Order.Type).Ref("lines").Field("order_id").Unique().Required().Immutable(),
 		edge.From("part", Part.Type).Ref("order_lines").Field("part_id").Unique().Required(),
 	}
 }

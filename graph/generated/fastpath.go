@@ -22,21 +22,24 @@ import (
 // FastPath executes root fields of read queries without gqlgen's per-field
 // machinery (internal/gqlcodegen.FastPath says how, and when it declines).
 type FastPath struct {
-	es    *executableSchema
-	allow func(ctx context.Context, typeName string) bool
+	es        *executableSchema
+	allow     func(ctx context.Context, typeName string) bool
+	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
 	// MaxList is the most elements a list of objects outside a connection
 	// may have: the fast path declines a longer one (0: no limit).
 	MaxList int
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
-// allow is asked before an object of a type is read, with the type's name.
-func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, typeName string) bool) *FastPath {
+// allow is asked before an object of a type is read, with the type's name;
+// allowArgs before a field with arguments is resolved, with its field
+// context (decoded arguments; the raw ones are in its Field). The fast path declines when either says no.
+func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, typeName string) bool, allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool) *FastPath {
 	s, ok := es.(*executableSchema)
 	if !ok {
 		return nil
 	}
-	return &FastPath{es: s, allow: allow}
+	return &FastPath{es: s, allow: allow, allowArgs: allowArgs}
 }
 
 // QueryField executes one root field of a query and returns its JSON value
@@ -57,7 +60,7 @@ func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField)
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
-	w.allow = p.allow
+	w.allow, w.allowArgs = p.allow, p.allowArgs
 	w.maxList = p.MaxList
 	if w.maxList <= 0 {
 		w.maxList = int(^uint(0) >> 1)
@@ -75,7 +78,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
-	w.allow = nil
+	w.allow, w.allowArgs = nil, nil
 	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
@@ -87,11 +90,12 @@ func (w *fastWriter) release() {
 }
 
 type fastWriter struct {
-	b       bytes.Buffer
-	scratch [64]byte // formatting room for numbers and times
-	allow   func(ctx context.Context, typeName string) bool
-	maxList int // the most elements of a list of objects outside a connection
-	fields  int // fields written, but __typename
+	b         bytes.Buffer
+	scratch   [64]byte // formatting room for numbers and times
+	allow     func(ctx context.Context, typeName string) bool
+	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
+	maxList   int // the most elements of a list of objects outside a connection
+	fields    int // fields written, but __typename
 
 	// Per request: the fields collected for each selection set and the
 	// field context (decoded arguments) of each field, the same for every
@@ -219,6 +223,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "EventConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.EventConnection, error) {
 			return ec.Resolvers.Query().Events(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.EventOrder), fc.Args["where"].(*ent.EventWhereInput))
@@ -233,6 +240,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "HubConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -251,6 +261,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "ItemConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 			return ec.Resolvers.Query().Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
@@ -265,6 +278,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "OrderConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -283,6 +299,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "OrderEventConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.OrderEventConnection, error) {
 			return ec.Resolvers.Query().OrderEvents(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderEventOrder), fc.Args["where"].(*ent.OrderEventWhereInput))
@@ -297,6 +316,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "OrderLineConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -315,6 +337,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "PartConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.PartConnection, error) {
 			return ec.Resolvers.Query().Parts(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.PartOrder), fc.Args["where"].(*ent.PartWhereInput))
@@ -331,6 +356,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "TrackingEntryConnection") {
 			return false
 		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
 		ctx := graphql.WithFieldContext(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
 			return ec.Resolvers.Query().TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
@@ -345,6 +373,9 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		if !w.allow(ctx, "WorkflowConnection") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
 			return false
 		}
 		ctx := graphql.WithFieldContext(ctx, fc)
@@ -698,9 +729,12 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allow(ctx, "ItemConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -718,9 +752,12 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allow(ctx, "OrderConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -738,9 +775,12 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allow(ctx, "TrackingEntryConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1135,9 +1175,12 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allow(ctx, "TrackingEntryConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1643,9 +1686,12 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if !w.allow(ctx, "ItemConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1982,9 +2028,12 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 				if !w.allow(ctx, "OrderConnection") {
 					return false
 				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false

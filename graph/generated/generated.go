@@ -104,16 +104,16 @@ type ComplexityRoot struct {
 		Country         func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
-		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
+		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
 		Kind            func(childComplexity int) int
 		Latitude        func(childComplexity int) int
 		Longitude       func(childComplexity int) int
 		Name            func(childComplexity int) int
-		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
+		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		PostalCode      func(childComplexity int) int
 		Revision        func(childComplexity int) int
 		Timezone        func(childComplexity int) int
-		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
+		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		UpdatedAt       func(childComplexity int) int
 	}
 
@@ -202,7 +202,7 @@ type ComplexityRoot struct {
 		ShipToName         func(childComplexity int) int
 		ShipToPostalCode   func(childComplexity int) int
 		Status             func(childComplexity int) int
-		TrackingEntries    func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
+		TrackingEntries    func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		UpdatedAt          func(childComplexity int) int
 		Workflow           func(childComplexity int) int
 		WorkflowID         func(childComplexity int) int
@@ -280,7 +280,7 @@ type ComplexityRoot struct {
 		Description  func(childComplexity int) int
 		Hazardous    func(childComplexity int) int
 		ID           func(childComplexity int) int
-		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
+		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
 		OrderLines   func(childComplexity int) int
 		PartName     func(childComplexity int) int
 		Revision     func(childComplexity int) int
@@ -354,7 +354,7 @@ type ComplexityRoot struct {
 		Key          func(childComplexity int) int
 		Latest       func(childComplexity int) int
 		Name         func(childComplexity int) int
-		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
+		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		States       func(childComplexity int) int
 		Transitions  func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
@@ -666,7 +666,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
+		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
 	case "Hub.kind":
 		if e.ComplexityRoot.Hub.Kind == nil {
 			break
@@ -701,7 +701,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
+		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
 	case "Hub.postalCode":
 		if e.ComplexityRoot.Hub.PostalCode == nil {
 			break
@@ -730,7 +730,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
+		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
 	case "Hub.updatedAt":
 		if e.ComplexityRoot.Hub.UpdatedAt == nil {
 			break
@@ -1260,7 +1260,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Order.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
+		return e.ComplexityRoot.Order.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
 	case "Order.updatedAt":
 		if e.ComplexityRoot.Order.UpdatedAt == nil {
 			break
@@ -1563,7 +1563,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
+		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
 	case "Part.orderLines":
 		if e.ComplexityRoot.Part.OrderLines == nil {
 			break
@@ -1949,7 +1949,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
+		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
 	case "Workflow.states":
 		if e.ComplexityRoot.Workflow.States == nil {
 			break
@@ -4790,7 +4790,6 @@ Input was generated by ent.
 """
 input UpdateOrderLineInput {
   quantity: Decimal
-  orderID: ID
   partID: ID
 }
 """
@@ -5890,6 +5889,14 @@ func (ec *executionContext) field_Hub_items_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5936,6 +5943,14 @@ func (ec *executionContext) field_Hub_orders_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5982,6 +5997,14 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -6480,6 +6503,14 @@ func (ec *executionContext) field_Order_trackingEntries_args(ctx context.Context
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -6526,6 +6557,14 @@ func (ec *executionContext) field_Part_items_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -7100,6 +7139,14 @@ func (ec *executionContext) field_Workflow_orders_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -8152,7 +8199,7 @@ func (ec *executionContext) _Hub_items(ctx context.Context, field graphql.Collec
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -8196,7 +8243,7 @@ func (ec *executionContext) _Hub_orders(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
@@ -8240,7 +8287,7 @@ func (ec *executionContext) _Hub_trackingEntries(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
@@ -10746,7 +10793,7 @@ func (ec *executionContext) _Order_trackingEntries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
@@ -12103,7 +12150,7 @@ func (ec *executionContext) _Part_items(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -13712,7 +13759,7 @@ func (ec *executionContext) _Workflow_orders(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
@@ -22801,7 +22848,7 @@ func (ec *executionContext) unmarshalInputUpdateOrderLineInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"quantity", "orderID", "partID"}
+	fieldsInOrder := [...]string{"quantity", "partID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22815,13 +22862,6 @@ func (ec *executionContext) unmarshalInputUpdateOrderLineInput(ctx context.Conte
 				return it, err
 			}
 			it.Quantity = data
-		case "orderID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderID"))
-			data, err := ec.unmarshalOID2ᚖlogisticsᚋinternalᚋresourceidᚐID(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OrderID = data
 		case "partID":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("partID"))
 			data, err := ec.unmarshalOID2ᚖlogisticsᚋinternalᚋresourceidᚐID(ctx, v)

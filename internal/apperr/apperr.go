@@ -193,7 +193,9 @@ func Internal(err error) *Error {
 
 // From classifies any error: an *Error as it is, ent's not-found, validation
 // and constraint errors by their meaning, a cancelled request as such, and
-// everything else as internal.
+// everything else as internal. From(nil) is a nil *Error, which returned as
+// an error is NOT a nil error: call it only with an error known to be
+// non-nil (TestFromOnlyGetsErrors checks every `return apperr.From(x)`).
 func From(err error) *Error {
 	if err == nil {
 		return nil

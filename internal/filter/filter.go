@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 )
@@ -119,8 +121,19 @@ type Field struct {
 
 // Table is the filter and sort table of one list endpoint.
 type Table struct {
-	Resource string // "items"
-	Fields   []Field
+	Resource  string       // "items"
+	WhereType reflect.Type // the ent <T>WhereInput the table builds
+	Fields    []Field
+}
+
+// FieldScopes returns the read scopes a filter on f needs besides the
+// endpoint's own: those of the related type when f filters through a
+// relation (hub on items: hubs:read), from the policy table (auth).
+func (t *Table) FieldScopes(f Field) []string {
+	if f.Edge == "" {
+		return nil
+	}
+	return auth.EdgeScopes(t.WhereType, f.Edge)
 }
 
 // Limits that keep a query within what every database accepts, so that an

@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"reflect"
+
 	"logistics/ent"
 	"logistics/internal/resourceid"
 )
@@ -21,7 +23,7 @@ var hubCode = Field{Name: "hub", Type: String, Where: "code", Edge: "hasHubWith"
 
 // The tables of the list endpoints.
 var (
-	HubTable = &Table{Resource: "hubs", Fields: common(resourceid.Hub,
+	HubTable = &Table{Resource: "hubs", WhereType: reflect.TypeFor[ent.HubWhereInput](), Fields: common(resourceid.Hub,
 		Field{Name: "code", Type: String, Sort: "CODE", Description: "Unique short code, e.g. AMS1."},
 		Field{Name: "name", Type: String, Sort: "NAME", Description: "Display name."},
 		Field{Name: "kind", Type: Enum, Values: []string{"warehouse", "cross_dock", "store", "port"}, Sort: "KIND", Description: "What kind of place it is."},
@@ -34,7 +36,7 @@ var (
 		Field{Name: "timezone", Type: String, Description: "IANA time zone."},
 		Field{Name: "active", Type: Bool, Description: "Whether the hub is in use."},
 	)}
-	PartTable = &Table{Resource: "parts", Fields: common(resourceid.Part,
+	PartTable = &Table{Resource: "parts", WhereType: reflect.TypeFor[ent.PartWhereInput](), Fields: common(resourceid.Part,
 		Field{Name: "sku", Type: String, Sort: "SKU", Description: "Unique stock-keeping unit."},
 		Field{Name: "part_name", Type: String, Sort: "PART_NAME", Description: "Name of the part."},
 		Field{Name: "description", Type: String, Description: "Free text."},
@@ -42,7 +44,7 @@ var (
 		Field{Name: "unit_weight_kg", Type: Decimal, Sort: "UNIT_WEIGHT_KG", Description: "Weight of one unit in kg."},
 		Field{Name: "hazardous", Type: Bool, Description: "Whether the part is hazardous."},
 	)}
-	ItemTable = &Table{Resource: "items", Fields: common(resourceid.Item,
+	ItemTable = &Table{Resource: "items", WhereType: reflect.TypeFor[ent.ItemWhereInput](), Fields: common(resourceid.Item,
 		Field{Name: "part_id", Type: ID, Prefix: resourceid.Part, Description: "The part's id."},
 		Field{Name: "sku", Type: String, Where: "sku", Edge: "hasPartWith", Description: "The part's SKU."},
 		Field{Name: "hub_id", Type: ID, Prefix: resourceid.Hub, Description: "The hub's id."},
@@ -54,7 +56,7 @@ var (
 		Field{Name: "status", Type: Enum, Values: []string{"available", "quarantined", "damaged"}, Sort: "STATUS", Description: "Stock status."},
 		Field{Name: "expires_at", Type: Time, Description: "Expiry time (optional, so not sortable: keyset cursors skip NULLs)."},
 	)}
-	OrderTable = &Table{Resource: "orders", Fields: common(resourceid.Order,
+	OrderTable = &Table{Resource: "orders", WhereType: reflect.TypeFor[ent.OrderWhereInput](), Fields: common(resourceid.Order,
 		Field{Name: "number", Type: String, Sort: "NUMBER", Description: "Unique order number."},
 		Field{Name: "status", Type: String, Sort: "STATUS", Description: "A state of the order's workflow, e.g. open."},
 		Field{Name: "workflow_id", Type: ID, Prefix: resourceid.Workflow, Description: "The workflow version's id."},
@@ -68,14 +70,14 @@ var (
 		Field{Name: "ship_to_country", Type: String, Description: "ship_to.country."},
 		Field{Name: "due_at", Type: Time, Description: "When it is due (optional, so not sortable: keyset cursors skip NULLs)."},
 	)}
-	OrderLineTable = &Table{Resource: "order lines", Fields: common(resourceid.OrderLine,
+	OrderLineTable = &Table{Resource: "order lines", WhereType: reflect.TypeFor[ent.OrderLineWhereInput](), Fields: common(resourceid.OrderLine,
 		Field{Name: "order_id", Type: ID, Prefix: resourceid.Order, Description: "The order's id."},
 		Field{Name: "part_id", Type: ID, Prefix: resourceid.Part, Description: "The part's id."},
 		Field{Name: "quantity", Type: Decimal, Sort: "QUANTITY", Description: "Ordered quantity."},
 		Field{Name: "allocated_quantity", Type: Decimal, Sort: "ALLOCATED_QUANTITY", Description: "Reserved quantity."},
 		Field{Name: "shipped_quantity", Type: Decimal, Sort: "SHIPPED_QUANTITY", Description: "Shipped quantity."},
 	)}
-	TrackingEntryTable = &Table{Resource: "tracking entries", Fields: common(resourceid.TrackingEntry,
+	TrackingEntryTable = &Table{Resource: "tracking entries", WhereType: reflect.TypeFor[ent.TrackingEntryWhereInput](), Fields: common(resourceid.TrackingEntry,
 		Field{Name: "order_id", Type: ID, Prefix: resourceid.Order, Description: "The order's id."},
 		Field{Name: "tracking_number", Type: String, Sort: "TRACKING_NUMBER", Description: "Carrier tracking number."},
 		Field{Name: "carrier", Type: String, Sort: "CARRIER", Description: "Carrier name."},
@@ -86,21 +88,21 @@ var (
 		Field{Name: "description", Type: String, Description: "Free text."},
 		Field{Name: "occurred_at", Type: Time, Sort: "OCCURRED_AT", Description: "When it happened."},
 	)}
-	WorkflowTable = &Table{Resource: "workflows", Fields: common(resourceid.Workflow,
+	WorkflowTable = &Table{Resource: "workflows", WhereType: reflect.TypeFor[ent.WorkflowWhereInput](), Fields: common(resourceid.Workflow,
 		Field{Name: "key", Type: String, Sort: "KEY", Description: "The workflow's key, shared by its versions."},
 		Field{Name: "name", Type: String, Sort: "NAME", Description: "Display name."},
 		Field{Name: "version", Type: Int, Sort: "VERSION", Description: "Version number."},
 		Field{Name: "latest", Type: Bool, Description: "True on the newest version of each key."},
 		Field{Name: "built_in", Type: Bool, Description: "True for built-in workflows."},
 	)}
-	OrderEventTable = &Table{Resource: "order events", Fields: common(resourceid.OrderEvent,
+	OrderEventTable = &Table{Resource: "order events", WhereType: reflect.TypeFor[ent.OrderEventWhereInput](), Fields: common(resourceid.OrderEvent,
 		Field{Name: "transition", Type: String, Sort: "TRANSITION", Description: "The transition's name, e.g. allocate."},
 		Field{Name: "from_state", Type: String, Sort: "FROM_STATE", Description: "The state before."},
 		Field{Name: "to_state", Type: String, Sort: "TO_STATE", Description: "The state after."},
 		Field{Name: "actor", Type: String, Description: "Who did it: tok_… (an API key) or usr_… (a console user)."},
 		Field{Name: "occurred_at", Type: Time, Sort: "OCCURRED_AT", Description: "When it happened."},
 	)}
-	EventTable = &Table{Resource: "events", Fields: common(resourceid.Event,
+	EventTable = &Table{Resource: "events", WhereType: reflect.TypeFor[ent.EventWhereInput](), Fields: common(resourceid.Event,
 		Field{Name: "type", Type: String, Sort: "TYPE", Description: "Event type, e.g. order.created."},
 		Field{Name: "subject_id", Type: String, Description: "The id of the resource that changed."},
 		Field{Name: "actor", Type: String, Description: "Who made the change."},

@@ -31,7 +31,9 @@ import (
 //     (gqlgen's own fieldContext_ function, which also decodes arguments),
 //     then the same call gqlgen makes;
 //   - the read scope of a guarded object type is checked as graph's
-//     scopeGuard does (the allow function).
+//     scopeGuard does (the allow function), and so are the arguments of
+//     every field that has some (allowArgs: a where: filter that traverses
+//     a relation needs read scope on the related type).
 //
 // It declines — and gqlgen executes the field from the start — on anything
 // it does not do: interfaces and unions, directives on fields, @defer,

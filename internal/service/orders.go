@@ -11,6 +11,7 @@ import (
 	"logistics/ent/orderevent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/ent/trackingentry"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
@@ -221,6 +222,16 @@ func (s *Service) requireInitialState(ctx context.Context, id resourceid.ID, wha
 	}
 	if o.Status != o.Edges.Workflow.InitialState {
 		return apperr.Conflict("order_not_editable", "cannot %s order %s in state %s: only in %s", what, id, o.Status, o.Edges.Workflow.InitialState)
+	}
+	// Transitions release everything on the way into the initial state, so
+	// this holds by construction; checked all the same, as the invariant
+	// that makes line edits safe (a line must never lose its reservation).
+	reserved, err := client(ctx).Reservation.Query().Where(reservation.OrderID(id)).Exist(ctx)
+	if err != nil {
+		return apperr.From(err)
+	}
+	if reserved {
+		return apperr.Conflict("stock_reserved", "cannot %s order %s: it holds reserved stock", what, id)
 	}
 	return nil
 }

@@ -30,7 +30,9 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 	return t, err
 }
 
-// UpdateTrackingEntry corrects a tracking entry.
+// UpdateTrackingEntry corrects a tracking entry. One that is delivered after
+// the change applies its order's deliver transition as CreateTrackingEntry
+// does (same conditions, same transaction).
 func (s *Service) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, in ent.UpdateTrackingEntryInput, rev *int) (*ent.TrackingEntry, error) {
 	if err := checkID("id", id, resourceid.TrackingEntry); err != nil {
 		return nil, notFound("tracking entry", id)
@@ -51,7 +53,15 @@ func (s *Service) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, in 
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "tracking_entry.updated", id, nil)
+		if err := emit(ctx, "tracking_entry.updated", id, nil); err != nil {
+			return err
+		}
+		if in.Status == nil && in.OccurredAt == nil && in.OrderID == nil {
+			return nil
+		}
+		// An entry edited to delivered (or moved, or re-dated) delivers its
+		// order exactly as creating it would have.
+		return s.applyDelivered(ctx, t)
 	})
 	return t, err
 }

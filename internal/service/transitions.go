@@ -143,6 +143,12 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	case workflowdef.EffectShip:
 		err = s.ship(ctx, o, opts, at)
 	}
+	if err == nil && t.To == def.InitialState && t.Effect != workflowdef.EffectRelease {
+		// Lines are editable in the initial state, so nothing may stay
+		// reserved there. Validate refuses such a transition in new
+		// definitions; this covers versions stored before it did.
+		err = s.release(ctx, o)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -69,8 +69,9 @@ type Problem struct {
 // Validate returns every problem of d (none when it is valid): states are
 // unique names, exactly one initial state that exists, transitions have unique
 // names, start in existing states and end in an existing state, effects are
-// known, reserve/ship/release make sense in order, and every state is reachable
-// from the initial one. Terminal states are those without outgoing transitions,
+// known, reserve/ship/release make sense in order, every transition back to the
+// initial state releases stock (lines are editable there, so nothing may stay
+// reserved), and every state is reachable from the initial one. Terminal states are those without outgoing transitions,
 // so "a terminal state has no way out" holds by construction.
 func (d Definition) Validate() []Problem {
 	var ps []Problem
@@ -123,6 +124,9 @@ func (d Definition) Validate() []Problem {
 			d.Transitions[i].Effect = EffectNone
 		} else if !slices.Contains(Effects, t.Effect) {
 			add(f+".effect", "unknown effect %q (one of %s)", t.Effect, joinEffects())
+		}
+		if t.To == d.InitialState && d.InitialState != "" && d.Transitions[i].Effect != EffectRelease {
+			add(f+".effect", "a transition back to the initial state %q must have the effect release (it is %s): lines are editable in the initial state, so no stock may stay reserved there", d.InitialState, d.Transitions[i].Effect)
 		}
 	}
 	if len(ps) == 0 {

@@ -44,6 +44,12 @@ func TestValidateRejects(t *testing.T) {
 		{"unknown effect", func(d *Definition) { d.Transitions[0].Effect = "teleport" }, "transitions[0].effect"},
 		{"duplicate transition", func(d *Definition) { d.Transitions = append(d.Transitions, d.Transitions[0]) }, "transitions[1].name"},
 		{"unreachable", func(d *Definition) { d.States = append(d.States, "c") }, "states"},
+		{"back to initial without release", func(d *Definition) {
+			d.Transitions = append(d.Transitions, Transition{Name: "back", From: []string{"b"}, To: "a", Effect: EffectNone})
+		}, "transitions[1].effect"},
+		{"back to initial, default effect", func(d *Definition) {
+			d.Transitions = append(d.Transitions, Transition{Name: "back", From: []string{"b"}, To: "a"})
+		}, "transitions[1].effect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := base()
