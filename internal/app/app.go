@@ -264,7 +264,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()
-	cd := console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"), BaseURL: env.BaseURL,
+	cd := console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"),
 		Playground: prod.URL("/playground"), SandboxPlayground: a.Envs.Get(environment.Sandbox).URL("/playground"),
 		Store: a.Auth.Store, Guard: a.Login, Log: a.Log, Auth: a.Auth, Origins: a.Origins, Cookies: a.Cookies}
 	if env == prod {

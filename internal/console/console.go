@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -33,7 +32,6 @@ type Deps struct {
 	// Playgrounds are the two environments' GraphQL playground addresses,
 	// linked from the header.
 	Playground, SandboxPlayground string
-	BaseURL                       *url.URL
 	Store                         *auth.Store
 	Guard                         *auth.LoginGuard
 	Log                           *slog.Logger
