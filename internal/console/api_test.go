@@ -12,7 +12,8 @@ import (
 
 // A signed-in user changes their password: the current one is required,
 // the CSRF token too; afterwards the old password fails, the new one signs
-// in, this session goes on and the user's other sessions have ended.
+// in, this session goes on and the user's other sessions have ended — on
+// every instance sharing the database.
 func TestChangePassword(t *testing.T) {
 	s := apptest.New(t)
 	this := s.Session(t, s.AdminEmail, s.AdminPassword)
@@ -50,6 +51,14 @@ func TestChangePassword(t *testing.T) {
 	}
 	if r := s.Do(t, http.MethodGet, s.URL+"/v1/status", nil, other); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("another session of the user: %d, want 401", r.StatusCode)
+	}
+	// A second instance on the same database agrees at once.
+	twin := s.Twin(t)
+	if r := twin.Do(t, http.MethodGet, twin.URL+"/v1/status", nil, other); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("another session of the user, on a second instance: %d, want 401", r.StatusCode)
+	}
+	if r := twin.Do(t, http.MethodGet, twin.URL+"/v1/status", nil, this); r.StatusCode != http.StatusOK {
+		t.Errorf("the session that changed the password, on a second instance: %d", r.StatusCode)
 	}
 	if _, err := s.App.Auth.Store.Login(context.Background(), s.AdminEmail, s.AdminPassword, "test", "127.0.0.1"); err == nil {
 		t.Error("the old password still signs in")
