@@ -19,15 +19,19 @@ import (
 var stdin io.Reader = os.Stdin
 
 func init() {
-	commands["users"] = command{"manage console users: users create --email E --role R [--password-stdin]", usersCmd}
+	commands["users"] = command{"manage console users: users create --email E --role R [--password-stdin]; users reset-password --email E [--password-stdin]", usersCmd}
 	commands["tokens"] = command{"manage API keys: tokens create --name N --env production|sandbox --scopes all", tokensCmd}
 }
 
 // usersCmd: `users create --email a@b.c --role admin [--password-stdin]`.
 // Without --password-stdin a password is generated and printed on stdout.
 func usersCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "reset-password" {
+		return resetPasswordCmd(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: users create --email E --role owner|admin|member|viewer [--password-stdin] [database flags]")
+		return errors.New("usage: users create --email E --role owner|admin|member|viewer [--password-stdin] [database flags]\n" +
+			"       users reset-password --email E [--password-stdin] [database flags]")
 	}
 	var email, role string
 	var fromStdin bool
@@ -46,15 +50,9 @@ func usersCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if len(rest) > 0 {
 		return fmt.Errorf("users create: unexpected arguments %q", rest)
 	}
-	password := ""
-	if fromStdin {
-		line, err := bufio.NewReader(stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read password: %w", err)
-		}
-		password = strings.TrimRight(line, "\r\n")
-	} else {
-		password = auth.GeneratePassword()
+	password, err := readPassword(fromStdin)
+	if err != nil {
+		return err
 	}
 	u, err := a.Auth.Store.CreateUser(ctx, email, password, role)
 	if err != nil {
@@ -65,6 +63,53 @@ func usersCmd(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintln(stdout, password)
 	}
 	return nil
+}
+
+// resetPasswordCmd: `users reset-password --email a@b.c [--password-stdin]`
+// sets a new password (generated and printed on stdout unless read from
+// stdin) and ends every session of the user.
+func resetPasswordCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var email string
+	var fromStdin bool
+	a, rest, err := openApp(ctx, "users reset-password", args, getenv, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&email, "email", "", "the user's email (required)")
+		fs.BoolVar(&fromStdin, "password-stdin", false, "read the new password from the first line of stdin (else one is generated and printed)")
+	})
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	defer a.Close()
+	if len(rest) > 0 {
+		return fmt.Errorf("users reset-password: unexpected arguments %q", rest)
+	}
+	password, err := readPassword(fromStdin)
+	if err != nil {
+		return err
+	}
+	u, err := a.Auth.Store.ResetPassword(ctx, email, password)
+	if err != nil {
+		return err
+	}
+	a.Log.Info("reset the password of a console user; their sessions ended", "id", u.ID, "email", u.Email)
+	if !fromStdin {
+		fmt.Fprintln(stdout, password)
+	}
+	return nil
+}
+
+// readPassword reads the first line of stdin, or generates a password.
+func readPassword(fromStdin bool) (string, error) {
+	if !fromStdin {
+		return auth.GeneratePassword(), nil
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
 }
 
 // tokensCmd: `tokens create --name ci --env production --scopes all`

@@ -73,3 +73,30 @@ func TestUsersCreate(t *testing.T) {
 		t.Fatal("duplicate email accepted")
 	}
 }
+
+// users reset-password sets a new password and ends every session of the
+// user: the old session is refused, the new password signs in.
+func TestUsersResetPassword(t *testing.T) {
+	s := apptest.New(t)
+	getenv := func(string) string { return "" }
+	dbFlags := []string{"--db", s.App.Config.DB, "--sandbox-db", s.App.Config.SandboxDB}
+	old := s.Session(t, s.AdminEmail, s.AdminPassword)
+	if r := s.Do(t, "GET", s.URL+"/v1/status", nil, old); r.StatusCode != http.StatusOK {
+		t.Fatalf("session before: %d", r.StatusCode)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), append([]string{"users", "reset-password", "--email", s.AdminEmail}, dbFlags...), getenv, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	password := strings.TrimSpace(stdout.String())
+	if len(password) < 20 || strings.Contains(stderr.String(), password) {
+		t.Fatalf("stdout %q (the password must be printed there only)", stdout.String())
+	}
+	if r := s.Do(t, "GET", s.URL+"/v1/status", nil, old); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("old session after the reset: %d, want 401", r.StatusCode)
+	}
+	s.Session(t, s.AdminEmail, password)
+	if err := run(context.Background(), append([]string{"users", "reset-password", "--email", "nobody@example.com"}, dbFlags...), getenv, &stdout, &stderr); err == nil {
+		t.Fatal("unknown email accepted")
+	}
+}

@@ -93,6 +93,7 @@ func openApp(ctx context.Context, name string, args []string, getenv func(string
 	log := newLogger(cfg.LogFormat, stderr)
 	// A test-only fault (see rest.Deps.HoldAfterCommit): not a setting.
 	a, err := app.Open(ctx, cfg, log, app.Options{
+		Docs:             docsFS,
 		HoldAfterCommit:  getenv("LOGISTICS_TEST_HOLD_AFTER_COMMIT"),
 		HoldBeforeCommit: getenv("LOGISTICS_TEST_HOLD_BEFORE_COMMIT"),
 	})
@@ -103,23 +104,34 @@ func openApp(ctx context.Context, name string, args []string, getenv func(string
 }
 
 // serve runs the HTTP server until ctx is cancelled, then drains it.
+// It listens first, so that base addresses left unset follow the real
+// listen address (":0" included).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	a, rest, err := openApp(ctx, "serve", args, getenv, stderr)
+	cfg := app.Defaults()
+	rest, err := cfg.Load("serve", args, getenv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	defer a.Close()
 	if len(rest) > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", rest)
 	}
-	runtimeSettings := a.Config.ApplyRuntime()
-	ln, err := net.Listen("tcp", a.Config.Addr)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w (choose another with --addr, e.g. --addr 127.0.0.1:8090)", err)
+	}
+	defer ln.Close()
+	if err := cfg.DeriveAddresses(ln.Addr().String()); err != nil {
+		return err
+	}
+	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), app.Options{Docs: docsFS})
 	if err != nil {
 		return err
 	}
+	defer a.Close()
+	runtimeSettings := a.Config.ApplyRuntime()
 	srv := &http.Server{
 		Handler:           a.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -130,9 +142,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	a.Log.Info("starting", append(append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
 	for _, env := range a.Envs.All() {
-		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.BaseURL.String(),
-			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "database", env.DB.Source)
+		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.URL("/"),
+			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "openapi", env.URL("/v1/openapi.json"), "database", env.DB.Source)
 	}
+	a.Log.Info("console ready", "console", a.Envs.Production().URL("/console"))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -369,8 +369,13 @@ func costString(n int) string {
 }
 
 func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	// Queries only: a mutation is a transaction whose work is bounded by its
+	// input (cutting it would only roll it back under load, while its locks
+	// wait), and a subscription's responses are events; both stay bounded by
+	// the server's write time-out.
 	var cancel context.CancelFunc
-	if c.maxDuration > 0 {
+	timed := c.maxDuration > 0 && isQuery(ctx)
+	if timed {
 		ctx, cancel = context.WithTimeoutCause(ctx, c.maxDuration, errTimeLimit)
 		defer cancel()
 	}
@@ -382,7 +387,7 @@ func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.Respons
 	switch {
 	// A request that finished without errors stands, even if the limit
 	// passed meanwhile (a mutation has committed by now).
-	case c.maxDuration > 0 && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
+	case timed && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
 		resp.Data = []byte("null")
 		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the request ran longer than the limit of %s and was stopped", c.maxDuration), "TIME_LIMIT_EXCEEDED")}
 	// Queries only: a mutation's response, bounded by its cost, reports

@@ -184,6 +184,10 @@ func errs(codes ...string) obj {
 
 func jsonContent(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
 
+// PublicPath is the one /v1 route served without credentials (internal/app
+// mounts it outside authentication): the API's description reveals no data.
+const PublicPath = "/v1/openapi.json"
+
 func operation(rt route) obj {
 	op := obj{
 		"summary":     rt.doc.summary,
@@ -192,6 +196,10 @@ func operation(rt route) obj {
 	}
 	if rt.scope != "" {
 		op["description"] = "Scope: " + rt.scope + "."
+	}
+	if rt.path == PublicPath {
+		op["description"] = "No credentials needed: the document describes the API and reveals no data."
+		op["security"] = []obj{}
 	}
 	var params []obj
 	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {

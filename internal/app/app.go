@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -41,6 +42,11 @@ type App struct {
 	FastPath graph.FastPathCounts
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
+	// Origins are the browser origins trusted with credentials: the CORS
+	// answers and the session checks (Auth.Origins) share them.
+	Origins *auth.Origins
+	Cookies auth.CookieOptions
+	docs    fs.FS // README.md and docs/*.md (Options.Docs); nil: not served
 
 	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
 	redis  *auth.RedisLimits // nil without --redis-url
@@ -56,15 +62,18 @@ type Options struct {
 	HoldAfterCommit string
 	// HoldBeforeCommit: see rest.Deps.HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT).
 	HoldBeforeCommit string
+	// Docs holds README.md and docs/*.md, served under each base address's
+	// /docs/ and linked from its landing page.
+	Docs fs.FS
 }
 
 // Open opens and migrates both environments' databases and prepares them
 // (built-in workflows). Close releases them.
 func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.DeriveAddresses(cfg.Addr); err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt}
+	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt, docs: opt.Docs}
 	if opt.HoldAfterCommit != "" || opt.HoldBeforeCommit != "" {
 		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
 			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
@@ -128,7 +137,18 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		}
 		a.redis, limits = rl, rl
 	}
-	a.Auth = &auth.Authenticator{Store: store, Envs: set, Log: log}
+	entries, err := auth.ParseOriginList(cfg.CORSOrigins)
+	if err != nil {
+		a.closeEnvs(envs)
+		return nil, err
+	}
+	var bases []*url.URL
+	for _, env := range set.All() {
+		bases = append(bases, env.BaseURL)
+	}
+	a.Origins = auth.NewOrigins(bases, entries)
+	a.Cookies = auth.CookieOptions{Secure: set.Production().BaseURL.Scheme == "https", SameSite: sameSite(cfg.CookieSameSite)}
+	a.Auth = &auth.Authenticator{Store: store, Envs: set, Log: log, Origins: a.Origins}
 	if cfg.RateLimit > 0 {
 		a.Auth.Limiter = limits.New("api", cfg.RateLimit, cfg.RateBurst)
 	}
@@ -226,13 +246,27 @@ func (a *App) Close() error {
 	return errors.Join(errs...)
 }
 
+// sameSite maps --cookie-samesite (validated) to the cookie attribute.
+func sameSite(s string) http.SameSite {
+	switch s {
+	case "strict":
+		return http.SameSiteStrictMode
+	case "none":
+		return http.SameSiteNoneMode
+	}
+	return http.SameSiteLaxMode
+}
+
 // Handler returns the whole HTTP interface. The middleware chain, in order:
-// request id + log + recover → environment → authenticate → rate limit → routes
-// (authenticate and rate limit guard /graphql and /v1 only: see envRoutes).
+// request id + log + recover → environment → CORS → authenticate → rate
+// limit → routes (authenticate and rate limit guard /graphql and /v1 only:
+// see envRoutes; CORS answers every route of an environment, preflights
+// included, before authentication).
 func (a *App) Handler() http.Handler {
 	muxes := map[*environment.Env]http.Handler{}
+	cors := auth.CORS(a.Origins, a.Log)
 	for _, env := range a.Envs.All() {
-		muxes[env] = a.envRoutes(env)
+		muxes[env] = cors(a.envRoutes(env))
 	}
 	root := http.NewServeMux()
 	root.HandleFunc("GET /healthz", a.healthz)
@@ -270,14 +304,22 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
 	mux.Handle(env.Path("/v1"), protected)
 	mux.Handle(env.Path("/v1/"), protected)
+	// The API's description reveals no data: served without a key.
+	mux.Handle("GET "+env.Path(rest.PublicPath), api)
+	a.mountLanding(mux, env)
 	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()
+	cd := console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"),
+		Playground: prod.URL("/playground"), SandboxPlayground: a.Envs.Get(environment.Sandbox).URL("/playground"),
+		Store: a.Auth.Store, Guard: a.Login, Log: a.Log, Auth: a.Auth, Origins: a.Origins, Cookies: a.Cookies}
 	if env == prod {
-		console.Mount(mux, console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"), BaseURL: env.BaseURL,
-			Store: a.Auth.Store, Guard: a.Login, Log: a.Log})
+		console.Mount(mux, cd)
 	} else {
+		// The session endpoints answer under every base address (an app
+		// may sign in where it calls GraphQL); the pages live once.
+		console.MountAPI(mux, cd)
 		// One console for both environments (users are shared and tokens
 		// name their environment): the sandbox's address sends you there.
 		toConsole := func(w http.ResponseWriter, r *http.Request) {

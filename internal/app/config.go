@@ -7,72 +7,76 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"logistics/internal/auth"
 	"logistics/internal/database"
 )
 
 // Config is every setting of the service, with its flag and environment
 // variable. Defaults work locally with no set-up.
 type Config struct {
-	Addr          string        // --addr, LOGISTICS_ADDR
-	DataDir       string        // --data-dir, LOGISTICS_DATA_DIR
-	DB            string        // --db, LOGISTICS_DB: SQLite path or postgres:// DSN for production
-	SandboxDB     string        // --sandbox-db, LOGISTICS_SANDBOX_DB
-	BaseURL       string        // --base-url, LOGISTICS_BASE_URL
-	SandboxURL    string        // --sandbox-url, LOGISTICS_SANDBOX_URL
-	LogFormat     string        // --log-format, LOGISTICS_LOG_FORMAT: text or json
-	MaxBodyBytes  int64         // --max-body-bytes, LOGISTICS_MAX_BODY_BYTES
-	ReadTimeout   time.Duration // --read-timeout, LOGISTICS_READ_TIMEOUT
-	WriteTimeout  time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
-	MaxDepth      int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
-	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
-	MaxFields     int           // --graphql-max-fields, LOGISTICS_GRAPHQL_MAX_FIELDS: fields a document may spell out
-	MaxListLength int           // --graphql-max-list, LOGISTICS_GRAPHQL_MAX_LIST: elements of a plain list of objects
-	MaxRespBytes  int           // --graphql-max-response-bytes, LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES
-	MaxExecTime   time.Duration // --graphql-max-execution-time, LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME
-	RateLimit     float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
-	RateBurst     int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
-	RedisURL      string        // --redis-url, LOGISTICS_REDIS_URL: share rate limits and the login throttle among instances (empty: per instance)
-	RedisPrefix   string        // --redis-prefix, LOGISTICS_REDIS_PREFIX: start of this service's Redis keys
-	AuthCacheTTL  time.Duration // --auth-cache-ttl, LOGISTICS_AUTH_CACHE_TTL: how long a verified API key is trusted without reading it again
-	AdminEmail    string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
-	AdminPassword string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
-	NoDemoData    bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
-	NoFastPath    bool          // --graphql-no-fast-path, LOGISTICS_GRAPHQL_NO_FAST_PATH: every query through gqlgen alone
-	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
-	GCPercent     int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
-	MemoryLimit   int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
+	Addr           string        // --addr, LOGISTICS_ADDR
+	DataDir        string        // --data-dir, LOGISTICS_DATA_DIR
+	DB             string        // --db, LOGISTICS_DB: SQLite path or postgres:// DSN for production
+	SandboxDB      string        // --sandbox-db, LOGISTICS_SANDBOX_DB
+	BaseURL        string        // --base-url, LOGISTICS_BASE_URL; empty: derived from the listen address (DeriveAddresses)
+	SandboxURL     string        // --sandbox-url, LOGISTICS_SANDBOX_URL; empty: the base address + /sandbox
+	CORSOrigins    string        // --cors-origins, LOGISTICS_CORS_ORIGINS: browser origins allowed with credentials, comma-separated
+	CookieSameSite string        // --cookie-samesite, LOGISTICS_COOKIE_SAMESITE: lax, strict or none (none needs an https base address)
+	LogFormat      string        // --log-format, LOGISTICS_LOG_FORMAT: text or json
+	MaxBodyBytes   int64         // --max-body-bytes, LOGISTICS_MAX_BODY_BYTES
+	ReadTimeout    time.Duration // --read-timeout, LOGISTICS_READ_TIMEOUT
+	WriteTimeout   time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
+	MaxDepth       int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
+	MaxComplexity  int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
+	MaxFields      int           // --graphql-max-fields, LOGISTICS_GRAPHQL_MAX_FIELDS: fields a document may spell out
+	MaxListLength  int           // --graphql-max-list, LOGISTICS_GRAPHQL_MAX_LIST: elements of a plain list of objects
+	MaxRespBytes   int           // --graphql-max-response-bytes, LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES
+	MaxExecTime    time.Duration // --graphql-max-execution-time, LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME
+	RateLimit      float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
+	RateBurst      int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
+	RedisURL       string        // --redis-url, LOGISTICS_REDIS_URL: share rate limits and the login throttle among instances (empty: per instance)
+	RedisPrefix    string        // --redis-prefix, LOGISTICS_REDIS_PREFIX: start of this service's Redis keys
+	AuthCacheTTL   time.Duration // --auth-cache-ttl, LOGISTICS_AUTH_CACHE_TTL: how long a verified API key is trusted without reading it again
+	AdminEmail     string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
+	AdminPassword  string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
+	NoDemoData     bool          // --no-demo-data, LOGISTICS_NO_DEMO_DATA: leave an empty sandbox empty
+	NoFastPath     bool          // --graphql-no-fast-path, LOGISTICS_GRAPHQL_NO_FAST_PATH: every query through gqlgen alone
+	DemoScale      float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
+	GCPercent      int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
+	MemoryLimit    int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
 }
 
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
 	return Config{
-		Addr:          "127.0.0.1:8080",
-		DataDir:       "./data",
-		BaseURL:       "http://127.0.0.1:8080",
-		SandboxURL:    "http://127.0.0.1:8080/sandbox",
-		LogFormat:     "text",
-		MaxBodyBytes:  1 << 20,
-		ReadTimeout:   15 * time.Second,
-		WriteTimeout:  60 * time.Second,
-		MaxDepth:      12,
-		MaxComplexity: 50_000,
-		MaxFields:     500,
-		MaxListLength: 100,
-		MaxRespBytes:  16 << 20,
-		MaxExecTime:   10 * time.Second,
-		RateLimit:     100,
-		RateBurst:     200,
-		RedisPrefix:   "logistics:",
-		AuthCacheTTL:  2 * time.Second,
-		AdminEmail:    "admin@localhost",
-		DemoScale:     0.02,
-		GCPercent:     400,
-		MemoryLimit:   1024,
+		Addr:           "127.0.0.1:8080",
+		DataDir:        "./data",
+		CookieSameSite: "lax",
+		LogFormat:      "text",
+		MaxBodyBytes:   1 << 20,
+		ReadTimeout:    15 * time.Second,
+		WriteTimeout:   60 * time.Second,
+		MaxDepth:       12,
+		MaxComplexity:  50_000,
+		MaxFields:      500,
+		MaxListLength:  100,
+		MaxRespBytes:   16 << 20,
+		MaxExecTime:    10 * time.Second,
+		RateLimit:      100,
+		RateBurst:      200,
+		RedisPrefix:    "logistics:",
+		AuthCacheTTL:   2 * time.Second,
+		AdminEmail:     "admin@localhost",
+		DemoScale:      0.02,
+		GCPercent:      400,
+		MemoryLimit:    1024,
 	}
 }
 
@@ -102,8 +106,10 @@ func (c *Config) settings() []setting {
 		{"data-dir", "LOGISTICS_DATA_DIR", "directory of the embedded SQLite databases", str(&c.DataDir)},
 		{"db", "LOGISTICS_DB", "production database: SQLite file path or postgres:// DSN (default <data-dir>/production.db)", str(&c.DB)},
 		{"sandbox-db", "LOGISTICS_SANDBOX_DB", "sandbox database: SQLite file path or postgres:// DSN (default <data-dir>/sandbox.db)", str(&c.SandboxDB)},
-		{"base-url", "LOGISTICS_BASE_URL", "production base address", str(&c.BaseURL)},
-		{"sandbox-url", "LOGISTICS_SANDBOX_URL", "sandbox base address", str(&c.SandboxURL)},
+		{"base-url", "LOGISTICS_BASE_URL", "production base address (default: http:// and the listen address, a wildcard host as 127.0.0.1)", str(&c.BaseURL)},
+		{"sandbox-url", "LOGISTICS_SANDBOX_URL", "sandbox base address (default: the production base address + /sandbox)", str(&c.SandboxURL)},
+		{"cors-origins", "LOGISTICS_CORS_ORIGINS", "browser origins (other than the base addresses') allowed to call the API with credentials, comma-separated: https://app.example.com, or http://localhost:* for any port", str(&c.CORSOrigins)},
+		{"cookie-samesite", "LOGISTICS_COOKIE_SAMESITE", "SameSite of the session cookies: lax, strict, or none for an app on another site (needs an https base address)", str(&c.CookieSameSite)},
 		{"log-format", "LOGISTICS_LOG_FORMAT", "log format: text or json", str(&c.LogFormat)},
 		{"max-body-bytes", "LOGISTICS_MAX_BODY_BYTES", "largest JSON request body", func(fs *flag.FlagSet, n, u string) { fs.Int64Var(&c.MaxBodyBytes, n, c.MaxBodyBytes, u) }},
 		{"read-timeout", "LOGISTICS_READ_TIMEOUT", "server read time-out", dur(&c.ReadTimeout)},
@@ -167,10 +173,25 @@ func (c *Config) Validate() error {
 		return errors.New("the production and sandbox databases must differ")
 	}
 	for _, u := range []string{c.BaseURL, c.SandboxURL} {
+		if u == "" {
+			continue // derived from the listen address (DeriveAddresses)
+		}
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return fmt.Errorf("base URL %q must be an absolute http(s) URL", u)
 		}
+	}
+	if _, err := auth.ParseOriginList(c.CORSOrigins); err != nil {
+		return err
+	}
+	switch c.CookieSameSite {
+	case "lax", "strict":
+	case "none":
+		if !strings.HasPrefix(c.BaseURL, "https://") {
+			return errors.New("cookie-samesite none needs an https --base-url: browsers drop SameSite=None cookies that are not Secure")
+		}
+	default:
+		return fmt.Errorf("cookie-samesite %q: must be lax, strict or none", c.CookieSameSite)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("log format %q: must be text or json", c.LogFormat)
@@ -218,7 +239,7 @@ func (c Config) Masked() []any {
 	}
 	return []any{
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
-		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
+		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "cors_origins", c.CORSOrigins, "cookie_samesite", c.CookieSameSite, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"graphql_max_fields", c.MaxFields, "graphql_max_list", c.MaxListLength,
 		"graphql_max_response_bytes", c.MaxRespBytes, "graphql_max_execution_time", c.MaxExecTime.String(),
@@ -237,4 +258,25 @@ func maskRedis(s string) string {
 		return "redis://…"
 	}
 	return u.Redacted()
+}
+
+// DeriveAddresses fills the base addresses left empty from the address the
+// server listens on (listen: "127.0.0.1:8090", "[::]:8080", ":0" resolved
+// to its real port by the caller): http://host:port, a wildcard host
+// advertised as 127.0.0.1; the sandbox's is the production one + /sandbox.
+func (c *Config) DeriveAddresses(listen string) error {
+	if c.BaseURL == "" {
+		host, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			return fmt.Errorf("addr %q: %v", listen, err)
+		}
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			host = "127.0.0.1"
+		}
+		c.BaseURL = "http://" + net.JoinHostPort(host, port)
+	}
+	if c.SandboxURL == "" {
+		c.SandboxURL = strings.TrimSuffix(c.BaseURL, "/") + "/sandbox"
+	}
+	return c.Validate()
 }

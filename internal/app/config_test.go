@@ -67,3 +67,49 @@ func TestLoadRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestDeriveAddresses(t *testing.T) {
+	for _, tc := range []struct{ listen, base, sandbox string }{
+		{"127.0.0.1:8090", "http://127.0.0.1:8090", "http://127.0.0.1:8090/sandbox"},
+		{"0.0.0.0:8080", "http://127.0.0.1:8080", "http://127.0.0.1:8080/sandbox"},
+		{"[::]:8080", "http://127.0.0.1:8080", "http://127.0.0.1:8080/sandbox"},
+		{":9000", "http://127.0.0.1:9000", "http://127.0.0.1:9000/sandbox"},
+		{"[::1]:8080", "http://[::1]:8080", "http://[::1]:8080/sandbox"},
+		{"localhost:8080", "http://localhost:8080", "http://localhost:8080/sandbox"},
+	} {
+		cfg := Defaults()
+		if err := cfg.DeriveAddresses(tc.listen); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.BaseURL != tc.base || cfg.SandboxURL != tc.sandbox {
+			t.Errorf("%s: %s, %s; want %s, %s", tc.listen, cfg.BaseURL, cfg.SandboxURL, tc.base, tc.sandbox)
+		}
+	}
+	cfg := Defaults()
+	cfg.BaseURL = "https://api.example.com"
+	if err := cfg.DeriveAddresses("0.0.0.0:8080"); err != nil || cfg.BaseURL != "https://api.example.com" || cfg.SandboxURL != "https://api.example.com/sandbox" {
+		t.Errorf("a set base address is kept: %s, %s, %v", cfg.BaseURL, cfg.SandboxURL, err)
+	}
+}
+
+func TestCORSAndCookieSettings(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cors-origins", "*"}, "not allowed"},
+		{[]string{"--cors-origins", "localhost:5173"}, "not an origin"},
+		{[]string{"--cookie-samesite", "none"}, "https"},
+		{[]string{"--cookie-samesite", "sometimes"}, "lax, strict or none"},
+	} {
+		cfg := Defaults()
+		if _, err := cfg.Load("serve", tc.args, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	cfg := Defaults()
+	if _, err := cfg.Load("serve", []string{"--cookie-samesite", "none", "--base-url", "https://api.example.com",
+		"--cors-origins", "https://app.example.net,http://localhost:*"}, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -110,6 +111,23 @@ func DSN(t testing.TB, name string) string {
 	return u.String()
 }
 
+// ModuleFS is the module's root directory (where go.mod is, found from the
+// test's working directory upwards), or nil.
+func ModuleFS() fs.FS {
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, e := os.Stat(filepath.Join(dir, "go.mod")); e == nil {
+			return os.DirFS(dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
+	return nil
+}
+
 // New starts the service on a loopback port with fresh databases; it stops
 // when the test ends.
 func New(t testing.TB, opts ...Options) *Server {
@@ -141,7 +159,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost})
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Docs: ModuleFS()})
 	if err != nil {
 		hs.Close()
 		t.Fatalf("apptest: open: %v", err)

@@ -29,6 +29,10 @@ type Authenticator struct {
 	Envs    *environment.Set
 	Limiter RateLimiter // per key / per session; nil: no limit
 	Log     *slog.Logger
+	// Origins are the browser origins whose session requests are accepted
+	// (the CORS middleware's list): a session's unsafe request whose Origin
+	// header names another is refused. nil: only the Origin check is skipped.
+	Origins *Origins
 }
 
 // Authenticate requires a caller: an API key (Authorization: Bearer) or a
@@ -107,9 +111,10 @@ func (a *Authenticator) identify(r *http.Request) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-	default:
+	if unsafeMethod(r.Method) {
+		if o := r.Header.Get("Origin"); o != "" && a.Origins != nil && !a.Origins.Allowed(o) {
+			return nil, ErrOrigin(o)
+		}
 		sent := r.Header.Get(CSRFHeader)
 		if sent == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(csrf)) != 1 {
 			return nil, apperr.Forbidden("csrf_token_invalid",
@@ -184,21 +189,34 @@ func ClientAddr(r *http.Request) string {
 	return host
 }
 
+// CookieOptions are the attributes of the session and CSRF cookies.
+type CookieOptions struct {
+	Secure   bool          // the base address is https
+	SameSite http.SameSite // Lax by default; None (with Secure) for SPAs on another site
+}
+
 // SetSessionCookies sends the session and CSRF cookies of a new login.
-// Both are SameSite=Lax, Path=/ (so the sandbox's GraphQL and playground
-// share the login when both environments are on one host), and Secure when
-// the production base address is https.
-func SetSessionCookies(w http.ResponseWriter, ns *NewSession, secure bool) {
+// Both are Path=/ (so the sandbox's GraphQL and playground share the login
+// when both environments are on one host), SameSite as configured (Lax by
+// default) and Secure when the base address is https.
+func SetSessionCookies(w http.ResponseWriter, ns *NewSession, c CookieOptions) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: ns.Secret, Path: "/", Expires: ns.ExpiresAt,
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
+		HttpOnly: true, Secure: c.Secure, SameSite: c.sameSite()})
 	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: ns.CSRF, Path: "/", Expires: ns.ExpiresAt,
-		HttpOnly: false, Secure: secure, SameSite: http.SameSiteLaxMode})
+		HttpOnly: false, Secure: c.Secure, SameSite: c.sameSite()})
 }
 
 // ClearSessionCookies removes both cookies.
-func ClearSessionCookies(w http.ResponseWriter, secure bool) {
+func ClearSessionCookies(w http.ResponseWriter, c CookieOptions) {
 	for _, n := range []string{SessionCookie, CSRFCookie} {
 		http.SetCookie(w, &http.Cookie{Name: n, Value: "", Path: "/", MaxAge: -1,
-			HttpOnly: n == SessionCookie, Secure: secure, SameSite: http.SameSiteLaxMode})
+			HttpOnly: n == SessionCookie, Secure: c.Secure, SameSite: c.sameSite()})
 	}
+}
+
+func (c CookieOptions) sameSite() http.SameSite {
+	if c.SameSite == 0 || c.SameSite == http.SameSiteDefaultMode {
+		return http.SameSiteLaxMode
+	}
+	return c.SameSite
 }

@@ -193,6 +193,28 @@ $("copy-secret").addEventListener("click", async () => {
     text($("copy-status"), document.execCommand("copy") ? "Copied." : "Select the text and copy it.");
   }
 });
+$("password-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  show("password-error", false); show("password-done", false);
+  const res = await fetch(PREFIX + "/api/password", {
+    method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": cookie("lsk_csrf") },
+    body: JSON.stringify({ currentPassword: $("current-password").value, newPassword: $("new-password").value }),
+  });
+  if (res.status === 401) return showLogin("Your session has ended: sign in again.");
+  if (!res.ok) {
+    let msg = "The password was not changed.";
+    try {
+      const p = await res.json();
+      msg = (p.errors && p.errors.length ? p.errors.map((e) => e.message).join("; ") : p.detail) || msg;
+    } catch (_) { /* not JSON */ }
+    const err = $("password-error"); text(err, msg); err.hidden = false;
+    return;
+  }
+  $("password-form").reset();
+  show("password-done", true);
+});
+
 $("secret-done").addEventListener("click", () => { show("token-secret", false); text($("secret-value"), ""); });
 
 start();
