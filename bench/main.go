@@ -71,6 +71,8 @@ type config struct {
 	Wrk           string
 	ServerBin     string
 	RateLimit     string
+	FloorGC       string
+	W4Stock       int64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -99,6 +101,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.Out, "out", "", "directory for results.md, raw wrk output, profiles and logs (default bench/out/<time>)")
 	fs.StringVar(&c.Wrk, "wrk", "wrk", "wrk binary")
 	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
+	fs.StringVar(&c.FloorGC, "floor-gc", floorGCServer, "the floor's garbage collector: 'server' (the server's --gc-percent/--memory-limit, as GOGC/GOMEMLIMIT) or 'go-default' (Go's default, the floor inherits the environment as before issue 16)")
+	fs.Int64Var(&c.W4Stock, "w4-stock", 1_000_000, "W4: units of stock made available on each of the 20 contended items before every W4 row (lower it to see insufficient_stock conflicts)")
 	fs.StringVar(&c.ServerBin, "server-bin", "", "prebuilt server binary (default: go build the module's main package)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -106,16 +110,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	known := map[string]bool{}
-	for _, w := range workloads {
-		known[w.Name] = true
-	}
 	for _, w := range splitList(workloadsFlag) {
-		w = strings.ToUpper(w)
-		if !known[w] {
+		name, ok := canonicalWorkload(w)
+		if !ok {
 			return nil, fmt.Errorf("--workloads: unknown workload %q", w)
 		}
-		c.Workloads = append(c.Workloads, w)
+		c.Workloads = append(c.Workloads, name)
 	}
 	for _, i := range splitList(ifacesFlag) {
 		i = strings.ToLower(i)
@@ -126,16 +126,23 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	for _, rp := range restPaths {
 		name, path, ok := strings.Cut(rp, "=")
-		if !ok || !known[strings.ToUpper(name)] || !strings.HasPrefix(path, "/") {
+		name, known := canonicalWorkload(name)
+		if !ok || !known || !strings.HasPrefix(path, "/") {
 			return nil, fmt.Errorf("--rest-path %q: want W1=/v1/…", rp)
 		}
-		c.RESTPaths[strings.ToUpper(name)] = path
+		c.RESTPaths[name] = path
 	}
 	if c.Connections < 1 || c.Threads < 1 {
 		return nil, errors.New("--connections and --threads must be at least 1")
 	}
 	if c.Rounds < 1 {
 		return nil, errors.New("--rounds must be at least 1")
+	}
+	if c.FloorGC != floorGCServer && c.FloorGC != floorGCDefault {
+		return nil, fmt.Errorf("--floor-gc %q: want %s or %s", c.FloorGC, floorGCServer, floorGCDefault)
+	}
+	if c.W4Stock < 1 {
+		return nil, errors.New("--w4-stock must be at least 1")
 	}
 	return c, nil
 }
@@ -212,6 +219,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rep := &report{Config: c, Started: time.Now().UTC(), Token: token != "", Cells: map[string]*cell{}, Parity: map[string]string{}}
 	rep.describeMachine(root)
 	rep.ServerFlags = serverArgs[len(dbArgs):]
+	srvCfg := app.Defaults()
+	if _, err := srvCfg.Load("bench", serverArgs, getenv); err != nil {
+		return fmt.Errorf("server flags: %w", err)
+	}
+	var floorEnv []string
+	floorEnv, rep.GC = floorGC(c.FloorGC, srvCfg, getenv)
+	log("garbage collector: %s", rep.GC)
 
 	// Phase 1, in process: validate every workload, check the interfaces
 	// return the same ids, count statements at two page sizes, explain.
@@ -298,7 +312,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 						return err
 					}
 					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, c.Rounds, c.Duration, c.Warmup, c.Connections)
-					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, base, token)
+					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token)
 					if err != nil {
 						cl.Skip = "error"
 						log("%s %s: %v", w.Name, iface, err)
@@ -312,6 +326,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
+	rep.LoadEnd = loadAverage()
 	md := rep.markdown()
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, md)
@@ -325,15 +340,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // measure runs one cell: start the process, check one request, warm up, load,
 // read the peak RSS, stop.
-func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs []string, base, token string) (*wrkResult, int64, error) {
+func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs, floorEnv []string, base, token string) (*wrkResult, int64, error) {
 	name := strings.ToLower(w.Name) + "-" + iface
 	if c.Rounds > 1 {
 		name += fmt.Sprintf("-r%d", round)
 	}
-	var args []string
+	var args, env []string
 	procBin := bin
 	if iface == ifFloor {
-		procBin = self
+		procBin, env = self, floorEnv
 		args = []string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}
 		if c.Pprof {
 			args = append(args, "--pprof-addr", "{pprof}")
@@ -345,7 +360,7 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 		}
 		args = append(args, serverArgs...)
 	}
-	p, err := start(ctx, procBin, args, filepath.Join(c.Out, name+".log"), c.Pprof)
+	p, err := start(ctx, procBin, args, env, filepath.Join(c.Out, name+".log"), c.Pprof)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -489,6 +504,17 @@ func seedDev(ctx context.Context, db, sandboxDB string, size seedSize) (bool, er
 	}
 	defer a.Close()
 	return devSeed(environment.NewContext(ctx, a.Envs.Get(environment.Sandbox)), a.Service, size)
+}
+
+// canonicalWorkload returns the workload's name as spelled in workloads
+// (w3s → W3s), and whether there is one.
+func canonicalWorkload(s string) (string, bool) {
+	for _, w := range workloads {
+		if strings.EqualFold(w.Name, strings.TrimSpace(s)) {
+			return w.Name, true
+		}
+	}
+	return "", false
 }
 
 func workloadByName(name string) workload {

@@ -88,6 +88,25 @@ var workloads = []workload{
 		Root:  "orders",
 		Floor: "/floor/w3?limit={limit}",
 	},
+	{
+		// W3 over open orders reads no tracking entries in the demo data
+		// (open orders have not shipped); W3s is the same query over
+		// shipped orders, each with its tracking history.
+		Name:  "W3s",
+		Title: "orders status=shipped, first 50, with lines (quantity, part sku, name) and 3 latest tracking entries",
+		REST:  "/v1/orders?status=shipped&limit={limit}",
+		GraphQL: `query W3s($first: Int!) {
+  orders(first: $first, where: {status: "shipped"}) {
+    edges { node { id number status customerRef priority dueAt createdAt updatedAt hub { code }
+      lines { id quantity allocatedQuantity shippedQuantity part { sku partName } }
+      trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) {
+        edges { node { id trackingNumber carrier status location occurredAt } } } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`,
+		Root:  "orders",
+		Floor: "/floor/w3?status=shipped&limit={limit}",
+	},
 }
 
 // request is one HTTP request of a workload through one interface.
