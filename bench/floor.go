@@ -48,6 +48,7 @@ func (f *floor) Handler() http.Handler {
 		}
 		f.serve(func(ctx context.Context, limit int) (any, int, string, error) { return f.w3(ctx, status, limit) })(w, r)
 	})
+	f.floorWriteHandlers(mux)
 	return mux
 }
 

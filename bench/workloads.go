@@ -33,6 +33,9 @@ type workload struct {
 	Root string
 	// Floor is the floor server's path; {limit} is the page size.
 	Floor string
+	// Ops, for the operation workloads W4–W6 (bench/ops.go), are the steps
+	// of one operation per interface; the fields above are then unused.
+	Ops map[string][]step
 }
 
 // pageSize is the page size of the load runs.
