@@ -178,4 +178,3 @@ func TestW4ConflictsAndInvariant(t *testing.T) {
 		t.Fatalf("after undoing: %v", err)
 	}
 }
-
