@@ -24,7 +24,10 @@ import (
 	"syscall"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"logistics/internal/app"
+	"logistics/internal/database"
 	"logistics/internal/environment"
 )
 
@@ -89,7 +92,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.Rounds, "rounds", 1, "measure every row this many times, interleaved (W1 rest, graphql, floor, W2 …, then again); the report gives the median of the per-round ratios to the floor")
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
-	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3", "workloads to run")
+	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3,W3s,W4,W5,W6", "workloads to run")
 	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor")
 	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
 	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
@@ -236,8 +239,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rep.Dialect = ip.dialect
 	rep.Dataset = datasetCounts(ctx, ip.db)
 	base := ip.base
+	pg := ip.dialect == dialect.Postgres
+	var fix fixture
+	if slices.ContainsFunc(c.Workloads, func(n string) bool { return workloadByName(n).Ops != nil }) {
+		sctx := environment.NewContext(ctx, ip.App.Envs.Get(environment.Sandbox))
+		if err := prepareW4(sctx, ip.App.Service, &fix); err != nil {
+			return err
+		}
+		if err := findOrders(ctx, ip.db, pg, &fix); err != nil {
+			return err
+		}
+		if err := topUpW4(ctx, ip.db, pg, fix, c.W4Stock); err != nil {
+			return err
+		}
+		if len(fix.Shipped) == 0 {
+			log("WARNING: no shipped orders with lines: W5 appends to other orders, W3s reads nothing")
+		}
+		log("operation workloads: W4 hub %s with %d parts, %d orders for W6, %d shipped orders for W5", w4HubCode, len(fix.Parts), len(fix.Orders), len(fix.Shipped))
+	}
 	for _, wn := range c.Workloads {
 		w := workloadByName(wn)
+		if w.Ops != nil {
+			rep.Parity[w.Name] = validateOps(ip, rep, w, base, token, fix, log)
+			if rep.Parity[w.Name] != "" {
+				log("WARNING: %s: %s", w.Name, rep.Parity[w.Name])
+			}
+			continue
+		}
 		ids := map[string][]string{}
 		for _, iface := range c.Interfaces {
 			cl := rep.cell(w.Name, iface)
@@ -300,6 +328,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
+		var stockDB *database.DB
+		if slices.Contains(c.Workloads, "W4") {
+			if stockDB, err = database.Open(ctx, c.SandboxDB, database.Options{}); err != nil {
+				return err
+			}
+			defer stockDB.Close()
+		}
 		for round := 1; round <= c.Rounds; round++ {
 			for _, wn := range c.Workloads {
 				w := workloadByName(wn)
@@ -312,15 +347,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 						return err
 					}
 					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, c.Rounds, c.Duration, c.Warmup, c.Connections)
-					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token)
+					if w.Name == "W4" {
+						if err := topUpW4(ctx, stockDB.SQL, pg, fix, c.W4Stock); err != nil {
+							return fmt.Errorf("W4 stock: %w", err)
+						}
+					}
+					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token, fix)
+					if w.Name == "W4" {
+						iv := invariantResult{Row: fmt.Sprintf("W4 %s round %d", iface, round)}
+						iv.Summary, iv.Err = checkW4(ctx, stockDB.SQL, pg, fix)
+						rep.Invariants = append(rep.Invariants, iv)
+						if iv.Err != nil {
+							log("W4 %s: reservations INCONSISTENT after the run: %v", iface, iv.Err)
+						} else {
+							log("W4 %s: reservations consistent: %s", iface, iv.Summary)
+						}
+					}
 					if err != nil {
 						cl.Skip = "error"
 						log("%s %s: %v", w.Name, iface, err)
 						continue
 					}
 					cl.add(res, rss)
-					log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, res.RPS,
-						fmtDur(res.P50), fmtDur(res.P99), float64(rss)/(1<<20), res.Non2xx)
+					log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB, %d errors, %d conflicts", w.Name, iface, res.RPS,
+						fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), res.errorCount(), res.Conflicts)
 				}
 			}
 		}
@@ -340,7 +390,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // measure runs one cell: start the process, check one request, warm up, load,
 // read the peak RSS, stop.
-func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs, floorEnv []string, base, token string) (*wrkResult, int64, error) {
+func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs, floorEnv []string, base, token string, fix fixture) (*wrkResult, int64, error) {
 	name := strings.ToLower(w.Name) + "-" + iface
 	if c.Rounds > 1 {
 		name += fmt.Sprintf("-r%d", round)
@@ -366,16 +416,26 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 	}
 	defer p.stop()
 
-	req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
-	if err := checkOnce(ctx, p.URL, req); err != nil {
-		return nil, 0, err
-	}
 	// The script stays beside the results, to rerun one cell by hand:
 	// wrk -t2 -c16 -d30s --latency -s <out>/w1-rest.lua http://127.0.0.1:<port>
 	// (it holds the API key: the out directory is not for sharing as is).
 	script := filepath.Join(c.Out, name+".lua")
-	if err := writeScript(script, req); err != nil {
-		return nil, 0, err
+	if w.Ops != nil {
+		codes, bodies := runOp(w, iface, base, token, opVars(fix, w, 0), httpDo(ctx, p.URL))
+		if o := outcome(codes[len(codes)-1], bodies[len(bodies)-1]); o == "error" {
+			return nil, 0, fmt.Errorf("one operation: HTTP %v: %s", codes, snippet(bodies[len(bodies)-1]))
+		}
+		if err := os.WriteFile(script, []byte(luaOps(w, iface, base, token, fix)), 0o600); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
+		if err := checkOnce(ctx, p.URL, req); err != nil {
+			return nil, 0, err
+		}
+		if err := writeScript(script, req); err != nil {
+			return nil, 0, err
+		}
 	}
 	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 30 * time.Second}
 	if c.Warmup > 0 {
@@ -407,6 +467,75 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 		return nil, 0, err
 	}
 	return res, rss, nil
+}
+
+// httpDo sends requests to hostURL, for runOp.
+func httpDo(ctx context.Context, hostURL string) func(request) (int, []byte) {
+	return func(req request) (int, []byte) {
+		r, err := http.NewRequestWithContext(ctx, req.Method, hostURL+req.Path, bytes.NewReader(req.Body))
+		if err != nil {
+			return 0, []byte(err.Error())
+		}
+		r.Header = req.Header.Clone()
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			return 0, []byte(err.Error())
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, body
+	}
+}
+
+// validateOps runs one operation of w through each interface in process
+// (twice: the first warms caches and per-key bookkeeping, the second is
+// counted), records its statements, and compares the answers; it returns
+// "" when they agree.
+func validateOps(ip *inProcess, rep *report, w workload, base, token string, fix fixture, log func(string, ...any)) string {
+	answers := map[string]string{}
+	for _, iface := range rep.Config.Interfaces {
+		cl := rep.cell(w.Name, iface)
+		var stmts int64
+		var codes []int
+		var bodies [][]byte
+		for i := range 2 {
+			stmts = 0
+			codes, bodies = runOp(w, iface, base, token, opVars(fix, w, i), func(r request) (int, []byte) {
+				code, body, n, _ := ip.do(r, iface, false)
+				stmts += n
+				return code, body
+			})
+		}
+		last := bodies[len(bodies)-1]
+		if o := outcome(codes[len(codes)-1], last); o != "ok" {
+			cl.Skip = fmt.Sprintf("%s: HTTP %v", o, codes)
+			log("%s %s: %s, HTTP %v: %s", w.Name, iface, o, codes, snippet(last))
+			continue
+		}
+		a, err := normalAnswer(w, iface, last)
+		if err != nil {
+			cl.Skip = "bad response"
+			log("%s %s: %v: %s", w.Name, iface, err, snippet(last))
+			continue
+		}
+		cl.Statements5, cl.Statements50, cl.Rows, cl.Bytes = stmts, stmts, len(codes), len(last)
+		answers[iface] = a
+	}
+	var ref string
+	for _, iface := range allInterfaces {
+		a, ok := answers[iface]
+		if !ok {
+			continue
+		}
+		if ref == "" {
+			ref = iface
+			continue
+		}
+		if a != answers[ref] {
+			return fmt.Sprintf("%s and %s answer differently: %s vs %s", ref, iface, answers[ref], a)
+		}
+	}
+	return ""
 }
 
 // checkOnce sends req once over HTTP and expects a 200.
