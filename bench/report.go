@@ -193,7 +193,7 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
 		min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
 	if c.Rounds > 1 {
-		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are the round with the median req/s; × floor for req/s is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
+		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are those of the round with the median req/s; every × floor (req/s, p99, p999) is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
 	}
 	if len(r.ServerFlags) > 0 {
 		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(r.ServerFlags, " "))
