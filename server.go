@@ -91,7 +91,11 @@ func openApp(ctx context.Context, name string, args []string, getenv func(string
 		return nil, nil, err
 	}
 	log := newLogger(cfg.LogFormat, stderr)
-	a, err := app.Open(ctx, cfg, log, app.Options{})
+	// A test-only fault (see rest.Deps.HoldAfterCommit): not a setting.
+	a, err := app.Open(ctx, cfg, log, app.Options{
+		HoldAfterCommit:  getenv("LOGISTICS_TEST_HOLD_AFTER_COMMIT"),
+		HoldBeforeCommit: getenv("LOGISTICS_TEST_HOLD_BEFORE_COMMIT"),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
