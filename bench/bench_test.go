@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"entgo.io/ent/dialect"
+
+	"logistics/internal/environment"
 )
 
 // BenchmarkWorkloads runs W1–W3 through GraphQL, REST and the floor in
@@ -18,8 +22,18 @@ import (
 //	go tool pprof -top -nodecount 40 bench.test /tmp/cpu.out
 func BenchmarkWorkloads(b *testing.B) {
 	ip, token := benchServer(b)
+	var fix fixture
 	for _, w := range workloads {
 		for _, iface := range []string{ifGraphQL, ifREST, ifFloor} {
+			if w.Ops != nil {
+				b.Run(w.Name+"/"+iface, func(b *testing.B) {
+					if fix.Hub == "" {
+						fix = benchFixture(b, ip)
+					}
+					benchOps(b, ip, w, iface, token, fix)
+				})
+				continue
+			}
 			b.Run(w.Name+"/"+iface, func(b *testing.B) {
 				req := buildRequest(w, iface, ip.base, pageSize, nil, token)
 				ip.do(req, iface, false) // uncounted: auth bookkeeping, cold caches
@@ -45,6 +59,52 @@ func BenchmarkWorkloads(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchOps runs one operation of W4–W6 per iteration (ns/op is per
+// operation: W4's three requests together).
+func benchOps(b *testing.B, ip *inProcess, w workload, iface, token string, fix fixture) {
+	var stmts int64
+	do := func(r request) (int, []byte) {
+		code, body, n, _ := ip.do(r, iface, false)
+		stmts += n
+		return code, body
+	}
+	runOp(w, iface, ip.base, token, opVars(fix, w, 0), do) // uncounted: auth bookkeeping, cold caches
+	stmts = 0
+	codes, bodies := runOp(w, iface, ip.base, token, opVars(fix, w, 1), do)
+	if o := outcome(codes[len(codes)-1], bodies[len(bodies)-1]); o != "ok" {
+		b.Fatalf("%s: HTTP %v: %s", o, codes, snippet(bodies[len(bodies)-1]))
+	}
+	perOp := stmts
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		codes, bodies := runOp(w, iface, ip.base, token, opVars(fix, w, i), do)
+		if o := outcome(codes[len(codes)-1], bodies[len(bodies)-1]); o == "error" {
+			b.Fatalf("HTTP %v: %s", codes, snippet(bodies[len(bodies)-1]))
+		}
+	}
+	b.ReportMetric(float64(perOp), "sql/op")
+}
+
+// benchFixture prepares W4's stock (topped up to 1,000,000 units per item)
+// and W5's and W6's orders on the benchmark's database.
+func benchFixture(b *testing.B, ip *inProcess) fixture {
+	ctx := context.Background()
+	var fix fixture
+	pg := ip.dialect == dialect.Postgres
+	if err := prepareW4(environment.NewContext(ctx, ip.App.Envs.Get(environment.Sandbox)), ip.App.Service, &fix); err != nil {
+		b.Fatal(err)
+	}
+	if err := findOrders(ctx, ip.db, pg, &fix); err != nil {
+		b.Fatal(err)
+	}
+	if err := topUpW4(ctx, ip.db, pg, fix, 1_000_000); err != nil {
+		b.Fatal(err)
+	}
+	return fix
 }
 
 // BenchmarkAuthOverhead measures what authentication and rate limiting add to

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 )
@@ -28,6 +30,8 @@ const sampleWrk = `Running 2s test @ http://127.0.0.1:39459
   Socket errors: connect 0, read 1, write 0, timeout 2
 Requests/sec:    127.48
 Transfer/sec:      2.23MB
+bench-p999-us 1834000
+bench-outcomes ok 250 conflict 6 error 4
 `
 
 func TestParseWrk(t *testing.T) {
@@ -37,6 +41,18 @@ func TestParseWrk(t *testing.T) {
 	}
 	if r.RPS != 127.48 || r.Requests != 260 || r.P50 != 812*time.Microsecond || r.P99 != 1200*time.Millisecond || r.Non2xx != 7 || r.SocketErr != 3 {
 		t.Fatalf("parsed %+v", r)
+	}
+	if r.P999 != 1834*time.Millisecond || !r.Counted || r.OK != 250 || r.Conflicts != 6 || r.Failures != 4 {
+		t.Fatalf("p999 and outcomes: %+v", r)
+	}
+	// A write script counts its own failures: the 6 expected conflicts (part
+	// of the 7 non-2xx) do not count, the 4 failures and 3 socket errors do.
+	if n := r.errorCount(); n != 7 {
+		t.Errorf("errorCount %d, want 7", n)
+	}
+	r.Counted = false
+	if n := r.errorCount(); n != 10 {
+		t.Errorf("errorCount of a read script %d, want 10 (non-2xx + socket errors)", n)
 	}
 	if _, err := parseWrk("unable to connect to 127.0.0.1:1 Connection refused"); err == nil {
 		t.Fatal("no error for a failed run")
@@ -60,8 +76,8 @@ func TestLuaScript(t *testing.T) {
 
 // TestFloorMatchesGraphQL checks on a tiny dataset (SQLite, or PostgreSQL
 // under LOGISTICS_TEST_POSTGRES) that the floor's hand-written SQL answers
-// each workload with the same rows as GraphQL, and that W3 keeps the 3
-// latest tracking entries.
+// each read workload (W1–W3, W3s) with the same rows as GraphQL, and that
+// W3 and W3s keep the 3 latest tracking entries.
 func TestFloorMatchesGraphQL(t *testing.T) {
 	srv := apptest.New(t)
 	env := srv.Env(environment.Sandbox)
@@ -71,6 +87,9 @@ func TestFloorMatchesGraphQL(t *testing.T) {
 	}
 	fl := newFloor(env.DB.SQL, env.DB.Dialect).Handler()
 	for _, w := range workloads {
+		if w.Ops != nil {
+			continue // W4–W6: TestOpsParity
+		}
 		for _, limit := range []int{5, 50} {
 			gq := buildRequest(w, ifGraphQL, "", limit, nil, "")
 			var vars map[string]any
@@ -127,7 +146,7 @@ func TestFloorMatchesGraphQL(t *testing.T) {
 			if page.HasMore != pi[w.Root].PageInfo.HasNextPage || (page.NextCursor != nil) != page.HasMore || (seeded && page.HasMore != (limit == 5)) {
 				t.Errorf("%s limit %d: has_more %v, next_cursor %v", w.Name, limit, page.HasMore, page.NextCursor)
 			}
-			if w.Name == "W3" {
+			if w.Name == "W3" || w.Name == "W3s" {
 				for i, o := range page.Data {
 					if seeded && (len(o.Lines) == 0 || len(o.TrackingEntries) == 0) || len(o.TrackingEntries) > 3 {
 						t.Errorf("W3 order %d: %d lines, %d tracking entries", i, len(o.Lines), len(o.TrackingEntries))
@@ -162,5 +181,73 @@ func TestRoundsMedian(t *testing.T) {
 	}
 	if _, _, _, ok := x.rpsRatio(nil); ok {
 		t.Error("a ratio without a floor")
+	}
+}
+
+// Latency ratios are taken round by round like req/s, and their median is
+// reported; with an even number of rounds the median is the mean of the two
+// middle ratios; rounds without a p999 are left out.
+func TestLatencyRatiosMedian(t *testing.T) {
+	ms := time.Millisecond
+	var x, fl cell
+	for _, r := range []struct{ p99, p999, fp99, fp999 time.Duration }{
+		{4 * ms, 10 * ms, 2 * ms, 5 * ms},  // 2×, 2×
+		{3 * ms, 30 * ms, 3 * ms, 10 * ms}, // 1×, 3×
+		{8 * ms, 0, 2 * ms, 4 * ms},        // 4×, no p999
+		{6 * ms, 40 * ms, 2 * ms, 10 * ms}, // 3×, 4×
+	} {
+		x.add(&wrkResult{RPS: 1, P99: r.p99, P999: r.p999}, 0)
+		fl.add(&wrkResult{RPS: 1, P99: r.fp99, P999: r.fp999}, 0)
+	}
+	if med, lo, hi, ok := x.ratioTo(&fl, p99Of); !ok || med != 2.5 || lo != 1 || hi != 4 {
+		t.Errorf("p99 ratio %v (%v–%v) %v, want 2.5 (1–4)", med, lo, hi, ok)
+	}
+	// p999 of round 3 is 0 on the interface's side: 0/4 = 0 is a ratio (the
+	// floor has one); only a floor without p999 is left out.
+	if med, lo, hi, ok := x.ratioTo(&fl, p999Of); !ok || med != 2.5 || lo != 0 || hi != 4 {
+		t.Errorf("p999 ratio %v (%v–%v) %v, want 2.5 (0–4)", med, lo, hi, ok)
+	}
+	fl.Rounds[0].P999 = 0
+	if med, _, _, _ := x.ratioTo(&fl, p999Of); med != 3 {
+		t.Errorf("p999 ratio without the floor's first round %v, want 3 (0, 3, 4)", med)
+	}
+	rep := &report{Config: &config{Workloads: []string{"W1"}, Rounds: 4}, Cells: map[string]*cell{"W1/rest": &x, "W1/floor": &fl}}
+	if got := rep.targets("W1", ifREST, &x, &fl); !strings.Contains(got, "p99 2.50× > 2×") {
+		t.Errorf("targets %q: want the p99 target missed", got)
+	}
+	md := rep.markdown()
+	if !strings.Contains(md, "| W1 | rest | 1 | 1.00× (1.00–1.00) |") || !strings.Contains(md, "2.50× (1.00–4.00)") {
+		t.Errorf("report:\n%s", md)
+	}
+}
+
+// The floor runs at the server's collector setting unless --floor-gc
+// go-default; GOGC/GOMEMLIMIT in the environment win for both.
+func TestFloorGC(t *testing.T) {
+	cfg := app.Defaults()
+	none := func(string) string { return "" }
+	env, desc := floorGC(floorGCServer, cfg, none)
+	if !slices.Equal(env, []string{"GOGC=400", "GOMEMLIMIT=1024MiB"}) || !strings.Contains(desc, "server GOGC=400 (--gc-percent), GOMEMLIMIT=1024MiB") || !strings.Contains(desc, "floor the same") {
+		t.Errorf("server mode: %v, %q", env, desc)
+	}
+	cfg.GCPercent, cfg.MemoryLimit = 200, 0
+	if env, _ := floorGC(floorGCServer, cfg, none); !slices.Equal(env, []string{"GOGC=200"}) {
+		t.Errorf("--gc-percent 200, no limit: %v", env)
+	}
+	env, desc = floorGC(floorGCDefault, app.Defaults(), none)
+	if env != nil || !strings.Contains(desc, "floor GOGC=100 (Go's default), no memory limit") || !strings.Contains(desc, "server GOGC=400") {
+		t.Errorf("go-default: %v, %q", env, desc)
+	}
+	fromEnv := func(k string) string { return map[string]string{"GOGC": "150"}[k] }
+	env, desc = floorGC(floorGCServer, app.Defaults(), fromEnv)
+	if !slices.Equal(env, []string{"GOMEMLIMIT=1024MiB"}) || !strings.Contains(desc, "server GOGC=150 (environment)") {
+		t.Errorf("GOGC in the environment: %v, %q", env, desc)
+	}
+	if _, err := parseFlags([]string{"--floor-gc", "off"}, io.Discard); err == nil {
+		t.Error("--floor-gc off accepted")
+	}
+	c, err := parseFlags([]string{"--workloads", "w3s,W1"}, io.Discard)
+	if err != nil || !slices.Equal(c.Workloads, []string{"W3s", "W1"}) || c.FloorGC != floorGCServer {
+		t.Errorf("flags: %+v, %v", c, err)
 	}
 }

@@ -21,14 +21,14 @@ type seedSize struct{ Parts, Items, Orders int }
 // (devSize) or a page of 5 (testSize). Real figures need the scale-1 seed.
 var (
 	devSize  = seedSize{Parts: 200, Items: 600, Orders: 90}
-	testSize = seedSize{Parts: 24, Items: 60, Orders: 12}
+	testSize = seedSize{Parts: 24, Items: 60, Orders: 24}
 )
 
 // devSeed fills the environment in ctx with a small dataset through the
 // service layer: hubs AMS1, RTM2 and OSL1; parts of which a quarter have
 // "bolt" in their names in mixed case; items with quantities 0–400 spread over
 // the hubs; orders with 1–4 lines and 1–5 tracking entries, two thirds of them
-// open. It is deterministic. When the environment already has hubs (demo
+// open and one third shipped (for W3s). It is deterministic. When the environment already has hubs (demo
 // data filled at start, or an earlier seed) it leaves it as it is and
 // reports false.
 func devSeed(ctx context.Context, svc *service.Service, size seedSize) (bool, error) {
@@ -100,10 +100,12 @@ func devSeed(ctx context.Context, svc *service.Service, size seedSize) (bool, er
 		// Orders start in the workflow's initial state (draft). The dataset
 		// needs open ones; the service's transitions are not on every branch
 		// yet, so set the state directly (development data only).
-		if i%3 != 2 {
-			if err := ent.FromContext(ctx).Order.UpdateOneID(o.ID).SetStatus("open").Exec(ctx); err != nil {
-				return false, fmt.Errorf("order %d: open: %w", i, err)
-			}
+		st := "open"
+		if i%3 == 2 {
+			st = "shipped"
+		}
+		if err := ent.FromContext(ctx).Order.UpdateOneID(o.ID).SetStatus(st).Exec(ctx); err != nil {
+			return false, fmt.Errorf("order %d: %s: %w", i, st, err)
 		}
 	}
 	return true, nil

@@ -40,7 +40,15 @@ func (f *floor) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /floor/w1", f.serve(f.w1))
 	mux.HandleFunc("GET /floor/w2", f.serve(f.w2))
-	mux.HandleFunc("GET /floor/w3", f.serve(f.w3))
+	mux.HandleFunc("GET /floor/w3", func(w http.ResponseWriter, r *http.Request) {
+		// W3 (open orders) and W3s (?status=shipped).
+		status := r.URL.Query().Get("status")
+		if status == "" {
+			status = "open"
+		}
+		f.serve(func(ctx context.Context, limit int) (any, int, string, error) { return f.w3(ctx, status, limit) })(w, r)
+	})
+	f.floorWriteHandlers(mux)
 	return mux
 }
 
@@ -254,12 +262,13 @@ type floorTracking struct {
 	OccurredAt     time.Time `json:"occurred_at"`
 }
 
-// w3: open orders by id, each with its lines (part sku and name) and its 3
-// latest tracking entries: three statements whatever the page size.
-func (f *floor) w3(ctx context.Context, limit int) (any, int, string, error) {
+// w3: orders in status (open for W3, shipped for W3s) by id, each with its
+// lines (part sku and name) and its 3 latest tracking entries: three
+// statements whatever the page size.
+func (f *floor) w3(ctx context.Context, status string, limit int) (any, int, string, error) {
 	rows, err := f.query(ctx, `SELECT o.id, o.number, o.status, h.code, o.customer_ref, o.priority, o.due_at, o.created_at, o.updated_at
 FROM orders o JOIN hubs h ON h.id = o.hub_id
-WHERE o.status = ? ORDER BY o.id LIMIT ?`, "open", limit)
+WHERE o.status = ? ORDER BY o.id LIMIT ?`, status, limit)
 	if err != nil {
 		return nil, 0, "", err
 	}

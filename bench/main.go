@@ -24,7 +24,10 @@ import (
 	"syscall"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"logistics/internal/app"
+	"logistics/internal/database"
 	"logistics/internal/environment"
 )
 
@@ -71,6 +74,8 @@ type config struct {
 	Wrk           string
 	ServerBin     string
 	RateLimit     string
+	FloorGC       string
+	W4Stock       int64
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -87,7 +92,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.Rounds, "rounds", 1, "measure every row this many times, interleaved (W1 rest, graphql, floor, W2 …, then again); the report gives the median of the per-round ratios to the floor")
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
-	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3", "workloads to run")
+	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3,W3s,W4,W5,W6", "workloads to run")
 	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor")
 	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
 	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
@@ -99,6 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.Out, "out", "", "directory for results.md, raw wrk output, profiles and logs (default bench/out/<time>)")
 	fs.StringVar(&c.Wrk, "wrk", "wrk", "wrk binary")
 	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
+	fs.StringVar(&c.FloorGC, "floor-gc", floorGCServer, "the floor's garbage collector: 'server' (the server's --gc-percent/--memory-limit, as GOGC/GOMEMLIMIT) or 'go-default' (Go's default, the floor inherits the environment as before issue 16)")
+	fs.Int64Var(&c.W4Stock, "w4-stock", 1_000_000, "W4: units of stock made available on each of the 20 contended items before every W4 row (lower it to see insufficient_stock conflicts)")
 	fs.StringVar(&c.ServerBin, "server-bin", "", "prebuilt server binary (default: go build the module's main package)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -106,16 +113,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	known := map[string]bool{}
-	for _, w := range workloads {
-		known[w.Name] = true
-	}
 	for _, w := range splitList(workloadsFlag) {
-		w = strings.ToUpper(w)
-		if !known[w] {
+		name, ok := canonicalWorkload(w)
+		if !ok {
 			return nil, fmt.Errorf("--workloads: unknown workload %q", w)
 		}
-		c.Workloads = append(c.Workloads, w)
+		c.Workloads = append(c.Workloads, name)
 	}
 	for _, i := range splitList(ifacesFlag) {
 		i = strings.ToLower(i)
@@ -126,16 +129,23 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	for _, rp := range restPaths {
 		name, path, ok := strings.Cut(rp, "=")
-		if !ok || !known[strings.ToUpper(name)] || !strings.HasPrefix(path, "/") {
+		name, known := canonicalWorkload(name)
+		if !ok || !known || !strings.HasPrefix(path, "/") {
 			return nil, fmt.Errorf("--rest-path %q: want W1=/v1/…", rp)
 		}
-		c.RESTPaths[strings.ToUpper(name)] = path
+		c.RESTPaths[name] = path
 	}
 	if c.Connections < 1 || c.Threads < 1 {
 		return nil, errors.New("--connections and --threads must be at least 1")
 	}
 	if c.Rounds < 1 {
 		return nil, errors.New("--rounds must be at least 1")
+	}
+	if c.FloorGC != floorGCServer && c.FloorGC != floorGCDefault {
+		return nil, fmt.Errorf("--floor-gc %q: want %s or %s", c.FloorGC, floorGCServer, floorGCDefault)
+	}
+	if c.W4Stock < 1 {
+		return nil, errors.New("--w4-stock must be at least 1")
 	}
 	return c, nil
 }
@@ -212,6 +222,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rep := &report{Config: c, Started: time.Now().UTC(), Token: token != "", Cells: map[string]*cell{}, Parity: map[string]string{}}
 	rep.describeMachine(root)
 	rep.ServerFlags = serverArgs[len(dbArgs):]
+	srvCfg := app.Defaults()
+	if _, err := srvCfg.Load("bench", serverArgs, getenv); err != nil {
+		return fmt.Errorf("server flags: %w", err)
+	}
+	var floorEnv []string
+	floorEnv, rep.GC = floorGC(c.FloorGC, srvCfg, getenv)
+	log("garbage collector: %s", rep.GC)
 
 	// Phase 1, in process: validate every workload, check the interfaces
 	// return the same ids, count statements at two page sizes, explain.
@@ -222,8 +239,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rep.Dialect = ip.dialect
 	rep.Dataset = datasetCounts(ctx, ip.db)
 	base := ip.base
+	pg := ip.dialect == dialect.Postgres
+	var fix fixture
+	if slices.ContainsFunc(c.Workloads, func(n string) bool { return workloadByName(n).Ops != nil }) {
+		sctx := environment.NewContext(ctx, ip.App.Envs.Get(environment.Sandbox))
+		if err := prepareW4(sctx, ip.App.Service, &fix); err != nil {
+			return err
+		}
+		if err := findOrders(ctx, ip.db, pg, &fix); err != nil {
+			return err
+		}
+		if err := topUpW4(ctx, ip.db, pg, fix, c.W4Stock); err != nil {
+			return err
+		}
+		if len(fix.Shipped) == 0 {
+			log("WARNING: no shipped orders with lines: W5 appends to other orders, W3s reads nothing")
+		}
+		log("operation workloads: W4 hub %s with %d parts, %d orders for W6, %d shipped orders for W5", w4HubCode, len(fix.Parts), len(fix.Orders), len(fix.Shipped))
+	}
 	for _, wn := range c.Workloads {
 		w := workloadByName(wn)
+		if w.Ops != nil {
+			rep.Parity[w.Name] = validateOps(ip, rep, w, base, token, fix, log)
+			if rep.Parity[w.Name] != "" {
+				log("WARNING: %s: %s", w.Name, rep.Parity[w.Name])
+			}
+			continue
+		}
 		ids := map[string][]string{}
 		for _, iface := range c.Interfaces {
 			cl := rep.cell(w.Name, iface)
@@ -286,6 +328,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
+		var stockDB *database.DB
+		if slices.Contains(c.Workloads, "W4") {
+			if stockDB, err = database.Open(ctx, c.SandboxDB, database.Options{}); err != nil {
+				return err
+			}
+			defer stockDB.Close()
+		}
 		for round := 1; round <= c.Rounds; round++ {
 			for _, wn := range c.Workloads {
 				w := workloadByName(wn)
@@ -298,20 +347,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 						return err
 					}
 					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, c.Rounds, c.Duration, c.Warmup, c.Connections)
-					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, base, token)
+					if w.Name == "W4" {
+						if err := topUpW4(ctx, stockDB.SQL, pg, fix, c.W4Stock); err != nil {
+							return fmt.Errorf("W4 stock: %w", err)
+						}
+					}
+					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token, fix)
+					if w.Name == "W4" {
+						iv := invariantResult{Row: fmt.Sprintf("W4 %s round %d", iface, round)}
+						iv.Summary, iv.Err = checkW4(ctx, stockDB.SQL, pg, fix)
+						rep.Invariants = append(rep.Invariants, iv)
+						if iv.Err != nil {
+							log("W4 %s: reservations INCONSISTENT after the run: %v", iface, iv.Err)
+						} else {
+							log("W4 %s: reservations consistent: %s", iface, iv.Summary)
+						}
+					}
 					if err != nil {
 						cl.Skip = "error"
 						log("%s %s: %v", w.Name, iface, err)
 						continue
 					}
 					cl.add(res, rss)
-					log("%s %s: %.0f req/s, p50 %s, p99 %s, peak RSS %.0f MiB, %d non-2xx", w.Name, iface, res.RPS,
-						fmtDur(res.P50), fmtDur(res.P99), float64(rss)/(1<<20), res.Non2xx)
+					log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB, %d errors, %d conflicts", w.Name, iface, res.RPS,
+						fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), res.errorCount(), res.Conflicts)
 				}
 			}
 		}
 	}
 
+	rep.LoadEnd = loadAverage()
 	md := rep.markdown()
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, md)
@@ -325,15 +390,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // measure runs one cell: start the process, check one request, warm up, load,
 // read the peak RSS, stop.
-func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs []string, base, token string) (*wrkResult, int64, error) {
+func measure(ctx context.Context, c *config, w workload, iface string, round int, bin, self string, serverArgs, floorEnv []string, base, token string, fix fixture) (*wrkResult, int64, error) {
 	name := strings.ToLower(w.Name) + "-" + iface
 	if c.Rounds > 1 {
 		name += fmt.Sprintf("-r%d", round)
 	}
-	var args []string
+	var args, env []string
 	procBin := bin
 	if iface == ifFloor {
-		procBin = self
+		procBin, env = self, floorEnv
 		args = []string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}
 		if c.Pprof {
 			args = append(args, "--pprof-addr", "{pprof}")
@@ -345,22 +410,32 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 		}
 		args = append(args, serverArgs...)
 	}
-	p, err := start(ctx, procBin, args, filepath.Join(c.Out, name+".log"), c.Pprof)
+	p, err := start(ctx, procBin, args, env, filepath.Join(c.Out, name+".log"), c.Pprof)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer p.stop()
 
-	req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
-	if err := checkOnce(ctx, p.URL, req); err != nil {
-		return nil, 0, err
-	}
 	// The script stays beside the results, to rerun one cell by hand:
 	// wrk -t2 -c16 -d30s --latency -s <out>/w1-rest.lua http://127.0.0.1:<port>
 	// (it holds the API key: the out directory is not for sharing as is).
 	script := filepath.Join(c.Out, name+".lua")
-	if err := writeScript(script, req); err != nil {
-		return nil, 0, err
+	if w.Ops != nil {
+		codes, bodies := runOp(w, iface, base, token, opVars(fix, w, 0), httpDo(ctx, p.URL))
+		if o := outcome(codes[len(codes)-1], bodies[len(bodies)-1]); o == "error" {
+			return nil, 0, fmt.Errorf("one operation: HTTP %v: %s", codes, snippet(bodies[len(bodies)-1]))
+		}
+		if err := os.WriteFile(script, []byte(luaOps(w, iface, base, token, fix)), 0o600); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		req := buildRequest(w, iface, base, pageSize, c.RESTPaths, token)
+		if err := checkOnce(ctx, p.URL, req); err != nil {
+			return nil, 0, err
+		}
+		if err := writeScript(script, req); err != nil {
+			return nil, 0, err
+		}
 	}
 	o := wrkOptions{Bin: c.Wrk, Threads: c.Threads, Connections: c.Connections, Timeout: 30 * time.Second}
 	if c.Warmup > 0 {
@@ -392,6 +467,75 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 		return nil, 0, err
 	}
 	return res, rss, nil
+}
+
+// httpDo sends requests to hostURL, for runOp.
+func httpDo(ctx context.Context, hostURL string) func(request) (int, []byte) {
+	return func(req request) (int, []byte) {
+		r, err := http.NewRequestWithContext(ctx, req.Method, hostURL+req.Path, bytes.NewReader(req.Body))
+		if err != nil {
+			return 0, []byte(err.Error())
+		}
+		r.Header = req.Header.Clone()
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			return 0, []byte(err.Error())
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, body
+	}
+}
+
+// validateOps runs one operation of w through each interface in process
+// (twice: the first warms caches and per-key bookkeeping, the second is
+// counted), records its statements, and compares the answers; it returns
+// "" when they agree.
+func validateOps(ip *inProcess, rep *report, w workload, base, token string, fix fixture, log func(string, ...any)) string {
+	answers := map[string]string{}
+	for _, iface := range rep.Config.Interfaces {
+		cl := rep.cell(w.Name, iface)
+		var stmts int64
+		var codes []int
+		var bodies [][]byte
+		for i := range 2 {
+			stmts = 0
+			codes, bodies = runOp(w, iface, base, token, opVars(fix, w, i), func(r request) (int, []byte) {
+				code, body, n, _ := ip.do(r, iface, false)
+				stmts += n
+				return code, body
+			})
+		}
+		last := bodies[len(bodies)-1]
+		if o := outcome(codes[len(codes)-1], last); o != "ok" {
+			cl.Skip = fmt.Sprintf("%s: HTTP %v", o, codes)
+			log("%s %s: %s, HTTP %v: %s", w.Name, iface, o, codes, snippet(last))
+			continue
+		}
+		a, err := normalAnswer(w, iface, last)
+		if err != nil {
+			cl.Skip = "bad response"
+			log("%s %s: %v: %s", w.Name, iface, err, snippet(last))
+			continue
+		}
+		cl.Statements5, cl.Statements50, cl.Rows, cl.Bytes = stmts, stmts, len(codes), len(last)
+		answers[iface] = a
+	}
+	var ref string
+	for _, iface := range allInterfaces {
+		a, ok := answers[iface]
+		if !ok {
+			continue
+		}
+		if ref == "" {
+			ref = iface
+			continue
+		}
+		if a != answers[ref] {
+			return fmt.Sprintf("%s and %s answer differently: %s vs %s", ref, iface, answers[ref], a)
+		}
+	}
+	return ""
 }
 
 // checkOnce sends req once over HTTP and expects a 200.
@@ -489,6 +633,17 @@ func seedDev(ctx context.Context, db, sandboxDB string, size seedSize) (bool, er
 	}
 	defer a.Close()
 	return devSeed(environment.NewContext(ctx, a.Envs.Get(environment.Sandbox)), a.Service, size)
+}
+
+// canonicalWorkload returns the workload's name as spelled in workloads
+// (w3s → W3s), and whether there is one.
+func canonicalWorkload(s string) (string, bool) {
+	for _, w := range workloads {
+		if strings.EqualFold(w.Name, strings.TrimSpace(s)) {
+			return w.Name, true
+		}
+	}
+	return "", false
 }
 
 func workloadByName(name string) workload {

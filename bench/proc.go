@@ -68,8 +68,9 @@ func moduleRoot() (string, error) {
 }
 
 // start runs bin with args (in which {addr} and {pprof} are replaced by fresh
-// loopback addresses) and waits for GET /healthz to answer 200.
-func start(ctx context.Context, bin string, args []string, logPath string, withPprof bool) (*process, error) {
+// loopback addresses), with env added to this process's environment, and
+// waits for GET /healthz to answer 200.
+func start(ctx context.Context, bin string, args, env []string, logPath string, withPprof bool) (*process, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -91,6 +92,9 @@ func start(ctx context.Context, bin string, args []string, logPath string, withP
 		return nil, err
 	}
 	cmd := exec.Command(bin, full...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

@@ -40,21 +40,40 @@ func (x *cell) add(res *wrkResult, rss int64) {
 // measured minutes apart at most, so a slow spell of the machine weighs on
 // both): the median, the lowest and the highest.
 func (x *cell) rpsRatio(fl *cell) (med, lo, hi float64, ok bool) {
+	return x.ratioTo(fl, func(w *wrkResult) float64 { return w.RPS })
+}
+
+// ratioTo is the median, lowest and highest of x's figure over the floor's,
+// round by round (get reads the figure: req/s, p99, p999). Rounds where the
+// floor's figure is 0 (p999 not reported) are left out.
+func (x *cell) ratioTo(fl *cell, get func(*wrkResult) float64) (med, lo, hi float64, ok bool) {
 	if fl == nil {
 		return 0, 0, 0, false
 	}
 	var rs []float64
 	for i := 0; i < len(x.Rounds) && i < len(fl.Rounds); i++ {
-		if fl.Rounds[i].RPS > 0 {
-			rs = append(rs, x.Rounds[i].RPS/fl.Rounds[i].RPS)
+		if f := get(fl.Rounds[i]); f > 0 {
+			rs = append(rs, get(x.Rounds[i])/f)
 		}
 	}
 	if len(rs) == 0 {
 		return 0, 0, 0, false
 	}
 	slices.Sort(rs)
-	return rs[(len(rs)-1)/2], rs[0], rs[len(rs)-1], true
+	return median(rs), rs[0], rs[len(rs)-1], true
 }
+
+// median of sorted values: the middle one, or the mean of the two middle ones.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func p99Of(w *wrkResult) float64  { return w.P99.Seconds() }
+func p999Of(w *wrkResult) float64 { return w.P999.Seconds() }
 
 // report is a whole run.
 type report struct {
@@ -69,6 +88,20 @@ type report struct {
 	Cells   map[string]*cell
 	// ServerFlags are the flags given to the server besides the databases.
 	ServerFlags []string
+	// GC says how the server's and the floor's garbage collectors were set.
+	GC string
+	// LoadEnd is /proc/loadavg at the end of the run (Machine has the start).
+	LoadEnd string
+	// Invariants holds, per W4 row and round, the result of the post-run
+	// check of the reservations ("" when it held).
+	Invariants []invariantResult
+}
+
+// invariantResult is the post-run check of one W4 row.
+type invariantResult struct {
+	Row     string // e.g. "W4 rest round 1"
+	Summary string // what was checked, with the totals
+	Err     error  // nil when the invariant held
 }
 
 func (r *report) cell(w, iface string) *cell {
@@ -82,13 +115,21 @@ func (r *report) cell(w, iface string) *cell {
 	return r.Cells[k]
 }
 
-func (r *report) describeMachine(root string) {
+// loadAverage is the 1, 5 and 15 minute load averages from /proc/loadavg.
+func loadAverage() string {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fields := strings.Fields(string(load))
 	if len(fields) > 3 {
 		fields = fields[:3]
 	}
-	r.Machine = fmt.Sprintf("%d CPUs, %s/%s, load average at start %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, strings.Join(fields, " "))
+	if len(fields) == 0 {
+		return "unknown"
+	}
+	return strings.Join(fields, " ")
+}
+
+func (r *report) describeMachine(root string) {
+	r.Machine = fmt.Sprintf("%d CPUs, %s/%s, load average (1, 5, 15 min) at start %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, loadAverage())
 	cmd := exec.Command("git", "rev-parse", "--short", "HEAD")
 	cmd.Dir = root
 	if out, err := cmd.Output(); err == nil {
@@ -115,8 +156,21 @@ func datasetCounts(ctx context.Context, db *sql.DB) string {
 	return strings.Join(parts, ", ")
 }
 
-// targets of issue 6: the lowest ratio of the floor's requests per second.
-var rpsTarget = map[string]float64{"W1": 0.7, "W2": 0.7, "W3": 0.5}
+// rpsTarget is issue 16's lowest ratio of the floor's requests per second:
+// on the reads W1–W3 and W3s REST 0.8× and GraphQL 0.7×, on the writes and
+// the single-order read W4–W6 0.7× through both.
+func rpsTarget(wn, iface string) float64 {
+	switch wn {
+	case "W1", "W2", "W3", "W3s":
+		if iface == ifREST {
+			return 0.8
+		}
+	}
+	return 0.7
+}
+
+// p99Target is issue 16's highest ratio of the floor's p99 latency, every row.
+const p99Target = 2.0
 
 const rssTarget = 200 << 20
 
@@ -127,7 +181,11 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "## Benchmark run %s\n\n", r.Started.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "- commit %s, %s, database %s (sandbox)\n", orDash(r.Commit), runtime.Version(), r.Dialect)
 	fmt.Fprintf(&b, "- dataset: %s\n", r.Dataset)
-	fmt.Fprintf(&b, "- machine: %s\n", r.Machine)
+	fmt.Fprintf(&b, "- machine: %s", r.Machine)
+	if r.LoadEnd != "" {
+		fmt.Fprintf(&b, ", at end %s", r.LoadEnd)
+	}
+	b.WriteString("\n")
 	auth := "on (Authorization: Bearer, sandbox key)"
 	if !r.Token {
 		auth = "**off** (no API key: the server had no auth, or --no-token)"
@@ -135,21 +193,19 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
 		min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
 	if c.Rounds > 1 {
-		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are the round with the median req/s; × floor for req/s is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
+		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are those of the round with the median req/s; every × floor (req/s, p99, p999) is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
 	}
 	if len(r.ServerFlags) > 0 {
 		fmt.Fprintf(&b, "- server flags: `%s`\n", strings.Join(r.ServerFlags, " "))
 	}
-	if g := os.Getenv("GOGC"); g != "" {
-		fmt.Fprintf(&b, "- garbage collector: GOGC=%s from the environment, for the server and the floor alike\n", g)
-	} else {
-		b.WriteString("- garbage collector: the server's own setting (`--gc-percent`, 400 unless a server flag says otherwise); the floor at Go's default (GOGC=100)\n")
+	if r.GC != "" {
+		fmt.Fprintf(&b, "- garbage collector: %s\n", r.GC)
 	}
 	if c.Pprof {
 		b.WriteString("- **profiled run** (--pprof): CPU profiling was on; use these figures for profiles, not as the reference\n")
 	}
-	b.WriteString("\n| Workload | Interface | req/s | × floor | p50 | × floor | p99 | × floor | peak RSS | SQL/request (page 5 → 50) | non-2xx | targets |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	b.WriteString("\n| Workload | Interface | req/s | × floor | p50 | p99 | × floor | p999 | × floor | peak RSS | SQL/request (page 5 → 50) | errors | targets |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	var notes []string
 	for _, wn := range c.Workloads {
 		fl := r.Cells[wn+"/"+ifFloor]
@@ -160,27 +216,17 @@ func (r *report) markdown() string {
 			}
 			row := []string{wn, iface}
 			if x.Skip != "" && x.Load == nil && x.Statements50 == 0 {
-				row = append(row, "—", "", "—", "", "—", "", "—", "—", "—", "not measured: "+x.Skip)
+				row = append(row, "—", "", "—", "—", "", "—", "", "—", "—", "—", "not measured: "+x.Skip)
 				b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 				continue
 			}
-			var floorLoad *wrkResult
-			if fl != nil && iface != ifFloor {
-				floorLoad = fl.Load
-			}
 			if x.Load != nil {
-				rps := ""
-				if med, lo, hi, ok := x.rpsRatio(fl); ok && iface != ifFloor {
-					rps = fmt.Sprintf("%.2f×", med)
-					if len(x.Rounds) > 1 {
-						rps += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
-					}
-				}
-				row = append(row, fmt.Sprintf("%.0f", x.Load.RPS), rps,
-					fmtDur(x.Load.P50), ratio(x.Load.P50.Seconds(), floorLoad, func(w *wrkResult) float64 { return w.P50.Seconds() }),
-					fmtDur(x.Load.P99), ratio(x.Load.P99.Seconds(), floorLoad, func(w *wrkResult) float64 { return w.P99.Seconds() }))
+				row = append(row, fmt.Sprintf("%.0f", x.Load.RPS), x.ratioCell(fl, iface, func(w *wrkResult) float64 { return w.RPS }),
+					fmtDur(x.Load.P50),
+					fmtDur(x.Load.P99), x.ratioCell(fl, iface, p99Of),
+					fmtDurOrDash(x.Load.P999), x.ratioCell(fl, iface, p999Of))
 			} else {
-				row = append(row, "—", "", "—", "", "—", "")
+				row = append(row, "—", "", "—", "—", "", "—", "")
 			}
 			rss := "—"
 			if x.PeakRSS > 0 {
@@ -190,15 +236,22 @@ func (r *report) markdown() string {
 			if fl != nil && iface != ifFloor && fl.Statements50 > 0 {
 				stm += fmt.Sprintf(" (%.1f× floor)", float64(x.Statements50)/float64(fl.Statements50))
 			}
-			non2xx := "—"
+			errs := "—"
 			if x.Load != nil {
-				non2xx = fmt.Sprint(x.Load.Non2xx + x.Load.SocketErr)
-				if x.Load.Non2xx+x.Load.SocketErr > 0 {
-					notes = append(notes, fmt.Sprintf("%s %s: %d non-2xx responses and %d socket errors out of %d requests: the figures are not valid (a 429 means the rate limit: pass a generous limit with --server-flag)",
-						wn, iface, x.Load.Non2xx, x.Load.SocketErr, x.Load.Requests))
+				var n int64
+				for i, rd := range x.Rounds {
+					n += rd.errorCount()
+					if rd.errorCount() > 0 {
+						notes = append(notes, fmt.Sprintf("%s %s round %d: %d unexpected answers (non-2xx, GraphQL errors) and %d socket errors out of %d requests: the figures are not valid (a 429 means the rate limit: pass a generous limit with --server-flag)",
+							wn, iface, i+1, rd.errorCount()-rd.SocketErr, rd.SocketErr, rd.Requests))
+					}
+					if rd.Conflicts > 0 {
+						notes = append(notes, fmt.Sprintf("%s %s round %d: %d expected insufficient_stock conflicts out of %d requests", wn, iface, i+1, rd.Conflicts, rd.Requests))
+					}
 				}
+				errs = fmt.Sprint(n)
 			}
-			row = append(row, rss, stm, non2xx, r.targets(wn, iface, x, fl))
+			row = append(row, rss, stm, errs, r.targets(wn, iface, x, fl))
 			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 			if x.Skip != "" {
 				notes = append(notes, fmt.Sprintf("%s %s: load not measured: %s", wn, iface, x.Skip))
@@ -208,12 +261,27 @@ func (r *report) markdown() string {
 			notes = append(notes, fmt.Sprintf("%s: %s", wn, p))
 		}
 	}
-	b.WriteString("\n× floor: the interface's figure divided by the floor's (requests per second: higher is better; latency: lower is better). ")
-	b.WriteString("SQL/request is counted in process, one request at each page size. Targets (issue 6): ≥ 0.7× the floor's req/s on W1 and W2, ≥ 0.5× on W3; SQL/request constant in page size; peak RSS < 200 MiB.\n")
+	b.WriteString("\n× floor: the interface's figure divided by the floor's, round by round (requests per second: higher is better; latency: lower is better)")
+	if c.Rounds > 1 {
+		b.WriteString(", the median of the rounds (lowest–highest)")
+	}
+	b.WriteString(". p999 comes from wrk's Lua done hook (latency:percentile(99.9)). ")
+	b.WriteString("SQL/request is counted in process, one request at each page size (the write workloads: one operation, all its requests). ")
+	b.WriteString("Targets (issue 16): req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
 	for _, w := range c.Workloads {
 		fmt.Fprintf(&b, "\n- %s: %s", w, workloadByName(w).Title)
 	}
 	b.WriteString("\n")
+	if len(r.Invariants) > 0 {
+		b.WriteString("\nW4 post-run checks (reservations of the 20 contended items):\n")
+		for _, iv := range r.Invariants {
+			if iv.Err != nil {
+				fmt.Fprintf(&b, "- %s: **violated**: %v\n", iv.Row, iv.Err)
+			} else {
+				fmt.Fprintf(&b, "- %s: held (%s)\n", iv.Row, iv.Summary)
+			}
+		}
+	}
 	if len(notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range notes {
@@ -230,8 +298,23 @@ func (r *report) targets(wn, iface string, x, fl *cell) string {
 	}
 	var missed []string
 	if q, _, _, ok := x.rpsRatio(fl); ok {
-		if q < rpsTarget[wn] {
-			missed = append(missed, fmt.Sprintf("req/s %.2f× < %.1f×", q, rpsTarget[wn]))
+		if t := rpsTarget(wn, iface); q < t {
+			missed = append(missed, fmt.Sprintf("req/s %.2f× < %.1f×", q, t))
+		}
+	}
+	if q, _, _, ok := x.ratioTo(fl, p99Of); ok && q > p99Target {
+		missed = append(missed, fmt.Sprintf("p99 %.2f× > %.0f×", q, p99Target))
+	}
+	for _, rd := range x.Rounds {
+		if rd.errorCount() > 0 {
+			missed = append(missed, "errors")
+			break
+		}
+	}
+	for _, iv := range r.Invariants {
+		if iv.Err != nil && strings.HasPrefix(iv.Row, wn+" "+iface+" ") {
+			missed = append(missed, "reservations inconsistent")
+			break
 		}
 	}
 	if x.Statements50 > x.Statements5 {
@@ -249,11 +332,28 @@ func (r *report) targets(wn, iface string, x, fl *cell) string {
 	return "met"
 }
 
-func ratio(v float64, floor *wrkResult, get func(*wrkResult) float64) string {
-	if floor == nil || get(floor) == 0 {
+// ratioCell renders x's figure over the floor's: the median of the rounds,
+// with the lowest and highest when there are several.
+func (x *cell) ratioCell(fl *cell, iface string, get func(*wrkResult) float64) string {
+	if iface == ifFloor {
 		return ""
 	}
-	return fmt.Sprintf("%.2f×", v/get(floor))
+	med, lo, hi, ok := x.ratioTo(fl, get)
+	if !ok {
+		return ""
+	}
+	s := fmt.Sprintf("%.2f×", med)
+	if len(x.Rounds) > 1 {
+		s += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
+	}
+	return s
+}
+
+func fmtDurOrDash(d time.Duration) string {
+	if d == 0 {
+		return "—"
+	}
+	return fmtDur(d)
 }
 
 func fmtDur(d time.Duration) string {

@@ -33,6 +33,9 @@ type workload struct {
 	Root string
 	// Floor is the floor server's path; {limit} is the page size.
 	Floor string
+	// Ops, for the operation workloads W4–W6 (bench/ops.go), are the steps
+	// of one operation per interface; the fields above are then unused.
+	Ops map[string][]step
 }
 
 // pageSize is the page size of the load runs.
@@ -87,6 +90,25 @@ var workloads = []workload{
 }`,
 		Root:  "orders",
 		Floor: "/floor/w3?limit={limit}",
+	},
+	{
+		// W3 over open orders reads no tracking entries in the demo data
+		// (open orders have not shipped); W3s is the same query over
+		// shipped orders, each with its tracking history.
+		Name:  "W3s",
+		Title: "orders status=shipped, first 50, with lines (quantity, part sku, name) and 3 latest tracking entries",
+		REST:  "/v1/orders?status=shipped&limit={limit}",
+		GraphQL: `query W3s($first: Int!) {
+  orders(first: $first, where: {status: "shipped"}) {
+    edges { node { id number status customerRef priority dueAt createdAt updatedAt hub { code }
+      lines { id quantity allocatedQuantity shippedQuantity part { sku partName } }
+      trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) {
+        edges { node { id trackingNumber carrier status location occurredAt } } } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`,
+		Root:  "orders",
+		Floor: "/floor/w3?status=shipped&limit={limit}",
 	},
 }
 

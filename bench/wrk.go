@@ -19,9 +19,25 @@ type wrkResult struct {
 	Requests  int64
 	RPS       float64
 	P50, P99  time.Duration
+	P999      time.Duration // from the script's done hook (latency:percentile(99.9))
 	Non2xx    int64
 	SocketErr int64
-	Raw       string
+	// Outcomes counted by a write workload's script (response hook): 2xx
+	// answers without GraphQL errors, expected conflicts (insufficient_stock)
+	// and everything else. Counted is false for the read scripts.
+	Counted                 bool
+	OK, Conflicts, Failures int64
+	Raw                     string
+}
+
+// errorCount is what makes a run invalid: unexpected answers and socket
+// errors. A read script counts every non-2xx; a write script counts its own
+// failures (a 409 insufficient_stock is expected on W4, not a failure).
+func (r *wrkResult) errorCount() int64 {
+	if r.Counted {
+		return r.Failures + r.SocketErr
+	}
+	return r.Non2xx + r.SocketErr
 }
 
 // luaScript returns a wrk script that sends req (method, path, headers, body).
@@ -42,8 +58,17 @@ func luaScript(req request) string {
 	if len(req.Body) > 0 {
 		fmt.Fprintf(&b, "wrk.body = %s\n", luaString(string(req.Body)))
 	}
+	b.WriteString(luaDone)
 	return b.String()
 }
+
+// luaDone prints the 99.9th latency percentile, which wrk's --latency report
+// does not give (it stops at 99%), in microseconds.
+const luaDone = `
+done = function(summary, latency, requests)
+  io.write(string.format("bench-p999-us %d\n", latency:percentile(99.9)))
+end
+`
 
 // luaString quotes s as a Lua string literal.
 func luaString(s string) string {
@@ -109,6 +134,8 @@ var (
 	reRequests  = regexp.MustCompile(`(?m)^\s*([0-9]+) requests in `)
 	rePercent   = regexp.MustCompile(`(?m)^\s+(50|75|90|99)(?:\.0+)?%\s+([0-9.]+)(us|ms|s|m)\s*$`)
 	reNon2xx    = regexp.MustCompile(`(?m)^\s*Non-2xx or 3xx responses:\s+([0-9]+)`)
+	reP999      = regexp.MustCompile(`(?m)^bench-p999-us ([0-9]+)`)
+	reOutcomes  = regexp.MustCompile(`(?m)^bench-outcomes ok ([0-9]+) conflict ([0-9]+) error ([0-9]+)`)
 	reSocketErr = regexp.MustCompile(`(?m)^\s*Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)`)
 )
 
@@ -137,6 +164,16 @@ func parseWrk(out string) (*wrkResult, error) {
 	}
 	if r.P50 == 0 || r.P99 == 0 {
 		return nil, fmt.Errorf("wrk: no latency distribution in output (run with --latency):\n%s", out)
+	}
+	if m := reP999.FindStringSubmatch(out); m != nil {
+		us, _ := strconv.ParseInt(m[1], 10, 64)
+		r.P999 = time.Duration(us) * time.Microsecond
+	}
+	if m := reOutcomes.FindStringSubmatch(out); m != nil {
+		r.Counted = true
+		r.OK, _ = strconv.ParseInt(m[1], 10, 64)
+		r.Conflicts, _ = strconv.ParseInt(m[2], 10, 64)
+		r.Failures, _ = strconv.ParseInt(m[3], 10, 64)
 	}
 	if m := reNon2xx.FindStringSubmatch(out); m != nil {
 		r.Non2xx, _ = strconv.ParseInt(m[1], 10, 64)
