@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"logistics/ent"
+	"logistics/graph/generated"
 	"logistics/internal/apperr"
 	"logistics/internal/requestlog"
 )
@@ -41,7 +45,15 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			if reason == "" {
 				reason = "GRAPHQL_VALIDATION_FAILED"
 			}
+			fields, hasFields := ge.Extensions["fields"] // an input limit names its fields
 			gerr.Extensions = map[string]any{"code": "BAD_USER_INPUT", "reason": reason}
+			if allowed := enumValues(gerr.Message); allowed != nil {
+				gerr.Message = strings.TrimSuffix(gerr.Message, ".") + "; allowed values: " + strings.Join(allowed, ", ")
+				gerr.Extensions["allowedValues"] = allowed
+			}
+			if hasFields {
+				gerr.Extensions["fields"] = fields
+			}
 			return gerr
 		case errors.As(err, &ge):
 			// An argument or variable that could not be read as its type.
@@ -61,9 +73,11 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 				fields[i] = apperr.FieldError{Field: camelCase(f.Field), Message: f.Message}
 			}
 			gerr.Extensions["fields"] = fields
-			if len(fields) == 1 {
-				gerr.Message = fields[0].Field + ": " + fields[0].Message
+			msgs := make([]string, len(fields))
+			for i, f := range fields {
+				msgs[i] = f.Field + ": " + f.Message
 			}
+			gerr.Message = strings.Join(msgs, "; ") // in GraphQL's names
 		}
 		for k, v := range ae.Details {
 			gerr.Extensions[k] = v
@@ -73,6 +87,53 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		return gerr
 	}
+}
+
+// classifyErrors gives every error a resolver returns its apperr kind, so an
+// error nobody classified (a database refusing a query, a driver error) is
+// INTERNAL — logged, and shown as "internal error" — and never reaches the
+// client as BAD_USER_INPUT with the database's text. The presenter's
+// invalid_argument branch is then left with what it is for: arguments that
+// could not be read as their type.
+func classifyErrors(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := next(ctx)
+	var ge *gqlerror.Error
+	if err != nil && !errors.As(err, &ge) {
+		err = apperr.From(err)
+	}
+	return res, err
+}
+
+// The messages of gqlparser's validation (a literal) and variable coercion
+// (a variable) about an enum value that does not exist. They name the enum
+// but not its values; enumValues finds them.
+var (
+	badEnumLiteral  = regexp.MustCompile(`^Value ".*" does not exist in "(\w+)" enum\.?$`)
+	badEnumVariable = regexp.MustCompile(`^.* is not a valid (\w+)$`)
+	schemaEnums     = sync.OnceValue(func() *ast.Schema {
+		return generated.NewExecutableSchema(generated.Config{}).Schema()
+	})
+)
+
+// enumValues returns the values of the enum a validation message is about,
+// or nil.
+func enumValues(msg string) []string {
+	m := badEnumLiteral.FindStringSubmatch(msg)
+	if m == nil {
+		m = badEnumVariable.FindStringSubmatch(msg)
+	}
+	if m == nil {
+		return nil
+	}
+	def := schemaEnums().Types[m[1]]
+	if def == nil || def.Kind != ast.Enum {
+		return nil
+	}
+	out := make([]string, len(def.EnumValues))
+	for i, v := range def.EnumValues {
+		out[i] = v.Name
+	}
+	return out
 }
 
 func isEntError(err error) bool {

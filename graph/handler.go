@@ -66,12 +66,14 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(&inputLimits{})
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(cost)
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(scopeGuard)
 	srv.AroundFields(cost.plan.costFields)
+	srv.AroundFields(classifyErrors)
 	if !opt.NoFastPath {
 		fast := generated.NewFastPath(schema, allowType)
 		fast.MaxList = opt.MaxListLength

@@ -16,6 +16,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"logistics/internal/strictjson"
 )
 
 // Media types of GraphQL over HTTP.
@@ -176,12 +178,12 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 	}
 	if v := q.Get("variables"); v != "" {
 		if err := decodeJSON([]byte(v), &p.Variables); err != nil {
-			return nil, errors.New("variables must be a JSON object")
+			return nil, errors.New("variables must be a JSON object: " + err.Error())
 		}
 	}
 	if v := q.Get("extensions"); v != "" {
 		if err := decodeJSON([]byte(v), &p.Extensions); err != nil {
-			return nil, errors.New("extensions must be a JSON object")
+			return nil, errors.New("extensions must be a JSON object: " + err.Error())
 		}
 	}
 	return p, nil
@@ -205,8 +207,15 @@ func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql
 	return &p, 0, nil
 }
 
-// decodeJSON decodes exactly one JSON object, keeping numbers exact.
+// decodeJSON decodes exactly one JSON object, keeping numbers exact. A
+// member given twice (two "query" keys: which one runs?), text that is not
+// UTF-8 and lone surrogate escapes are refused (strictjson).
 func decodeJSON(b []byte, v any) error {
+	if json.Valid(b) {
+		if err := strictjson.Check(b); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {

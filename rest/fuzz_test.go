@@ -20,6 +20,7 @@ func FuzzBodies(f *testing.F) {
 		`{"latitude":1e309}`, `{"address":null}`, `{"lines":{}}`, `[]`, `null`, `"x"`, `{"a":{"b":[]}}`,
 		`{"code":"` + strings.Repeat("Z", 300) + `"}`, `{"expires_at":"9999-12-31T23:59:59Z","quantity":-0}`,
 		`{"due_at":"2025-01-01T00:00:00+25:00"}`, `{"name":"a\u0000b","code":"A\u0000"}`, `{"hub":"\u0000"}`, "{\"name\":\"\\ud800\"}", `{"quantity":1000000000000.001}`,
+		`{"code":"A","code":"B"}`, `{"lines":[{"sku":"X","sku":"Y"}]}`, "{\"name\":\"\xff\"}", `{"part_name":"\ud83d\ude00\udc00"}`,
 	} {
 		f.Add(s)
 	}
@@ -61,6 +62,7 @@ func FuzzListQueries(f *testing.F) {
 		"quantity>=10", "hub[]=AMS1&hub[]=RTM2", "part_name=*bolt*", "lot=%00", "lot=%ff", "code=*%ff*",
 		"sort=-quantity&limit=2", "cursor=x", "due_at<2025-01-01T00:00:00Z", "name>%c3%28", "latitude>1e308",
 		"version>=2147483647", "expires_at<0001-01-01T00:00:00Z", "limit=500&sort=created_at,-updated_at",
+		"limit=0;x", "sort=code;x", "limit=1&limit=2", "name=*" + strings.Repeat("x", 1001) + "*", "sku[]=a&sku[]=%ff",
 	} {
 		f.Add(s)
 	}

@@ -22,6 +22,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/strictjson"
 )
 
 // Page sizes of list endpoints.
@@ -108,6 +109,37 @@ func pathID(r *http.Request, prefix, what string) (resourceid.ID, error) {
 
 // ---- request bodies ----
 
+// renamed gives the field errors of err the body's names (names maps the
+// model's to the body's: "country" → "address.country").
+func renamed(err error, names map[string]string) error {
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || len(ae.Fields) == 0 {
+		return err
+	}
+	out := *ae
+	out.Fields = make([]apperr.FieldError, len(ae.Fields))
+	msgs := make([]string, len(ae.Fields))
+	for i, f := range ae.Fields {
+		if n, ok := names[f.Field]; ok {
+			f.Field = n
+		}
+		out.Fields[i] = f
+		msgs[i] = f.Field + ": " + f.Message
+	}
+	out.Message = strings.Join(msgs, "; ")
+	return &out
+}
+
+// collect adds the field problems of a validation error to problems; any
+// other error is returned as it is.
+func collect(problems []apperr.FieldError, err error) ([]apperr.FieldError, error) {
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Kind == apperr.KindValidation {
+		return append(problems, ae.Fields...), nil
+	}
+	return problems, err
+}
+
 // readBody checks the content type and reads at most max bytes.
 func (d Deps) readBody(r *http.Request) ([]byte, error) {
 	ct := r.Header.Get("Content-Type")
@@ -143,6 +175,15 @@ func decodeJSON(body []byte, v any) (nulls map[string]bool, err error) {
 	}
 	if !json.Valid(body) {
 		return nil, apperr.BadRequest("the body is not valid JSON")
+	}
+	// encoding/json keeps the last of two equal members and turns bad text
+	// into U+FFFD: refuse both rather than guess.
+	var se *strictjson.Error
+	if err := strictjson.Check(body); errors.As(err, &se) {
+		if se.Path == "" {
+			return nil, apperr.BadRequest("%s", se.Message)
+		}
+		return nil, apperr.Invalid(truncate(se.Path), "%s", se.Message)
 	}
 	nulls = map[string]bool{}
 	return nulls, decodeObject(body, reflect.ValueOf(v).Elem(), "", nulls)
@@ -273,20 +314,22 @@ type cursorJSON struct {
 }
 
 func readPage(r *http.Request, t *filter.Table) (page, error) {
-	q := r.URL.Query()
-	p := page{first: DefaultLimit, key: q.Get("sort")}
-	if s := q.Get("limit"); s != "" {
+	q, err := filter.Params(r.URL.RawQuery)
+	if err != nil {
+		return page{}, err
+	}
+	p := page{first: DefaultLimit, key: q["sort"]}
+	if s := q["limit"]; s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
+		if err != nil || n < 1 || n > MaxLimit || strconv.Itoa(n) != s {
 			return p, apperr.Invalid("limit", "must be an integer from 1 to %d", MaxLimit)
 		}
 		p.first = n
 	}
-	var err error
 	if p.sort, err = t.ParseSort(p.key); err != nil {
 		return p, err
 	}
-	if s := q.Get("cursor"); s != "" {
+	if s := q["cursor"]; s != "" {
 		bad := apperr.Invalid("cursor", "is not a cursor returned by this list")
 		b, err := base64.RawURLEncoding.DecodeString(s)
 		if err != nil {

@@ -50,6 +50,12 @@ type addressIn struct {
 	Country    *string `json:"country"`
 }
 
+// hubFieldNames are the body's names of the hub's fields where they differ
+// from the model's.
+var hubFieldNames = map[string]string{
+	"address_line1": "address.line1", "city": "address.city", "postal_code": "address.postal_code", "country": "address.country",
+}
+
 // hubIn is the body of POST and PATCH /v1/hubs.
 type hubIn struct {
 	Code      *string    `json:"code"`
@@ -104,7 +110,7 @@ func handleCreateHub(d Deps) http.Handler {
 		}
 		h, err := d.Service.CreateHub(r.Context(), c)
 		if err != nil {
-			d.fail(w, r, err)
+			d.fail(w, r, renamed(err, hubFieldNames))
 			return
 		}
 		w.Header().Set("Location", r.URL.Path+"/"+string(h.ID))
@@ -140,7 +146,7 @@ func handleUpdateHub(d Deps) http.Handler {
 		}
 		h, err := d.Service.UpdateHub(r.Context(), id, u, rev)
 		if err != nil {
-			d.fail(w, r, err)
+			d.fail(w, r, renamed(err, hubFieldNames))
 			return
 		}
 		writeResource(w, http.StatusOK, etag(h.Revision), renderHub(h))

@@ -226,7 +226,10 @@ func resolvePart(ctx context.Context, id *resourceid.ID, sku *string, field stri
 	}
 	p, err := ent.FromContext(ctx).Part.Query().Where(part.Sku(*sku)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, apperr.Validation(apperr.FieldError{Field: "sku", Message: fmt.Sprintf("no part has the SKU %q", truncate(*sku))})
+		if field == "part_id" {
+			field = "sku"
+		}
+		return nil, apperr.Validation(apperr.FieldError{Field: field, Message: fmt.Sprintf("no part has the SKU %q", truncate(*sku))})
 	}
 	if err != nil {
 		return nil, apperr.From(err)

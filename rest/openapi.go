@@ -74,7 +74,7 @@ func OpenAPI(rs []route) obj {
 			"type":     "object",
 			"required": []string{"type", "title", "status", "detail", "code"},
 			"properties": obj{
-				"type":       obj{"type": "string", "format": "uri"},
+				"type":       obj{"type": "string", "format": "uri-reference", "description": "/problems/<code>: a page this server serves that explains the code."},
 				"title":      obj{"type": "string"},
 				"status":     obj{"type": "integer"},
 				"detail":     obj{"type": "string"},
@@ -121,7 +121,7 @@ func OpenAPI(rs []route) obj {
 				"bearer": obj{"type": "http", "scheme": "bearer", "description": "An API key: lsk_live_… (production) or lsk_test_… (sandbox). Scopes: " + strings.Join(scopes(rs), ", ") + "."},
 			},
 			"responses": obj{
-				"BadRequest":       problem("Malformed input: a filter value of the wrong type, a bad limit/cursor/sort, an unknown or wrongly typed body field."),
+				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
 				"Precondition":     problem("If-Match does not match the current revision."),
@@ -237,7 +237,7 @@ func operation(rt route) obj {
 		}, errs("404"))
 	case opCreate:
 		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
-			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the same key with another body is a 422 (idempotency_key_reused)."})
+			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."})
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		op["responses"] = merge(obj{"201": obj{"description": "Created.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "413", "415", "422"))
@@ -290,7 +290,7 @@ func merge(a, b obj) obj {
 func listParams(t *filter.Table) []obj {
 	params := []obj{
 		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}, "description": "Page size."},
-		{"name": "cursor", "in": "query", "schema": obj{"type": "string"}, "description": "next_cursor of the previous page (with the same sort)."},
+		{"name": "cursor", "in": "query", "schema": obj{"type": "string", "maxLength": filter.MaxParamLength}, "description": "next_cursor of the previous page (with the same sort)."},
 		{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "Comma-separated fields, - for descending; the id breaks ties. Sortable: " + strings.Join(t.SortFields(), ", ") + "."},
 	}
 	for _, f := range t.Fields {
@@ -302,7 +302,7 @@ func listParams(t *filter.Table) []obj {
 		desc := f.Description + " Operators: " + strings.Join(ops, " ") + "; values are " + f.Type.Expect() + "."
 		params = append(params,
 			obj{"name": f.Name, "in": "query", "schema": s, "description": desc},
-			obj{"name": f.Name + "[]", "in": "query", "schema": obj{"type": "array", "items": s}, "style": "form", "explode": true,
+			obj{"name": f.Name + "[]", "in": "query", "schema": obj{"type": "array", "items": s, "maxItems": filter.MaxValues}, "style": "form", "explode": true,
 				"description": "IN (with =) or NOT IN (with !=) over " + f.Name + "."},
 		)
 	}
@@ -322,7 +322,7 @@ func valueSchema(f filter.Field) obj {
 	case filter.Bool:
 		return obj{"type": "boolean"}
 	}
-	return obj{"type": "string"}
+	return obj{"type": "string", "maxLength": filter.MaxValueLength}
 }
 
 var (

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -186,6 +187,13 @@ func handleGetOrder(d Deps) http.Handler {
 		func(v *ent.Order) any { return renderOrder(v) })
 }
 
+// orderFieldNames are the body's names of the order's fields where they
+// differ from the model's.
+var orderFieldNames = map[string]string{
+	"ship_to_name": "ship_to.name", "ship_to_line1": "ship_to.line1", "ship_to_line2": "ship_to.line2",
+	"ship_to_city": "ship_to.city", "ship_to_postal_code": "ship_to.postal_code", "ship_to_country": "ship_to.country",
+}
+
 func handleCreateOrder(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in orderIn
@@ -194,8 +202,11 @@ func handleCreateOrder(d Deps) http.Handler {
 			return
 		}
 		ctx := r.Context()
+		// Every problem at once: unknown codes and SKUs here, with the
+		// order's own fields and quantities (service.CheckNewOrder).
+		var problems []apperr.FieldError
 		hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
-		if err != nil {
+		if problems, err = collect(problems, err); err != nil {
 			d.fail(w, r, err)
 			return
 		}
@@ -207,19 +218,32 @@ func handleCreateOrder(d Deps) http.Handler {
 		}
 		lines := make([]service.NewLine, len(in.Lines))
 		for i, l := range in.Lines {
-			pid, err := resolvePart(ctx, l.PartID, l.SKU, "lines[].part_id")
-			if err != nil {
+			field := fmt.Sprintf("lines[%d].part_id", i)
+			if l.PartID == nil && l.SKU != nil {
+				field = fmt.Sprintf("lines[%d].sku", i)
+			}
+			pid, err := resolvePart(ctx, l.PartID, l.SKU, field)
+			if problems, err = collect(problems, err); err != nil {
 				d.fail(w, r, err)
 				return
 			}
 			lines[i] = service.NewLine{PartID: deref(pid), Quantity: deref(l.Quantity)}
+		}
+		if len(problems) > 0 {
+			for _, p := range service.CheckNewOrder(ctx, c, lines) {
+				if p.Field != "hub_id" || hubID != nil {
+					problems = append(problems, p)
+				}
+			}
+			d.fail(w, r, renamed(apperr.Validation(problems...), orderFieldNames))
+			return
 		}
 		o, err := d.Service.CreateOrder(ctx, c, lines, deref(in.Workflow))
 		if err == nil {
 			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
-			d.fail(w, r, err)
+			d.fail(w, r, renamed(err, orderFieldNames))
 			return
 		}
 		w.Header().Set("Location", r.URL.Path+"/"+string(o.ID))
@@ -271,7 +295,7 @@ func handleUpdateOrder(d Deps) http.Handler {
 			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
-			d.fail(w, r, err)
+			d.fail(w, r, renamed(err, orderFieldNames))
 			return
 		}
 		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))

@@ -184,33 +184,45 @@ func TestIdempotencyKey(t *testing.T) {
 	if other.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(other.Body), "idempotency_key_reused") {
 		t.Fatalf("same key, other body: %d %s", other.StatusCode, other.Body)
 	}
-	// A 4xx is replayed too; the key is per environment.
+	// A 4xx stores nothing (its transaction, key included, is rolled back):
+	// a retry runs again. The key is per environment.
 	bad := http.Header{"Idempotency-Key": {"k-2"}, "Content-Type": {"application/json"}}
 	r1 := f.s.Do(t, "POST", f.s.URL+"/v1/parts", `{"sku":"BOLT-M8","part_name":"dup"}`, bad)
 	r2 := f.s.Do(t, "POST", f.s.URL+"/v1/parts", `{"sku":"BOLT-M8","part_name":"dup"}`, bad)
-	if r1.StatusCode != http.StatusConflict || r2.StatusCode != http.StatusConflict {
-		t.Fatalf("conflict replay: %d %d", r1.StatusCode, r2.StatusCode)
+	if r1.StatusCode != http.StatusConflict || r2.StatusCode != http.StatusConflict || r2.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("a 4xx was stored: %d %d %q", r1.StatusCode, r2.StatusCode, r2.Header.Get("Idempotent-Replayed"))
+	}
+	if r := f.s.Do(t, "POST", f.s.URL+"/v1/parts", `{"sku":"BOLT-M8-B","part_name":"dup"}`, bad); r.StatusCode != http.StatusCreated {
+		t.Fatalf("the key of a 4xx is not free: %d %s", r.StatusCode, r.Body)
 	}
 	if r := f.s.Do(t, "POST", f.s.SandboxURL+"/v1/parts", body, key); r.StatusCode != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("sandbox with the same key: %d %s", r.StatusCode, r.Body)
 	}
 
-	// Concurrent duplicates create once.
+	// Concurrent duplicates create once: the others wait for the first and
+	// replay its response (before, they got 409 idempotency_key_in_progress).
 	var wg sync.WaitGroup
-	statuses := make([]int, 8)
+	resps := make([]*apptest.Response, 8)
 	ck := http.Header{"Idempotency-Key": {"k-concurrent"}, "Content-Type": {"application/json"}}
-	for i := range statuses {
+	for i := range resps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			statuses[i] = f.s.Do(t, "POST", f.s.URL+"/v1/hubs", `{"code":"CON1","name":"c","address":{"country":"NL"}}`, ck).StatusCode
+			resps[i] = f.s.Do(t, "POST", f.s.URL+"/v1/hubs", `{"code":"CON1","name":"c","address":{"country":"NL"}}`, ck)
 		}()
 	}
 	wg.Wait()
-	for _, st := range statuses {
-		if st != http.StatusCreated && st != http.StatusConflict {
-			t.Fatalf("concurrent statuses %v", statuses)
+	fresh := 0
+	for _, r := range resps {
+		if r.StatusCode != http.StatusCreated || string(r.Body) != string(resps[0].Body) {
+			t.Fatalf("concurrent duplicate: %d %s (first: %s)", r.StatusCode, r.Body, resps[0].Body)
 		}
+		if r.Header.Get("Idempotent-Replayed") == "" {
+			fresh++
+		}
+	}
+	if fresh != 1 {
+		t.Fatalf("%d of %d concurrent duplicates ran (not replayed), want 1", fresh, len(resps))
 	}
 	resp := f.s.Do(t, "GET", f.s.URL+"/v1/hubs?code=CON1", nil, nil)
 	var p struct{ Data []any }

@@ -17,6 +17,15 @@ type Deps struct {
 	Log          *slog.Logger
 	Version      string
 	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)
+	// HoldAfterCommit is a fault for tests (LOGISTICS_TEST_HOLD_AFTER_COMMIT):
+	// a keyed POST whose Idempotency-Key equals it commits, logs "fault
+	// injection: holding the response after commit" and never answers, so
+	// a test can kill -9 the process between the commit and the response.
+	HoldAfterCommit string
+	// HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT) is the same fault
+	// one step earlier: the write and its response are stored but not yet
+	// committed ("fault injection: holding the transaction before commit").
+	HoldBeforeCommit string
 
 	prefix  string      // the environment's base path, set by Mount
 	sweeper *keySweeper // when expired idempotency keys go, set by Mount

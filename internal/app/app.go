@@ -47,6 +47,9 @@ type App struct {
 	Origins *auth.Origins
 	Cookies auth.CookieOptions
 	docs    fs.FS // README.md and docs/*.md (Options.Docs); nil: not served
+
+	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
+	redis  *auth.RedisLimits // nil without --redis-url
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -57,6 +60,11 @@ type Options struct {
 	// Docs holds README.md and docs/*.md, served under each base address's
 	// /docs/ and linked from its landing page.
 	Docs fs.FS
+	// HoldAfterCommit is the test-only fault of rest.Deps.HoldAfterCommit
+	// (server.go reads it from LOGISTICS_TEST_HOLD_AFTER_COMMIT).
+	HoldAfterCommit string
+	// HoldBeforeCommit: see rest.Deps.HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT).
+	HoldBeforeCommit string
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -65,7 +73,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if err := cfg.DeriveAddresses(cfg.Addr); err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), docs: opt.Docs}
+	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt, docs: opt.Docs}
+	if opt.HoldAfterCommit != "" || opt.HoldBeforeCommit != "" {
+		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
+			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
+	}
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -113,9 +125,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if opt.PasswordCost != 0 {
 		store.PasswordCost = opt.PasswordCost
 	}
-	var limiter *auth.Limiter
-	if cfg.RateLimit > 0 {
-		limiter = auth.NewLimiter(cfg.RateLimit, cfg.RateBurst)
+	var limits auth.Limits = auth.MemoryLimits{}
+	if cfg.RedisURL != "" {
+		rl, err := auth.NewRedisLimits(cfg.RedisURL, cfg.RedisPrefix, log)
+		if err != nil {
+			a.closeEnvs(envs)
+			return nil, err
+		}
+		if err := rl.Ping(ctx); err != nil {
+			log.Warn("rate limits: Redis does not answer: limiting in this instance's memory until it does", "err", err)
+		}
+		a.redis, limits = rl, rl
 	}
 	entries, err := auth.ParseOriginList(cfg.CORSOrigins)
 	if err != nil {
@@ -128,10 +148,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Origins = auth.NewOrigins(bases, entries)
 	a.Cookies = auth.CookieOptions{Secure: set.Production().BaseURL.Scheme == "https", SameSite: sameSite(cfg.CookieSameSite)}
-	a.Auth = &auth.Authenticator{Store: store, Envs: set, Limiter: limiter, Log: log, Origins: a.Origins}
-	a.Login = auth.NewLoginGuard()
+	a.Auth = &auth.Authenticator{Store: store, Envs: set, Log: log, Origins: a.Origins}
+	if cfg.RateLimit > 0 {
+		a.Auth.Limiter = limits.New("api", cfg.RateLimit, cfg.RateBurst)
+	}
+	a.Login = auth.NewLoginGuardWith(limits)
+	a.registerRedisMetrics()
 	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
 		a.closeEnvs(envs)
+		a.closeRedis()
 		return nil, fmt.Errorf("first console user: %w", err)
 	}
 	return a, nil
@@ -194,8 +219,26 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 	}
 }
 
-// Close closes both databases.
+// registerRedisMetrics counts the rate-limit decisions that fell back to
+// memory because Redis failed (only with --redis-url).
+func (a *App) registerRedisMetrics() {
+	if a.redis == nil {
+		return
+	}
+	a.Metrics.Counter("logistics_rate_limit_redis_errors_total",
+		"Rate-limit decisions taken in this instance's memory because Redis failed.",
+		nil, func() []metrics.Sample { return []metrics.Sample{{Value: float64(a.redis.Errors())}} })
+}
+
+func (a *App) closeRedis() {
+	if a.redis != nil {
+		_ = a.redis.Close()
+	}
+}
+
+// Close closes both databases and the Redis connections.
 func (a *App) Close() error {
+	a.closeRedis()
 	var errs []error
 	for _, e := range a.Envs.All() {
 		errs = append(errs, e.DB.Close())
@@ -229,6 +272,7 @@ func (a *App) Handler() http.Handler {
 	root.HandleFunc("GET /healthz", a.healthz)
 	root.HandleFunc("GET /readyz", a.readyz)
 	root.Handle("GET /metrics", a.Metrics.Handler())
+	root.Handle("GET "+apperr.ProblemsPath, apperr.DocsHandler()) // the pages problem type URIs name
 	root.Handle("/", a.routeEnvironment(muxes))
 	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
@@ -251,7 +295,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+		HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 

@@ -41,6 +41,8 @@ type Config struct {
 	MaxExecTime    time.Duration // --graphql-max-execution-time, LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME
 	RateLimit      float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
 	RateBurst      int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
+	RedisURL       string        // --redis-url, LOGISTICS_REDIS_URL: share rate limits and the login throttle among instances (empty: per instance)
+	RedisPrefix    string        // --redis-prefix, LOGISTICS_REDIS_PREFIX: start of this service's Redis keys
 	AuthCacheTTL   time.Duration // --auth-cache-ttl, LOGISTICS_AUTH_CACHE_TTL: how long a verified API key is trusted without reading it again
 	AdminEmail     string        // --admin-email, LOGISTICS_ADMIN_EMAIL: the first console user
 	AdminPassword  string        // LOGISTICS_ADMIN_PASSWORD only (no flag: it would show in ps); empty: generated and logged once
@@ -69,6 +71,7 @@ func Defaults() Config {
 		MaxExecTime:    10 * time.Second,
 		RateLimit:      100,
 		RateBurst:      200,
+		RedisPrefix:    "logistics:",
 		AuthCacheTTL:   2 * time.Second,
 		AdminEmail:     "admin@localhost",
 		DemoScale:      0.02,
@@ -120,6 +123,8 @@ func (c *Config) settings() []setting {
 		{"graphql-no-fast-path", "LOGISTICS_GRAPHQL_NO_FAST_PATH", "execute every GraphQL query through gqlgen alone, without the generated fast path (a switch for diagnosis)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoFastPath, n, c.NoFastPath, u) }},
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
 		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
+		{"redis-url", "LOGISTICS_REDIS_URL", "Redis (redis://[:password@]host:port/db) that keeps the rate limits and the login throttle shared by every instance; empty: each instance limits in its own memory", str(&c.RedisURL)},
+		{"redis-prefix", "LOGISTICS_REDIS_PREFIX", "prefix of the Redis keys of this service (keys are rate:<prefix><limiter>:<key>)", str(&c.RedisPrefix)},
 		{"auth-cache-ttl", "LOGISTICS_AUTH_CACHE_TTL", "how long an instance trusts a verified API key without reading it again: a key revoked through another instance stops working within this time (0: read on every request)", dur(&c.AuthCacheTTL)},
 		{"admin-email", "LOGISTICS_ADMIN_EMAIL", "email of the console user created on first start (password: $LOGISTICS_ADMIN_PASSWORD, or generated and logged once)", str(&c.AdminEmail)},
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
@@ -194,6 +199,12 @@ func (c *Config) Validate() error {
 	if c.RateLimit < 0 || c.RateBurst < 1 {
 		return errors.New("rate-limit must be 0 or more and rate-burst at least 1")
 	}
+	if c.RedisURL != "" {
+		u, err := url.Parse(c.RedisURL)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+			return errors.New("redis-url must be a redis://, rediss:// or unix:// URL")
+		}
+	}
 	if c.DemoScale < 0 || c.DemoScale > 10 {
 		return errors.New("demo-scale must be between 0 and 10")
 	}
@@ -232,7 +243,7 @@ func (c Config) Masked() []any {
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"graphql_max_fields", c.MaxFields, "graphql_max_list", c.MaxListLength,
 		"graphql_max_response_bytes", c.MaxRespBytes, "graphql_max_execution_time", c.MaxExecTime.String(),
-		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
+		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "redis_url", maskRedis(c.RedisURL), "redis_prefix", c.RedisPrefix, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 	}
 }
@@ -256,4 +267,16 @@ func (c *Config) DeriveAddresses(listen string) error {
 		c.SandboxURL = strings.TrimSuffix(c.BaseURL, "/") + "/sandbox"
 	}
 	return c.Validate()
+}
+
+// maskRedis hides a password in a Redis URL.
+func maskRedis(s string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "redis://…"
+	}
+	return u.Redacted()
 }

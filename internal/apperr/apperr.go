@@ -227,7 +227,16 @@ var entMessages = map[string]string{
 }
 
 func validationMessage(ve *ent.ValidationError) string {
-	msg := ve.Unwrap().Error()
+	if strings.Contains(ve.Error(), "invalid enum value") {
+		return "is not one of the allowed values"
+	}
+	return Reason(ve.Unwrap())
+}
+
+// Reason is the text of a field validator's error for people: ent's generic
+// messages rewritten, a field name prefix dropped.
+func Reason(err error) string {
+	msg := err.Error()
 	// ent prefixes its messages with the field: keep only the reason.
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]

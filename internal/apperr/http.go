@@ -42,8 +42,11 @@ func (p Problem) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// TypeBase prefixes problem type URIs; the README documents each code.
-const TypeBase = "https://docs.logistics.example/problems/"
+// TypeBase prefixes problem type URIs: the server itself serves a page for
+// each code there (DocsHandler). The URI is relative to the server, as RFC
+// 9457 allows: "/problems/validation_failed" on http://host/v1/… is
+// http://host/problems/validation_failed.
+const TypeBase = ProblemsPath
 
 // ProblemOf builds the problem document of err for request r.
 func ProblemOf(r *http.Request, err error) (Problem, *Error) {

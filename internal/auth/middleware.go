@@ -27,7 +27,7 @@ const (
 type Authenticator struct {
 	Store   *Store
 	Envs    *environment.Set
-	Limiter *Limiter // per key / per session; nil: no limit
+	Limiter RateLimiter // per key / per session; nil: no limit
 	Log     *slog.Logger
 	// Origins are the browser origins whose session requests are accepted
 	// (the CORS middleware's list): a session's unsafe request whose Origin
@@ -137,7 +137,7 @@ func (a *Authenticator) RateLimit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d := a.Limiter.Allow(p.RateKey())
+		d := a.Limiter.Take(r.Context(), p.RateKey())
 		h := w.Header()
 		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
@@ -154,21 +154,26 @@ func (a *Authenticator) RateLimit(next http.Handler) http.Handler {
 
 // LoginGuard limits login attempts per account and per client address.
 type LoginGuard struct {
-	PerAccount *Limiter
-	PerAddress *Limiter
+	PerAccount RateLimiter
+	PerAddress RateLimiter
 }
 
 // NewLoginGuard allows 5 attempts at once per account (then one every 12
-// seconds) and 20 per address (then one every 3 seconds).
-func NewLoginGuard() *LoginGuard {
-	return &LoginGuard{PerAccount: NewLimiter(1.0/12, 5), PerAddress: NewLimiter(1.0/3, 20)}
+// seconds) and 20 per address (then one every 3 seconds), in this
+// instance's memory.
+func NewLoginGuard() *LoginGuard { return NewLoginGuardWith(MemoryLimits{}) }
+
+// NewLoginGuardWith is NewLoginGuard with the budgets kept by limits (shared
+// by every instance with RedisLimits).
+func NewLoginGuardWith(limits Limits) *LoginGuard {
+	return &LoginGuard{PerAccount: limits.New("login-account", 1.0/12, 5), PerAddress: limits.New("login-address", 1.0/3, 20)}
 }
 
 // Allow takes an attempt for the account and the address, or says how long
 // to wait.
-func (g *LoginGuard) Allow(email, addr string) (bool, time.Duration) {
-	a := g.PerAddress.Allow("addr:" + addr)
-	b := g.PerAccount.Allow("acct:" + strings.ToLower(strings.TrimSpace(email)))
+func (g *LoginGuard) Allow(ctx context.Context, email, addr string) (bool, time.Duration) {
+	a := g.PerAddress.Take(ctx, addr)
+	b := g.PerAccount.Take(ctx, loginKey(strings.ToLower(strings.TrimSpace(email))))
 	if a.Allowed && b.Allowed {
 		return true, 0
 	}

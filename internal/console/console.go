@@ -149,7 +149,7 @@ func (d Deps) password() http.Handler {
 			return
 		}
 		addr := auth.ClientAddr(r)
-		if ok, wait := d.Guard.Allow(p.Email, addr); !ok {
+		if ok, wait := d.Guard.Allow(r.Context(), p.Email, addr); !ok {
 			secs := max(1, int(wait.Seconds()+0.999))
 			apperr.Write(w, r, d.Log, apperr.RateLimited("too many password attempts: retry in %d s", secs).
 				WithHeader("Retry-After", strconv.Itoa(secs)))
@@ -179,7 +179,7 @@ func (d Deps) login() http.Handler {
 			return
 		}
 		addr := auth.ClientAddr(r)
-		if ok, wait := d.Guard.Allow(in.Email, addr); !ok {
+		if ok, wait := d.Guard.Allow(r.Context(), in.Email, addr); !ok {
 			secs := max(1, int(wait.Seconds()+0.999))
 			apperr.Write(w, r, d.Log, apperr.RateLimited("too many sign-in attempts: retry in %d s", secs).
 				WithHeader("Retry-After", strconv.Itoa(secs)))

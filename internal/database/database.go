@@ -20,6 +20,7 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/migrate"
+	"logistics/internal/fieldcheck"
 )
 
 // DB is an open database with the ent client over it.
@@ -96,7 +97,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if opt.Driver != nil {
 		drv = opt.Driver(drv)
 	}
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dia, Source: source}, nil
+	client := ent.NewClient(ent.Driver(drv))
+	client.Use(fieldcheck.Hook()) // every invalid field at once, before ent's first-error check
+	return &DB{Client: client, SQL: db, Dialect: dia, Source: source}, nil
 }
 
 // postgresPlannerDefaults are session settings sent with every PostgreSQL

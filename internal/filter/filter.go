@@ -123,10 +123,17 @@ type Table struct {
 	Fields   []Field
 }
 
-// Limits that keep a query within what every database accepts.
+// Limits that keep a query within what every database accepts, so that an
+// over-long or over-wide filter is the same 400 on SQLite and PostgreSQL and
+// never a database error (SQLite refuses LIKE patterns over 50,000 bytes,
+// more than 32,766 variables or expressions deeper than 1,000; PostgreSQL
+// more than 65,535 parameters). GraphQL's where: inputs have the same limits
+// (graph/inputlimits.go).
 const (
-	MaxConditions = 64  // filters in one query string
-	MaxValues     = 100 // values of one IN / NOT IN list
+	MaxConditions  = 64   // filters in one query string
+	MaxValues      = 100  // values of one IN / NOT IN list
+	MaxValueLength = 1000 // characters of one filter value
+	MaxParamLength = 2048 // characters of a reserved parameter (a cursor is the longest)
 )
 
 // Reserved query parameters are not filters.
@@ -227,11 +234,11 @@ func (t *Table) Parse(rawQuery string) ([]Condition, []string, error) {
 		}
 		if op == Eq || op == Ne {
 			if len(value) >= 2 && strings.HasPrefix(value, "*") && strings.HasSuffix(value, "*") && slices.Contains(f.Type.Operators(), Contains) {
-				if err := checkText(f.Name, value); err != nil {
+				if err := checkText(f.Name, value[1:len(value)-1]); err != nil {
 					return nil, nil, err
 				}
 				if len(conds) >= MaxConditions {
-					return nil, nil, apperr.BadRequest("at most %d filters in one query", MaxConditions)
+					return nil, nil, apperr.Invalid(truncate(name), "at most %d filters in one query", MaxConditions).WithCode("limit_exceeded")
 				}
 				c := Condition{Field: f, Op: Contains, Values: []any{value[1 : len(value)-1]}}
 				if op == Ne {
@@ -251,7 +258,7 @@ func (t *Table) Parse(rawQuery string) ([]Condition, []string, error) {
 		if op == In || op == NotIn {
 			if i, ok := in[name+string(op)]; ok {
 				if len(conds[i].Values) >= MaxValues {
-					return nil, nil, apperr.Invalid(name, "at most %d values in one list", MaxValues)
+					return nil, nil, apperr.Invalid(name, "at most %d values in one list", MaxValues).WithCode("limit_exceeded")
 				}
 				conds[i].Values = append(conds[i].Values, v)
 				continue
@@ -259,7 +266,7 @@ func (t *Table) Parse(rawQuery string) ([]Condition, []string, error) {
 			in[name+string(op)] = len(conds)
 		}
 		if len(conds) >= MaxConditions {
-			return nil, nil, apperr.BadRequest("at most %d filters in one query", MaxConditions)
+			return nil, nil, apperr.Invalid(truncate(name), "at most %d filters in one query", MaxConditions).WithCode("limit_exceeded")
 		}
 		conds = append(conds, Condition{Field: f, Op: op, Values: []any{v}})
 	}
@@ -329,12 +336,45 @@ func truncate(s string) string {
 	return s
 }
 
-// checkText refuses text no database can compare: invalid UTF-8 or NUL.
+// checkText refuses text no database can compare: invalid UTF-8, NUL, or
+// more than MaxValueLength characters.
 func checkText(field, s string) error {
 	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
 		return apperr.Invalid(field, "must be valid UTF-8 text without NUL characters")
 	}
+	if len(s) > MaxValueLength && utf8.RuneCountInString(s) > MaxValueLength {
+		return apperr.Invalid(field, "a filter value has at most %d characters", MaxValueLength).WithCode("limit_exceeded")
+	}
 	return nil
+}
+
+// Params reads the reserved parameters (limit, cursor, sort) from the raw
+// query string, segment by segment as Parse reads filters: each at most
+// once, percent-decoded, never dropped. (net/url drops a whole segment that
+// holds a ";", so "limit=0;x" would silently mean no limit at all.)
+func Params(rawQuery string) (map[string]string, error) {
+	out := map[string]string{}
+	for seg := range strings.SplitSeq(rawQuery, "&") {
+		dec, err := url.QueryUnescape(seg)
+		if err != nil {
+			continue // Parse reports it
+		}
+		name, value, _ := strings.Cut(dec, "=")
+		if !slices.Contains(Reserved, name) {
+			continue
+		}
+		if _, dup := out[name]; dup {
+			return nil, apperr.Invalid(name, "is given more than once")
+		}
+		if len(value) > MaxParamLength {
+			return nil, apperr.Invalid(name, "has at most %d characters", MaxParamLength).WithCode("limit_exceeded")
+		}
+		if err := checkText(name, value); err != nil {
+			return nil, err
+		}
+		out[name] = value
+	}
+	return out, nil
 }
 
 // parse reads one value of the field's type.

@@ -108,6 +108,10 @@ func TestParseErrors(t *testing.T) {
 		{"invalid UTF-8", "lot=%ff", "lot", "UTF-8", ItemTable},
 		{"invalid UTF-8 substring", "lot=*%ff*", "lot", "UTF-8", ItemTable},
 		{"too many values", "lot[]=a" + strings.Repeat("&lot[]=a", MaxValues), "lot", "at most", ItemTable},
+		{"too many conditions", "lot=a" + strings.Repeat("&lot=a", MaxConditions), "lot", "at most", ItemTable},
+		{"long substring", "part_name=*" + strings.Repeat("x", 50_001) + "*", "part_name", "at most 1000 characters", PartTable},
+		{"long value", "sku=" + strings.Repeat("x", MaxValueLength+1), "sku", "at most 1000 characters", PartTable},
+		{"long IN value", "sku[]=a&sku[]=" + strings.Repeat("x", MaxValueLength+1), "sku", "at most 1000 characters", PartTable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.tab.Parse(tc.raw)
@@ -120,8 +124,9 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := ItemTable.Parse("lot=a" + strings.Repeat("&lot=a", MaxConditions)); err == nil {
-		t.Error("too many conditions accepted")
+	// MaxValueLength counts characters, not bytes.
+	if _, _, err := PartTable.Parse("part_name=*" + strings.Repeat("é", MaxValueLength) + "*"); err != nil {
+		t.Errorf("%d two-byte characters refused: %v", MaxValueLength, err)
 	}
 	if _, _, err := ItemTable.Parse("quantity=%zz"); err == nil {
 		t.Error("bad percent-encoding accepted")
@@ -243,6 +248,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"quantity>=10", "status=open&hub[]=AMS1&hub[]=RTM2", "part_name=*bolt*", "hub[]!=X", "a=%zz",
 		"due_at<2025-01-01T00:00:00Z", "quantity[]>1", "=&&=", "[]=", "*=**", "hub=**", "%", "quantity=1e400",
+		"limit=0;x", "sort=code;x&sort=a", "name=*" + strings.Repeat("x", MaxValueLength) + "é*", "cursor=%ff",
 	} {
 		f.Add(s)
 	}
@@ -254,5 +260,43 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%s %q: %v", tab.Resource, raw, err)
 			}
 		}
+		if _, err := Params(raw); err != nil {
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Kind != apperr.KindBadRequest {
+				t.Fatalf("Params(%q): %v", raw, err)
+			}
+		}
 	})
+}
+
+func TestParams(t *testing.T) {
+	for _, tc := range []struct {
+		raw, field string // field "" when valid
+		want       map[string]string
+	}{
+		{"limit=5&sort=-code&cursor=abc&name=x", "", map[string]string{"limit": "5", "sort": "-code", "cursor": "abc"}},
+		{"limit=0;x", "", map[string]string{"limit": "0;x"}}, // kept whole: readPage refuses it
+		{"sort=code;x", "", map[string]string{"sort": "code;x"}},
+		{"sort%3D-code", "", map[string]string{"sort": "-code"}},
+		{"limit=5&limit=6", "limit", nil},
+		{"cursor=" + strings.Repeat("a", MaxParamLength+1), "cursor", nil},
+		{"sort=%ff", "sort", nil},
+	} {
+		got, err := Params(tc.raw)
+		if tc.field != "" {
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || len(ae.Fields) != 1 || ae.Fields[0].Field != tc.field {
+				t.Errorf("Params(%.40q) = %v, %v; want a 400 on %s", tc.raw, got, err, tc.field)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("Params(%q) = %v, %v; want %v", tc.raw, got, err, tc.want)
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("Params(%q)[%s] = %q, want %q", tc.raw, k, got[k], v)
+			}
+		}
+	}
 }

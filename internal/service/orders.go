@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"logistics/ent"
@@ -13,6 +14,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
+	"logistics/internal/fieldcheck"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
 )
@@ -30,11 +32,21 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 	if err := checkID("hub_id", in.HubID, resourceid.Hub); err != nil {
 		return nil, err
 	}
+	// Every problem of the order and its lines at once.
+	var problems []apperr.FieldError
 	if err := mustExist(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(in.HubID)).Exist, in.HubID); err != nil {
-		return nil, err
+		if problems, err = collect(problems, err); err != nil {
+			return nil, err
+		}
 	}
+	problems = append(problems, CheckNewOrder(ctx, in, nil)...)
 	if err := s.checkLines(ctx, lines); err != nil {
-		return nil, err
+		if problems, err = collect(problems, err); err != nil {
+			return nil, err
+		}
+	}
+	if len(problems) > 0 {
+		return nil, apperr.Validation(problems...)
 	}
 	if workflowKey == "" {
 		workflowKey = workflowdef.FulfilmentKey
@@ -62,6 +74,30 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 		return emit(ctx, "order.created", o.ID, map[string]any{"status": o.Status, "workflow": wf.Key, "workflow_version": wf.Version})
 	})
 	return o, err
+}
+
+// CheckNewOrder returns the problems of an order's own fields and of its
+// lines' quantities, without reading the database: for an interface that
+// found problems of its own (an unknown hub code or SKU) and reports them
+// together with these.
+func CheckNewOrder(ctx context.Context, in ent.CreateOrderInput, lines []NewLine) []apperr.FieldError {
+	problems := fieldcheck.Set(client(ctx).Order.Create().SetInput(in).Mutation())
+	for i, l := range lines {
+		if l.Quantity <= 0 {
+			problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].quantity", i), Message: "must be greater than 0"})
+		}
+	}
+	return problems
+}
+
+// collect adds the field problems of a validation error to problems; any
+// other error is returned as it is.
+func collect(problems []apperr.FieldError, err error) ([]apperr.FieldError, error) {
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Kind == apperr.KindValidation {
+		return append(problems, ae.Fields...), nil
+	}
+	return problems, err
 }
 
 // checkLines validates new lines: a part id that exists, a positive quantity.
