@@ -90,17 +90,21 @@ func openApp(ctx context.Context, name string, args []string, getenv func(string
 	if err != nil {
 		return nil, nil, err
 	}
-	log := newLogger(cfg.LogFormat, stderr)
-	// A test-only fault (see rest.Deps.HoldAfterCommit): not a setting.
-	a, err := app.Open(ctx, cfg, log, app.Options{
-		Docs:             docsFS,
-		HoldAfterCommit:  getenv("LOGISTICS_TEST_HOLD_AFTER_COMMIT"),
-		HoldBeforeCommit: getenv("LOGISTICS_TEST_HOLD_BEFORE_COMMIT"),
-	})
+	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), appOptions(getenv))
 	if err != nil {
 		return nil, nil, err
 	}
 	return a, rest, nil
+}
+
+// appOptions are the App's options: the embedded docs, and the test-only
+// faults (see rest.Deps.HoldAfterCommit), which are not settings.
+func appOptions(getenv func(string) string) app.Options {
+	return app.Options{
+		Docs:             docsFS,
+		HoldAfterCommit:  getenv("LOGISTICS_TEST_HOLD_AFTER_COMMIT"),
+		HoldBeforeCommit: getenv("LOGISTICS_TEST_HOLD_BEFORE_COMMIT"),
+	}
 }
 
 // serve runs the HTTP server until ctx is cancelled, then drains it.
@@ -126,7 +130,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := cfg.DeriveAddresses(ln.Addr().String()); err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), app.Options{Docs: docsFS})
+	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), appOptions(getenv))
 	if err != nil {
 		return err
 	}

@@ -57,14 +57,14 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// PasswordCost overrides the bcrypt cost (tests use bcrypt.MinCost).
 	PasswordCost int
+	// Docs holds README.md and docs/*.md, served under each base address's
+	// /docs/ and linked from its landing page.
+	Docs fs.FS
 	// HoldAfterCommit is the test-only fault of rest.Deps.HoldAfterCommit
 	// (server.go reads it from LOGISTICS_TEST_HOLD_AFTER_COMMIT).
 	HoldAfterCommit string
 	// HoldBeforeCommit: see rest.Deps.HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT).
 	HoldBeforeCommit string
-	// Docs holds README.md and docs/*.md, served under each base address's
-	// /docs/ and linked from its landing page.
-	Docs fs.FS
 }
 
 // Open opens and migrates both environments' databases and prepares them

@@ -248,18 +248,6 @@ func (c Config) Masked() []any {
 	}
 }
 
-// maskRedis hides a password in a Redis URL.
-func maskRedis(s string) string {
-	if s == "" {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "redis://…"
-	}
-	return u.Redacted()
-}
-
 // DeriveAddresses fills the base addresses left empty from the address the
 // server listens on (listen: "127.0.0.1:8090", "[::]:8080", ":0" resolved
 // to its real port by the caller): http://host:port, a wildcard host
@@ -279,4 +267,16 @@ func (c *Config) DeriveAddresses(listen string) error {
 		c.SandboxURL = strings.TrimSuffix(c.BaseURL, "/") + "/sandbox"
 	}
 	return c.Validate()
+}
+
+// maskRedis hides a password in a Redis URL.
+func maskRedis(s string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "redis://…"
+	}
+	return u.Redacted()
 }
