@@ -16,13 +16,16 @@ import (
 func main() {
 	ex, err := entgql.NewExtension(
 		entgql.WithSchemaGenerator(),
-		entgql.WithWhereInputs(true),
 		entgql.WithSchemaPath("graph/schema/ent.graphqls"),
 		entgql.WithConfigPath("gqlgen.yml"),
 		// entgql's templates, with our pagination helper overriding theirs
 		// (ent/template/paginate.tmpl: count only when the count is used).
 		entgql.WithTemplates(append(entgql.AllTemplates,
 			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
+		// After WithTemplates, which replaces the template list: before it,
+		// the where-input template was dropped and ent/gql_where_input.go
+		// silently stopped following the schema.
+		entgql.WithWhereInputs(true),
 	)
 	if err != nil {
 		log.Fatalf("entgql: %v", err)

@@ -73,6 +73,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				selectedFields = append(selectedFields, event.FieldData)
 				fieldSeen[event.FieldData] = struct{}{}
 			}
+		case "sequence":
+			if _, ok := fieldSeen[event.FieldSequence]; !ok {
+				selectedFields = append(selectedFields, event.FieldSequence)
+				fieldSeen[event.FieldSequence] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -136,6 +141,9 @@ func newEventPaginateArgs(rv map[string]any) *eventPaginateArgs {
 			args.opts = append(args.opts, WithEventOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*EventWhereInput); ok {
+		args.opts = append(args.opts, WithEventFilter(v.Filter))
+	}
 	return args
 }
 
@@ -167,7 +175,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&ItemClient{config: _q.config}).Query()
 			)
-			args := newItemPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newItemPaginateArgs(fieldArgs(ctx, new(ItemWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -256,7 +264,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&OrderClient{config: _q.config}).Query()
 			)
-			args := newOrderPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newOrderPaginateArgs(fieldArgs(ctx, new(OrderWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -345,7 +353,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				path  = append(path, alias)
 				query = (&TrackingEntryClient{config: _q.config}).Query()
 			)
-			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, new(TrackingEntryWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -560,6 +568,9 @@ func newHubPaginateArgs(rv map[string]any) *hubPaginateArgs {
 			args.opts = append(args.opts, WithHubOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*HubWhereInput); ok {
+		args.opts = append(args.opts, WithHubFilter(v.Filter))
+	}
 	return args
 }
 
@@ -732,6 +743,9 @@ func newItemPaginateArgs(rv map[string]any) *itemPaginateArgs {
 			args.opts = append(args.opts, WithItemOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*ItemWhereInput); ok {
+		args.opts = append(args.opts, WithItemFilter(v.Filter))
+	}
 	return args
 }
 
@@ -806,7 +820,7 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				path  = append(path, alias)
 				query = (&TrackingEntryClient{config: _q.config}).Query()
 			)
-			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newTrackingEntryPaginateArgs(fieldArgs(ctx, new(TrackingEntryWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -1044,6 +1058,9 @@ func newOrderPaginateArgs(rv map[string]any) *orderPaginateArgs {
 			args.opts = append(args.opts, WithOrderOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*OrderWhereInput); ok {
+		args.opts = append(args.opts, WithOrderFilter(v.Filter))
+	}
 	return args
 }
 
@@ -1185,6 +1202,9 @@ func newOrderEventPaginateArgs(rv map[string]any) *ordereventPaginateArgs {
 			}
 			args.opts = append(args.opts, WithOrderEventOrder(orders))
 		}
+	}
+	if v, ok := rv[whereField].(*OrderEventWhereInput); ok {
+		args.opts = append(args.opts, WithOrderEventFilter(v.Filter))
 	}
 	return args
 }
@@ -1343,6 +1363,9 @@ func newOrderLinePaginateArgs(rv map[string]any) *orderlinePaginateArgs {
 			args.opts = append(args.opts, WithOrderLineOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*OrderLineWhereInput); ok {
+		args.opts = append(args.opts, WithOrderLineFilter(v.Filter))
+	}
 	return args
 }
 
@@ -1374,7 +1397,7 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				path  = append(path, alias)
 				query = (&ItemClient{config: _q.config}).Query()
 			)
-			args := newItemPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newItemPaginateArgs(fieldArgs(ctx, new(ItemWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -1577,6 +1600,9 @@ func newPartPaginateArgs(rv map[string]any) *partPaginateArgs {
 			args.opts = append(args.opts, WithPartOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*PartWhereInput); ok {
+		args.opts = append(args.opts, WithPartFilter(v.Filter))
+	}
 	return args
 }
 
@@ -1749,6 +1775,9 @@ func newTrackingEntryPaginateArgs(rv map[string]any) *trackingentryPaginateArgs 
 			args.opts = append(args.opts, WithTrackingEntryOrder(orders))
 		}
 	}
+	if v, ok := rv[whereField].(*TrackingEntryWhereInput); ok {
+		args.opts = append(args.opts, WithTrackingEntryFilter(v.Filter))
+	}
 	return args
 }
 
@@ -1780,7 +1809,7 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				path  = append(path, alias)
 				query = (&OrderClient{config: _q.config}).Query()
 			)
-			args := newOrderPaginateArgs(fieldArgs(ctx, nil, path...))
+			args := newOrderPaginateArgs(fieldArgs(ctx, new(OrderWhereInput), path...))
 			if err := validateFirstLast(args.first, args.last); err != nil {
 				return fmt.Errorf("validate first and last in path %q: %w", path, err)
 			}
@@ -1974,6 +2003,9 @@ func newWorkflowPaginateArgs(rv map[string]any) *workflowPaginateArgs {
 			}
 			args.opts = append(args.opts, WithWorkflowOrder(orders))
 		}
+	}
+	if v, ok := rv[whereField].(*WorkflowWhereInput); ok {
+		args.opts = append(args.opts, WithWorkflowFilter(v.Filter))
 	}
 	return args
 }

@@ -9,10 +9,11 @@ import (
 )
 
 func (_m *Hub) Items(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder, where *ItemWhereInput,
 ) (*ItemConnection, error) {
 	opts := []ItemPaginateOption{
 		WithItemOrder(orderBy),
+		WithItemFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
@@ -29,10 +30,11 @@ func (_m *Hub) Items(
 }
 
 func (_m *Hub) Orders(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder, where *OrderWhereInput,
 ) (*OrderConnection, error) {
 	opts := []OrderPaginateOption{
 		WithOrderOrder(orderBy),
+		WithOrderFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
@@ -49,10 +51,11 @@ func (_m *Hub) Orders(
 }
 
 func (_m *Hub) TrackingEntries(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder, where *TrackingEntryWhereInput,
 ) (*TrackingEntryConnection, error) {
 	opts := []TrackingEntryPaginateOption{
 		WithTrackingEntryOrder(orderBy),
+		WithTrackingEntryFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[2][alias]
@@ -113,10 +116,11 @@ func (_m *Order) Lines(ctx context.Context) (result []*OrderLine, err error) {
 }
 
 func (_m *Order) TrackingEntries(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*TrackingEntryOrder, where *TrackingEntryWhereInput,
 ) (*TrackingEntryConnection, error) {
 	opts := []TrackingEntryPaginateOption{
 		WithTrackingEntryOrder(orderBy),
+		WithTrackingEntryFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[3][alias]
@@ -169,10 +173,11 @@ func (_m *OrderLine) Part(ctx context.Context) (*Part, error) {
 }
 
 func (_m *Part) Items(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*ItemOrder, where *ItemWhereInput,
 ) (*ItemConnection, error) {
 	opts := []ItemPaginateOption{
 		WithItemOrder(orderBy),
+		WithItemFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
@@ -217,10 +222,11 @@ func (_m *TrackingEntry) Hub(ctx context.Context) (*Hub, error) {
 }
 
 func (_m *Workflow) Orders(
-	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder,
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy []*OrderOrder, where *OrderWhereInput,
 ) (*OrderConnection, error) {
 	opts := []OrderPaginateOption{
 		WithOrderOrder(orderBy),
+		WithOrderFilter(where.Filter),
 	}
 	alias := graphql.GetFieldContext(ctx).Field.Alias
 	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]

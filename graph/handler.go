@@ -17,6 +17,7 @@ import (
 	"logistics/ent"
 	"logistics/graph/generated"
 	"logistics/internal/auth"
+	"logistics/internal/eventlog"
 	"logistics/internal/service"
 )
 
@@ -73,6 +74,8 @@ func openTx(ctx context.Context) (context.Context, driver.Tx, error) {
 		return nil, nil, err
 	}
 	ctx = ent.NewTxContext(ctx, tx)
+	// Events recorded by the mutation are numbered and written at commit.
+	ctx = eventlog.Begin(ctx, tx)
 	return ent.NewContext(ctx, tx.Client()), tx, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
+	"logistics/internal/eventlog"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
@@ -30,7 +31,7 @@ var schemaTypes = map[string]any{
 	"Item": itemJSON{}, "ItemInput": itemIn{},
 	"Order": orderJSON{}, "OrderInput": orderIn{}, "OrderLine": orderLineJSON{}, "OrderLineInput": lineIn{},
 	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
-	"Workflow": workflowJSON{}, "Event": eventJSON{},
+	"Workflow": workflowJSON{}, "Event": eventlog.Event{},
 	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
 	"ImportResult": service.ImportResult{},
 }

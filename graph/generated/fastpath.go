@@ -536,6 +536,8 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 			writeGQLString(&w.b, obj.Actor)
 		case "data":
 			ec.marshalOMap2map(ctx, field.Selections, obj.Data).MarshalGQL(&w.b)
+		case "sequence":
+			ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Sequence).MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -667,7 +669,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -687,7 +689,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -707,7 +709,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1083,7 +1085,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
-					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1558,7 +1560,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
-					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
 				if err != nil {
 					return false
@@ -1873,7 +1875,7 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 				}
 				ctx := graphql.WithFieldContext(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
-					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
 				if err != nil {
 					return false

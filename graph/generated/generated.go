@@ -80,6 +80,7 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
+		Sequence  func(childComplexity int) int
 		SubjectID func(childComplexity int) int
 		Type      func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
@@ -104,16 +105,16 @@ type ComplexityRoot struct {
 		Country         func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		ID              func(childComplexity int) int
-		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
+		Items           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
 		Kind            func(childComplexity int) int
 		Latitude        func(childComplexity int) int
 		Longitude       func(childComplexity int) int
 		Name            func(childComplexity int) int
-		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
+		Orders          func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		PostalCode      func(childComplexity int) int
 		Revision        func(childComplexity int) int
 		Timezone        func(childComplexity int) int
-		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
+		TrackingEntries func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		UpdatedAt       func(childComplexity int) int
 	}
 
@@ -202,7 +203,7 @@ type ComplexityRoot struct {
 		ShipToName         func(childComplexity int) int
 		ShipToPostalCode   func(childComplexity int) int
 		Status             func(childComplexity int) int
-		TrackingEntries    func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder) int
+		TrackingEntries    func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		UpdatedAt          func(childComplexity int) int
 		Workflow           func(childComplexity int) int
 		WorkflowID         func(childComplexity int) int
@@ -280,7 +281,7 @@ type ComplexityRoot struct {
 		Description  func(childComplexity int) int
 		Hazardous    func(childComplexity int) int
 		ID           func(childComplexity int) int
-		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder) int
+		Items        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
 		OrderLines   func(childComplexity int) int
 		PartName     func(childComplexity int) int
 		Revision     func(childComplexity int) int
@@ -354,7 +355,7 @@ type ComplexityRoot struct {
 		Key          func(childComplexity int) int
 		Latest       func(childComplexity int) int
 		Name         func(childComplexity int) int
-		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder) int
+		Orders       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		States       func(childComplexity int) int
 		Transitions  func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
@@ -563,6 +564,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.sequence":
+		if e.ComplexityRoot.Event.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Sequence(childComplexity), true
 	case "Event.subjectID":
 		if e.ComplexityRoot.Event.SubjectID == nil {
 			break
@@ -666,7 +673,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
+		return e.ComplexityRoot.Hub.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
 	case "Hub.kind":
 		if e.ComplexityRoot.Hub.Kind == nil {
 			break
@@ -701,7 +708,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
+		return e.ComplexityRoot.Hub.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
 	case "Hub.postalCode":
 		if e.ComplexityRoot.Hub.PostalCode == nil {
 			break
@@ -730,7 +737,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
+		return e.ComplexityRoot.Hub.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
 	case "Hub.updatedAt":
 		if e.ComplexityRoot.Hub.UpdatedAt == nil {
 			break
@@ -1260,7 +1267,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Order.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder)), true
+		return e.ComplexityRoot.Order.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
 	case "Order.updatedAt":
 		if e.ComplexityRoot.Order.UpdatedAt == nil {
 			break
@@ -1563,7 +1570,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder)), true
+		return e.ComplexityRoot.Part.Items(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.ItemOrder), args["where"].(*ent.ItemWhereInput)), true
 	case "Part.orderLines":
 		if e.ComplexityRoot.Part.OrderLines == nil {
 			break
@@ -1949,7 +1956,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder)), true
+		return e.ComplexityRoot.Workflow.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
 	case "Workflow.states":
 		if e.ComplexityRoot.Workflow.States == nil {
 			break
@@ -2325,7 +2332,14 @@ type Event implements Node {
   """
   subjectID: String!
   actor: String!
+  """
+  {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
+  """
   data: Map
+  """
+  Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  """
+  sequence: Int
 }
 """
 A connection to a list of items.
@@ -2377,6 +2391,7 @@ enum EventOrderField {
   CREATED_AT
   UPDATED_AT
   TYPE
+  SEQUENCE
 }
 """
 EventWhereInput is used for filtering Event objects.
@@ -2467,6 +2482,19 @@ input EventWhereInput {
   actorHasSuffix: String
   actorEqualFold: String
   actorContainsFold: String
+  """
+  sequence field predicates
+  """
+  sequence: Int
+  sequenceNEQ: Int
+  sequenceIn: [Int!]
+  sequenceNotIn: [Int!]
+  sequenceGT: Int
+  sequenceGTE: Int
+  sequenceLT: Int
+  sequenceLTE: Int
+  sequenceIsNil: Boolean
+  sequenceNotNil: Boolean
 }
 type Hub implements Node {
   id: ID!
@@ -5209,6 +5237,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_actor(ctx, field)
 	case "data":
 		return ec.fieldContext_Event_data(ctx, field)
+	case "sequence":
+		return ec.fieldContext_Event_sequence(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -5890,6 +5920,14 @@ func (ec *executionContext) field_Hub_items_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5936,6 +5974,14 @@ func (ec *executionContext) field_Hub_orders_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5982,6 +6028,14 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -6480,6 +6534,14 @@ func (ec *executionContext) field_Order_trackingEntries_args(ctx context.Context
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -6526,6 +6588,14 @@ func (ec *executionContext) field_Part_items_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -7100,6 +7170,14 @@ func (ec *executionContext) field_Workflow_orders_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -7655,6 +7733,29 @@ func (ec *executionContext) fieldContext_Event_data(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Map does not have child fields"))
 }
 
+func (ec *executionContext) _Event_sequence(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8152,7 +8253,7 @@ func (ec *executionContext) _Hub_items(ctx context.Context, field graphql.Collec
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -8196,7 +8297,7 @@ func (ec *executionContext) _Hub_orders(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
@@ -8240,7 +8341,7 @@ func (ec *executionContext) _Hub_trackingEntries(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
@@ -10746,7 +10847,7 @@ func (ec *executionContext) _Order_trackingEntries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder))
+			return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {
@@ -12103,7 +12204,7 @@ func (ec *executionContext) _Part_items(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder))
+			return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ItemConnection) graphql.Marshaler {
@@ -13712,7 +13813,7 @@ func (ec *executionContext) _Workflow_orders(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder))
+			return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
@@ -15602,7 +15703,7 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "type", "typeNEQ", "typeIn", "typeNotIn", "typeGT", "typeGTE", "typeLT", "typeLTE", "typeContains", "typeHasPrefix", "typeHasSuffix", "typeEqualFold", "typeContainsFold", "subjectID", "subjectIDNEQ", "subjectIDIn", "subjectIDNotIn", "subjectIDGT", "subjectIDGTE", "subjectIDLT", "subjectIDLTE", "subjectIDContains", "subjectIDHasPrefix", "subjectIDHasSuffix", "subjectIDEqualFold", "subjectIDContainsFold", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "type", "typeNEQ", "typeIn", "typeNotIn", "typeGT", "typeGTE", "typeLT", "typeLTE", "typeContains", "typeHasPrefix", "typeHasSuffix", "typeEqualFold", "typeContainsFold", "subjectID", "subjectIDNEQ", "subjectIDIn", "subjectIDNotIn", "subjectIDGT", "subjectIDGTE", "subjectIDLT", "subjectIDLTE", "subjectIDContains", "subjectIDHasPrefix", "subjectIDHasSuffix", "subjectIDEqualFold", "subjectIDContainsFold", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "sequence", "sequenceNEQ", "sequenceIn", "sequenceNotIn", "sequenceGT", "sequenceGTE", "sequenceLT", "sequenceLTE", "sequenceIsNil", "sequenceNotNil"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16071,6 +16172,76 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.ActorContainsFold = data
+		case "sequence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequence"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sequence = data
+		case "sequenceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNEQ = data
+		case "sequenceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceIn = data
+		case "sequenceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNotIn = data
+		case "sequenceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceGT = data
+		case "sequenceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceGTE = data
+		case "sequenceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceLT = data
+		case "sequenceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceLTE = data
+		case "sequenceIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceIsNil = data
+		case "sequenceNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNotNil = data
 		}
 	}
 	return it, nil
@@ -23997,6 +24168,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "data":
 			out.Values[i] = ec._Event_data(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sequence":
+			out.Values[i] = ec._Event_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

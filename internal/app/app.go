@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -21,6 +22,7 @@ import (
 	"logistics/internal/database"
 	"logistics/internal/demodata"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
@@ -41,6 +43,9 @@ type App struct {
 	FastPath graph.FastPathCounts
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
+
+	stopListen context.CancelFunc // ends the event notification listeners
+	listening  sync.WaitGroup
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -57,6 +62,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		return nil, err
 	}
 	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New()}
+	a.Service.SetRepresenter(rest.Representer(a.Service))
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -75,7 +81,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
 		}
-		env := &environment.Env{Name: e.name, BaseURL: u, DB: db}
+		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
 		envs = append(envs, env)
 		if err := db.Migrate(ctx); err != nil {
 			a.closeEnvs(envs)
@@ -99,6 +105,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Envs = set
 	a.registerMetrics()
+	a.listen()
 	store := auth.NewStore(set.Production().DB.Client, log)
 	store.TokenCacheTTL = cfg.AuthCacheTTL
 	if opt.PasswordCost != 0 {
@@ -174,8 +181,26 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 	}
 }
 
-// Close closes both databases.
+// listen relays other instances' event commits to this one's waiters
+// (PostgreSQL LISTEN/NOTIFY; nothing to do on SQLite).
+func (a *App) listen() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopListen = cancel
+	for _, env := range a.Envs.All() {
+		a.listening.Add(1)
+		go func() {
+			defer a.listening.Done()
+			env.Events.Listen(ctx, env.DB.SQL, env.DB.Dialect)
+		}()
+	}
+}
+
+// Close stops the listeners and closes both databases.
 func (a *App) Close() error {
+	if a.stopListen != nil {
+		a.stopListen()
+		a.listening.Wait()
+	}
 	var errs []error
 	for _, e := range a.Envs.All() {
 		errs = append(errs, e.DB.Close())
