@@ -23,6 +23,7 @@ import (
 	"logistics/internal/demodata"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/eventstream"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
@@ -43,6 +44,9 @@ type App struct {
 	FastPath graph.FastPathCounts
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
+	// Streams feeds the GraphQL subscriptions of both environments; call
+	// its Shutdown before the HTTP server's (see server.go).
+	Streams *eventstream.Broker
 
 	stopListen context.CancelFunc // ends the event notification listeners
 	listening  sync.WaitGroup
@@ -117,6 +121,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Auth = &auth.Authenticator{Store: store, Envs: set, Limiter: limiter, Log: log}
 	a.Login = auth.NewLoginGuard()
+	a.Streams = eventstream.New(eventstream.Options{PerKey: cfg.SubscriptionLimit, Buffer: cfg.SubscriptionBuffer, Log: log})
 	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
 		a.closeEnvs(envs)
 		return nil, fmt.Errorf("first console user: %w", err)
@@ -238,6 +243,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxDepth: a.Config.MaxDepth, MaxComplexity: a.Config.MaxComplexity,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
 		FastPathCounts: &a.FastPath,
+		Streams:        a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
+		OutBuffer: min(a.Config.SubscriptionBuffer, 256),
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
