@@ -329,33 +329,39 @@ func TestSubscriptionOrderChangedWebSocket(t *testing.T) {
 	w.subscribe("vip", orderSub, map[string]any{"where": map[string]any{"customerRefHasPrefix": "VIP"}})
 	time.Sleep(200 * time.Millisecond) // subscribed before the first change
 
-	plain := restOrder(t, srv, env, hub, "C-1")
-	vip := restOrder(t, srv, env, hub, "VIP-1")
-	restPatchOrder(t, srv, env, plain, "VIP-2") // now matches the filter too
-
+	// The filter is evaluated on the order as it is when the event is
+	// delivered (docs/subscriptions.md): read each step before the next.
 	got := map[string][]string{}
 	var seqs []int64
-	for range 5 { // all: 3 changes; vip: 2
-		m, err := w.read(15 * time.Second)
-		if err != nil || m.Type != "next" {
-			t.Fatalf("read: %v %s %s", err, m.Type, m.Payload)
-		}
-		var p struct {
-			Data struct {
-				OrderChanged struct {
-					Sequence int64
-					Type     string
-					Order    struct{ ID, CustomerRef string }
+	read := func(n int) {
+		for range n {
+			m, err := w.read(15 * time.Second)
+			if err != nil || m.Type != "next" {
+				t.Fatalf("read: %v %s %s", err, m.Type, m.Payload)
+			}
+			var p struct {
+				Data struct {
+					OrderChanged struct {
+						Sequence int64
+						Type     string
+						Order    struct{ ID, CustomerRef string }
+					}
 				}
 			}
-		}
-		_ = json.Unmarshal(m.Payload, &p)
-		oc := p.Data.OrderChanged
-		got[m.ID] = append(got[m.ID], oc.Type+" "+oc.Order.ID)
-		if m.ID == "all" {
-			seqs = append(seqs, oc.Sequence)
+			_ = json.Unmarshal(m.Payload, &p)
+			oc := p.Data.OrderChanged
+			got[m.ID] = append(got[m.ID], oc.Type+" "+oc.Order.ID)
+			if m.ID == "all" {
+				seqs = append(seqs, oc.Sequence)
+			}
 		}
 	}
+	plain := restOrder(t, srv, env, hub, "C-1")
+	read(1)
+	vip := restOrder(t, srv, env, hub, "VIP-1")
+	read(2)
+	restPatchOrder(t, srv, env, plain, "VIP-2") // now matches the filter too
+	read(2)
 	want := map[string][]string{
 		"all": {"order.created " + plain, "order.created " + vip, "order.updated " + plain},
 		"vip": {"order.created " + vip, "order.updated " + plain},
@@ -561,9 +567,13 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 
 	const n = 400
 	done := make(chan []int64)
+	halfway := make(chan struct{})
 	go func() {
 		var seqs []int64
-		for range n {
+		for i := range n {
+			if i == n/4 {
+				close(halfway)
+			}
 			m, err := fast.read(60 * time.Second)
 			if err != nil {
 				break
@@ -582,6 +592,18 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 		restOrder(t, srv, env, hub, fmt.Sprintf("%s-%d", ref, i))
 	}
 	writeTime := time.Since(start)
+	// The slow client wakes up once the others are well under way: it
+	// reads what was buffered for it, then the close.
+	closed := make(chan error, 1)
+	go func() {
+		<-halfway
+		for {
+			if _, err := slow.read(30 * time.Second); err != nil {
+				closed <- err
+				return
+			}
+		}
+	}()
 	seqs := <-done
 	if len(seqs) != n {
 		t.Fatalf("fast subscriber got %d of %d events", len(seqs), n)
@@ -592,16 +614,123 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 		}
 	}
 	t.Logf("%d writes took %s with a stalled subscriber", n, writeTime)
-	// The slow one is eventually closed: read what it buffered until the close.
-	var closeErr error
-	for {
-		_, err := slow.read(30 * time.Second)
-		if err != nil {
-			closeErr = err
-			break
-		}
-	}
+	closeErr := <-closed
 	if st := coderws.CloseStatus(closeErr); st != 4410 {
 		t.Fatalf("slow subscriber closed with %v", closeErr)
+	}
+}
+
+// TestSubscriptionAcrossInstances: an order changed through instance A
+// reaches subscribers on instance B (PostgreSQL: LISTEN/NOTIFY wakes B's
+// reader, which reads the shared log). On SQLite the twin shares the file,
+// and B's reader finds the event on its timer.
+func TestSubscriptionAcrossInstances(t *testing.T) {
+	if !apptest.Postgres() {
+		t.Skip("several instances share one database on PostgreSQL; set " + apptest.PostgresEnv)
+	}
+	a := apptest.New(t)
+	b := a.Twin(t)
+	env := environment.Production
+	hub := newFixture(t, a, env).hub("AMS4", "Amsterdam", "NL")
+
+	w := dialWS(t, b, env, nil, map[string]any{"Authorization": "Bearer " + b.Keys[env]})
+	w.subscribe("o", orderSub, nil)
+	c := dialSSE(t, b, env, http.Header{}, orderSub, nil)
+	time.Sleep(300 * time.Millisecond)
+
+	var want []string
+	start := time.Now()
+	for i := range 5 {
+		want = append(want, restOrder(t, a, env, hub, fmt.Sprintf("X-%d", i)))
+	}
+	for i, id := range want {
+		if got := dig(w.next("o"), "orderChanged", "order", "id"); got != id {
+			t.Fatalf("ws on B, event %d: got %v, want %s", i, got, id)
+		}
+		_, d := c.next()
+		if got := dig(d, "orderChanged", "order", "id"); got != id {
+			t.Fatalf("sse on B, event %d: got %v, want %s", i, got, id)
+		}
+	}
+	// Well under the 2 s poll: the notification woke B.
+	if took := time.Since(start); took > 1800*time.Millisecond {
+		t.Errorf("delivery across instances took %s: the notification did not wake the reader", took)
+	}
+	w.quiet(300 * time.Millisecond)
+}
+
+// TestSubscriptionSessionCookieAndOrigin: a console session subscribes over
+// WebSocket with its cookie from the service's own origin; the same upgrade
+// from another origin is refused; no credentials at all close the
+// connection with 4401.
+func TestSubscriptionSessionCookieAndOrigin(t *testing.T) {
+	srv := apptest.New(t)
+	env := environment.Production
+	h := srv.Session(t, srv.AdminEmail, srv.AdminPassword)
+	cookie := http.Header{"Cookie": {h.Get("Cookie")}, "Origin": {srv.URL}}
+	w := dialWS(t, srv, env, cookie, nil)
+	w.subscribe("o", orderSub, nil)
+	time.Sleep(200 * time.Millisecond)
+	hub := newFixture(t, srv, env).hub("AMS5", "Amsterdam", "NL")
+	id := restOrder(t, srv, env, hub, "S-1")
+	if got := dig(w.next("o"), "orderChanged", "order", "id"); got != id {
+		t.Fatalf("session subscription: got %v, want %s", got, id)
+	}
+
+	cross := http.Header{"Cookie": {h.Get("Cookie")}, "Origin": {"https://evil.example"}}
+	if _, err := tryWS(t, srv, env, cross, nil); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("cross-origin upgrade: %v, want 403", err)
+	}
+
+	_, err := tryWS(t, srv, env, nil, nil)
+	if coderws.CloseStatus(err) != 4401 {
+		t.Fatalf("no credentials: %v, want close 4401", err)
+	}
+}
+
+// TestSubscriptionLimitAndShutdown: a key holds at most the configured
+// number of subscriptions; at shutdown WebSocket clients get close 1001 and
+// SSE clients a SHUTTING_DOWN error event, then the end of the stream.
+func TestSubscriptionLimitAndShutdown(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SubscriptionLimit = 2 }})
+	env := environment.Production
+	w := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + srv.Keys[env]})
+	w.subscribe("1", orderSub, nil)
+	c := dialSSE(t, srv, env, http.Header{}, orderSub, nil)
+	time.Sleep(200 * time.Millisecond)
+	w.subscribe("3", orderSub, nil)
+	m, err := w.read(10 * time.Second)
+	if err != nil || m.ID != "3" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+		t.Fatalf("third subscription: %v %s %s", err, m.Type, m.Payload)
+	}
+	total := 0
+	for _, n := range srv.App.Streams.Counts() {
+		total += n
+	}
+	if total != 2 {
+		t.Fatalf("open subscriptions: %v, want 2", srv.App.Streams.Counts())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	go srv.App.Streams.Shutdown(ctx)
+	for {
+		m, err := w.read(10 * time.Second)
+		if err != nil {
+			if coderws.CloseStatus(err) != coderws.StatusGoingAway {
+				t.Fatalf("shutdown closed the WebSocket with %v, want 1001", err)
+			}
+			break
+		}
+		if m.Type == "error" && !strings.Contains(string(m.Payload), "SHUTTING_DOWN") {
+			t.Fatalf("shutdown: %s", m.Payload)
+		}
+	}
+	ev, _ := c.read(false)
+	if ev.Event != "next" || !strings.Contains(ev.Data, "SHUTTING_DOWN") {
+		t.Fatalf("sse at shutdown: %v", ev)
+	}
+	if ev, _ := c.read(false); ev.Event != "complete" {
+		t.Fatalf("sse at shutdown: want complete, got %v", ev)
 	}
 }
