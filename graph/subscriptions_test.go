@@ -408,6 +408,7 @@ func TestSubscriptionTrackingAndStockFilters(t *testing.T) {
 	part := f.part("SKU-2", "Nut")
 	o := f.order(hub)
 
+	served, declined := srv.App.FastPath.Served.Load(), srv.App.FastPath.Declined.Load()
 	w := dialWS(t, srv, env, http.Header{"Authorization": {"Bearer " + srv.Keys[env]}}, nil)
 	w.subscribe("t", `subscription { trackingEntryAdded(where: {carrier: "DHL", status: delivered}) { type trackingEntry { id trackingNumber } } }`, nil)
 	w.subscribe("s", `subscription { stockChanged(where: {quantityGTE: "10"}) { type item { id quantity } } }`, nil)
@@ -437,6 +438,12 @@ func TestSubscriptionTrackingAndStockFilters(t *testing.T) {
 		t.Errorf("events: %v", got["e"])
 	}
 	w.quiet(300 * time.Millisecond)
+	// The generated fast path (graph/fastpath.go) serves queries only: it
+	// neither served nor declined (counted) a subscription field.
+	if srv.App.FastPath.Served.Load() != served || srv.App.FastPath.Declined.Load() != declined {
+		t.Errorf("fast path saw subscription fields: served %d→%d, declined %d→%d",
+			served, srv.App.FastPath.Served.Load(), declined, srv.App.FastPath.Declined.Load())
+	}
 }
 
 // TestSubscriptionSSEResume: over Server-Sent Events each event carries
