@@ -115,6 +115,7 @@ func newWSTransport(opt Options) wsTransport {
 		KeepAlivePingInterval: opt.KeepAlive,
 		PingPongInterval:      opt.KeepAlive,
 		InitTimeout:           10 * time.Second,
+		PayloadReadLimit:      &opt.MaxBodyBytes, // a subscribe message is a request body
 		InitFunc: func(ctx context.Context, p gqltransport.InitPayload) (context.Context, *gqltransport.InitPayload, error) {
 			if auth.FromContext(ctx) != nil {
 				return ctx, nil, nil // the upgrade carried a key or the session cookie

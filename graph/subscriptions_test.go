@@ -693,6 +693,11 @@ func TestSubscriptionSessionCookieAndOrigin(t *testing.T) {
 	if coderws.CloseStatus(err) != 4401 {
 		t.Fatalf("no credentials: %v, want close 4401", err)
 	}
+	// Only /graphql defers authentication of an upgrade to connection_init.
+	resp := srv.Do(t, http.MethodGet, srv.URL+"/v1/orders", nil, http.Header{"Authorization": {""}, "Upgrade": {"websocket"}, "Connection": {"Upgrade"}})
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("REST with an upgrade and no credentials: %d", resp.StatusCode)
+	}
 }
 
 // TestSubscriptionLimitAndShutdown: a key holds at most the configured

@@ -41,7 +41,8 @@ type Authenticator struct {
 // FORBIDDEN or RATE_LIMITED, with the same status and headers.
 func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if IsWebSocketUpgrade(r) && r.Header.Get("Authorization") == "" && !hasCookie(r, SessionCookie) {
+		if gql, _ := r.Context().Value(gqlErrorsKey{}).(bool); gql && IsWebSocketUpgrade(r) &&
+			r.Header.Get("Authorization") == "" && !hasCookie(r, SessionCookie) {
 			// A browser cannot set Authorization on a WebSocket: the
 			// GraphQL transport authenticates the connection_init payload
 			// (AuthenticateHeader) before anything else is read.
