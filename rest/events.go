@@ -187,8 +187,10 @@ func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int6
 		case <-wake:
 		case <-t.C:
 		case <-ctx.Done():
+			// The client left (or the server is stopping): nothing to
+			// report, and nobody to report it to.
 			t.Stop()
-			return eventsPageJSON{}, ctx.Err()
+			return eventsPage(r, nil, p.first, after), nil
 		}
 		t.Stop()
 	}
