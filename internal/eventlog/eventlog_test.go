@@ -477,3 +477,43 @@ func TestMigrateNumbersOldEvents(t *testing.T) {
 		t.Errorf("old event JSON %s %v", b, err)
 	}
 }
+
+// TestLargeTransaction: a transaction's events are written in several
+// INSERTs past 1,000 and keep consecutive numbers in the order recorded; a
+// rolled-back one writes none.
+func TestLargeTransaction(t *testing.T) {
+	s := apptest.New(t)
+	ctx := s.Ctx(environment.Production)
+	base := lastSequence(t, s)
+	const n = 2345
+	err := service.WithTx(ctx, func(ctx context.Context) error {
+		for i := range n {
+			if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x", Object: map[string]any{"i": i}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := eventlog.After(ctx, ent.FromContext(ctx), base, n+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != n {
+		t.Fatalf("%d events, want %d", len(evs), n)
+	}
+	for i, e := range evs {
+		if int64(*e.Sequence) != base+int64(i)+1 || e.Data["object"].(map[string]any)["i"] != float64(i) {
+			t.Fatalf("event %d: sequence %d, data %v", i, *e.Sequence, e.Data)
+		}
+	}
+	_ = service.WithTx(ctx, func(ctx context.Context) error {
+		_ = eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x"})
+		return fmt.Errorf("roll back")
+	})
+	if got := lastSequence(t, s); got != base+n {
+		t.Errorf("after a rollback the log ends at %d, want %d", got, base+n)
+	}
+}
