@@ -9,6 +9,7 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/event"
+	"logistics/ent/predicate"
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
@@ -21,10 +22,6 @@ import (
 // MaxEventWait bounds the long poll of GET /v1/events?after=…&wait=…; it
 // stays well below the server's default write time-out (60 s).
 const MaxEventWait = 30 * time.Second
-
-// eventPoll is how often a long poll re-reads the log without a wake-up
-// (a lost notification costs at most this much latency).
-const eventPoll = 2 * time.Second
 
 // eventsPageJSON is the body of GET /v1/events: a list page, plus, when
 // paging by sequence (after=), where to resume.
@@ -147,51 +144,29 @@ func listEvents(r *http.Request, where *ent.EventWhereInput, p page) (listJSON, 
 }
 
 // eventsAfter reads the events after sequence after, in sequence order,
-// waiting up to wait for one to commit when there is none yet. The wake-up
-// (the environment's eventlog.Log) is taken before each read, so a commit
-// between the read and the wait is not missed; the log is re-read at least
-// every eventPoll in case a notification is lost.
+// waiting up to wait for one to commit when there is none yet
+// (eventlog.Poll: woken by the environment's eventlog.Log, re-reading every
+// eventlog.PollInterval in case a wake-up is lost).
 func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int64, wait time.Duration) (eventsPageJSON, error) {
 	if p.after != nil || len(p.sort) > 0 {
 		return eventsPageJSON{}, apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
 	}
 	ctx := r.Context()
-	pred, err := where.P()
-	if err != nil && err != ent.ErrEmptyEventWhereInput {
+	var preds []predicate.Event
+	if pred, err := where.P(); err == nil {
+		preds = append(preds, pred)
+	} else if err != ent.ErrEmptyEventWhereInput {
 		return eventsPageJSON{}, apperr.From(err)
 	}
-	var changed func() <-chan struct{}
-	if env := environment.FromContext(ctx); env != nil && env.Events != nil {
-		changed = env.Events.Changed
+	var log *eventlog.Log
+	if env := environment.FromContext(ctx); env != nil {
+		log = env.Events
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		var wake <-chan struct{}
-		if changed != nil {
-			wake = changed()
-		}
-		q := ent.FromContext(ctx).Event.Query().Where(event.SequenceGT(int(after)))
-		if pred != nil {
-			q.Where(pred)
-		}
-		evs, err := q.Order(ent.Asc(event.FieldSequence)).Limit(p.first + 1).All(ctx)
-		if err != nil {
-			return eventsPageJSON{}, apperr.From(err)
-		}
-		left := time.Until(deadline)
-		if len(evs) > 0 || left <= 0 {
-			return eventsPage(r, evs, p.first, after), nil
-		}
-		t := time.NewTimer(min(left, eventPoll))
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return eventsPageJSON{}, ctx.Err()
-		}
-		t.Stop()
+	evs, err := eventlog.Poll(ctx, log, ent.FromContext(ctx), after, p.first+1, wait, preds...)
+	if err != nil {
+		return eventsPageJSON{}, apperr.From(err)
 	}
+	return eventsPage(r, evs, p.first, after), nil
 }
 
 func eventsPage(r *http.Request, evs []*ent.Event, limit int, after int64) eventsPageJSON {

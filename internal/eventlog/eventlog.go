@@ -60,6 +60,37 @@ func (d Data) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Data) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*d = dataOf(m)
+	return nil
+}
+
+// dataOf splits a data object into object, previous_attributes and extras.
+func dataOf(m map[string]any) Data {
+	var d Data
+	for k, v := range m {
+		switch k {
+		case keyObject:
+			d.Object = v
+		case keyPrevious:
+			d.PreviousAttributes, _ = v.(map[string]any)
+		default:
+			// Rows written before the catalog (issue 11) kept their few
+			// fields at the top of data: they stay readable as extra keys.
+			if d.Extra == nil {
+				d.Extra = map[string]any{}
+			}
+			d.Extra[k] = v
+		}
+	}
+	return d
+}
+
 // Reserved keys of an event row's data column.
 const (
 	keyObject   = "object"
@@ -75,23 +106,7 @@ func FromRow(env string, e *ent.Event) Event {
 	if e.Sequence != nil {
 		out.Sequence = int64(*e.Sequence)
 	}
-	for k, v := range e.Data {
-		switch k {
-		case keyObject:
-			out.Data.Object = v
-		case keyPrevious:
-			if m, ok := v.(map[string]any); ok {
-				out.Data.PreviousAttributes = m
-			}
-		default:
-			// Rows written before the catalog (issue 11) kept their few
-			// fields at the top of data: they stay readable as extra keys.
-			if out.Data.Extra == nil {
-				out.Data.Extra = map[string]any{}
-			}
-			out.Data.Extra[k] = v
-		}
-	}
+	out.Data = dataOf(e.Data)
 	return out
 }
 

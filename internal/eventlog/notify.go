@@ -29,6 +29,9 @@ type Log struct {
 	mu      sync.Mutex
 	last    int64         // the highest sequence this instance has heard of
 	changed chan struct{} // closed and replaced on every wake-up
+
+	listening     chan struct{} // closed once LISTEN first took effect
+	listeningOnce sync.Once
 }
 
 // New returns the Log of environment env.
@@ -36,8 +39,13 @@ func New(env string, log *slog.Logger) *Log {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Log{env: env, log: log, changed: make(chan struct{})}
+	return &Log{env: env, log: log, changed: make(chan struct{}), listening: make(chan struct{})}
 }
+
+// Listening returns a channel closed once the PostgreSQL listener has
+// subscribed (never closed on SQLite): from then on, other instances'
+// commits wake this one's waiters.
+func (l *Log) Listening() <-chan struct{} { return l.listening }
 
 // Environment is the name of the Log's environment.
 func (l *Log) Environment() string { return l.env }
@@ -114,6 +122,7 @@ func (l *Log) listenOnce(ctx context.Context, db *sql.DB) error {
 		// Anything committed before LISTEN took effect is in the log: wake
 		// the waiters once so they re-read it.
 		l.committed(0)
+		l.listeningOnce.Do(func() { close(l.listening) })
 		defer pc.Exec(context.WithoutCancel(ctx), "UNLISTEN "+Channel) //nolint:errcheck
 		for {
 			n, err := pc.WaitForNotification(ctx)

@@ -133,8 +133,11 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, 
 	for i, r := range rows {
 		r.SetSequence(int(first + int64(i)))
 	}
-	if err := c.Event.CreateBulk(rows...).Exec(ctx); err != nil {
-		return 0, err
+	// In chunks: one INSERT must stay under PostgreSQL's 65,535 parameters.
+	for lo := 0; lo < len(rows); lo += insertChunk {
+		if err := c.Event.CreateBulk(rows[lo:min(lo+insertChunk, len(rows))]...).Exec(ctx); err != nil {
+			return 0, err
+		}
 	}
 	if drv.Dialect() == dialect.Postgres {
 		if err := drv.Exec(ctx, "SELECT pg_notify($1, $2)", []any{Channel, strconv.FormatInt(last, 10)}, nil); err != nil {
@@ -143,6 +146,9 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, 
 	}
 	return last, nil
 }
+
+// insertChunk is how many events one INSERT writes at most.
+const insertChunk = 1000
 
 // querier is what Reserve needs: an ent driver or transaction.
 type querier interface {

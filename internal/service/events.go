@@ -55,7 +55,9 @@ func asMap(v any) (map[string]any, error) {
 // snapshot locks the resource's row (PostgreSQL; SQLite write transactions
 // hold the database lock already) and renders it: the "before" of an update
 // or the last state of a deletion. Locking first makes previous_attributes
-// exact even beside a concurrent change of the same row.
+// exact even beside a concurrent change of the same row. The lock is the one
+// the UPDATE itself would take (FOR NO KEY UPDATE), only earlier: inserts
+// that merely refer to the row (an item at a hub) are not held up by it.
 func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]any, error) {
 	c := client(ctx)
 	if drv := c.Driver(); drv.Dialect() == dialect.Postgres {
@@ -64,7 +66,7 @@ func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]an
 			return nil, apperr.Internal(fmt.Errorf("snapshot: no table for %s", id))
 		}
 		var rows entsql.Rows
-		if err := drv.Query(ctx, `SELECT 1 FROM "`+table+`" WHERE id = $1 FOR UPDATE`, []any{string(id)}, &rows); err != nil {
+		if err := drv.Query(ctx, `SELECT 1 FROM "`+table+`" WHERE id = $1 FOR NO KEY UPDATE`, []any{string(id)}, &rows); err != nil {
 			return nil, apperr.From(err)
 		}
 		found := rows.Next()
