@@ -401,7 +401,8 @@ func TestSubscriptionOrderChangedWebSocket(t *testing.T) {
 // TestSubscriptionTrackingAndStockFilters: trackingEntryAdded and
 // stockChanged apply their where inputs; events filters by type.
 func TestSubscriptionTrackingAndStockFilters(t *testing.T) {
-	srv := apptest.New(t)
+	// A short execution time limit: it must not end idle subscriptions.
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.MaxExecTime = 300 * time.Millisecond }})
 	env := environment.Sandbox
 	f := newFixture(t, srv, env)
 	hub := f.hub("RTM1", "Rotterdam", "NL")
@@ -413,7 +414,7 @@ func TestSubscriptionTrackingAndStockFilters(t *testing.T) {
 	w.subscribe("t", `subscription { trackingEntryAdded(where: {carrier: "DHL", status: delivered}) { type trackingEntry { id trackingNumber } } }`, nil)
 	w.subscribe("s", `subscription { stockChanged(where: {quantityGTE: "10"}) { type item { id quantity } } }`, nil)
 	w.subscribe("e", `subscription { events(types: ["item.*"]) { type sequence subjectID } }`, nil)
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(time.Second) // idle longer than the execution time limit
 
 	f.tracking(o, "TN-1", "in_transit") // filtered out
 	f.tracking(o, "TN-2", "delivered")
