@@ -1204,6 +1204,9 @@ func (ec *executionContext) fast_OrderChange(ctx context.Context, sel ast.Select
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1795,6 +1798,9 @@ func (ec *executionContext) fast_StockChange(ctx context.Context, sel ast.Select
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1924,6 +1930,9 @@ func (ec *executionContext) fast_TrackingEntryChange(ctx context.Context, sel as
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
