@@ -160,6 +160,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a.Log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Subscriptions first: their clients are told (WebSocket close 1001, a
+	// final SSE error event) and can resume elsewhere; the server's
+	// Shutdown neither tells nor waits for hijacked WebSockets.
+	streamsCtx, cancelStreams := context.WithTimeout(shutdownCtx, 5*time.Second)
+	a.Streams.Shutdown(streamsCtx)
+	cancelStreams()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

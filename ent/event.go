@@ -29,8 +29,10 @@ type Event struct {
 	SubjectID string `json:"subject_id,omitempty"`
 	// Actor holds the value of the "actor" field.
 	Actor string `json:"actor,omitempty"`
-	// Data holds the value of the "data" field.
-	Data         map[string]interface{} `json:"data,omitempty"`
+	// {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
+	Data map[string]interface{} `json:"data,omitempty"`
+	// Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+	Sequence     *int `json:"sequence,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -43,6 +45,8 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case event.FieldID:
 			values[i] = new(resourceid.ID)
+		case event.FieldSequence:
+			values[i] = new(sql.NullInt64)
 		case event.FieldType, event.FieldSubjectID, event.FieldActor:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt, event.FieldUpdatedAt:
@@ -106,6 +110,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field data: %w", err)
 				}
 			}
+		case event.FieldSequence:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field sequence", values[i])
+			} else if value.Valid {
+				_m.Sequence = new(int)
+				*_m.Sequence = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -159,6 +170,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("data=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Data))
+	builder.WriteString(", ")
+	if v := _m.Sequence; v != nil {
+		builder.WriteString("sequence=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -84,6 +84,20 @@ func (_c *EventCreate) SetData(v map[string]interface{}) *EventCreate {
 	return _c
 }
 
+// SetSequence sets the "sequence" field.
+func (_c *EventCreate) SetSequence(v int) *EventCreate {
+	_c.mutation.SetSequence(v)
+	return _c
+}
+
+// SetNillableSequence sets the "sequence" field if the given value is not nil.
+func (_c *EventCreate) SetNillableSequence(v *int) *EventCreate {
+	if v != nil {
+		_c.SetSequence(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v resourceid.ID) *EventCreate {
 	_c.mutation.SetID(v)
@@ -248,6 +262,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldData, field.TypeJSON, value)
 		_node.Data = value
 	}
+	if value, ok := _c.mutation.Sequence(); ok {
+		_spec.SetField(event.FieldSequence, field.TypeInt, value)
+		_node.Sequence = &value
+	}
 	return _node, _spec
 }
 
@@ -343,6 +361,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.Data(); exists {
 			s.SetIgnore(event.FieldData)
+		}
+		if _, exists := u.create.mutation.Sequence(); exists {
+			s.SetIgnore(event.FieldSequence)
 		}
 	}))
 	return u
@@ -586,6 +607,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.Data(); exists {
 				s.SetIgnore(event.FieldData)
+			}
+			if _, exists := b.mutation.Sequence(); exists {
+				s.SetIgnore(event.FieldSequence)
 			}
 		}
 	}))

@@ -73,6 +73,11 @@ func (_q *EventQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				selectedFields = append(selectedFields, event.FieldData)
 				fieldSeen[event.FieldData] = struct{}{}
 			}
+		case "sequence":
+			if _, ok := fieldSeen[event.FieldSequence]; !ok {
+				selectedFields = append(selectedFields, event.FieldSequence)
+				fieldSeen[event.FieldSequence] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

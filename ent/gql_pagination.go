@@ -398,6 +398,20 @@ var (
 			}
 		},
 	}
+	// EventOrderFieldSequence orders Event by sequence.
+	EventOrderFieldSequence = &EventOrderField{
+		Value: func(_m *Event) (ent.Value, error) {
+			return _m.Sequence, nil
+		},
+		column: event.FieldSequence,
+		toTerm: event.BySequence,
+		toCursor: func(_m *Event) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Sequence,
+			}
+		},
+	}
 )
 
 // String implement fmt.Stringer interface.
@@ -410,6 +424,8 @@ func (f EventOrderField) String() string {
 		str = "UPDATED_AT"
 	case EventOrderFieldType.column:
 		str = "TYPE"
+	case EventOrderFieldSequence.column:
+		str = "SEQUENCE"
 	}
 	return str
 }
@@ -432,6 +448,8 @@ func (f *EventOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *EventOrderFieldUpdatedAt
 	case "TYPE":
 		*f = *EventOrderFieldType
+	case "SEQUENCE":
+		*f = *EventOrderFieldSequence
 	default:
 		return fmt.Errorf("%s is not a valid EventOrderField", str)
 	}

@@ -101,6 +101,18 @@ type EventWhereInput struct {
 	ActorHasSuffix    *string  `json:"actorHasSuffix,omitempty"`
 	ActorEqualFold    *string  `json:"actorEqualFold,omitempty"`
 	ActorContainsFold *string  `json:"actorContainsFold,omitempty"`
+
+	// "sequence" field predicates.
+	Sequence       *int  `json:"sequence,omitempty"`
+	SequenceNEQ    *int  `json:"sequenceNEQ,omitempty"`
+	SequenceIn     []int `json:"sequenceIn,omitempty"`
+	SequenceNotIn  []int `json:"sequenceNotIn,omitempty"`
+	SequenceGT     *int  `json:"sequenceGT,omitempty"`
+	SequenceGTE    *int  `json:"sequenceGTE,omitempty"`
+	SequenceLT     *int  `json:"sequenceLT,omitempty"`
+	SequenceLTE    *int  `json:"sequenceLTE,omitempty"`
+	SequenceIsNil  bool  `json:"sequenceIsNil,omitempty"`
+	SequenceNotNil bool  `json:"sequenceNotNil,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -362,6 +374,36 @@ func (i *EventWhereInput) P() (predicate.Event, error) {
 	}
 	if i.ActorContainsFold != nil {
 		predicates = append(predicates, event.ActorContainsFold(*i.ActorContainsFold))
+	}
+	if i.Sequence != nil {
+		predicates = append(predicates, event.SequenceEQ(*i.Sequence))
+	}
+	if i.SequenceNEQ != nil {
+		predicates = append(predicates, event.SequenceNEQ(*i.SequenceNEQ))
+	}
+	if len(i.SequenceIn) > 0 {
+		predicates = append(predicates, event.SequenceIn(i.SequenceIn...))
+	}
+	if len(i.SequenceNotIn) > 0 {
+		predicates = append(predicates, event.SequenceNotIn(i.SequenceNotIn...))
+	}
+	if i.SequenceGT != nil {
+		predicates = append(predicates, event.SequenceGT(*i.SequenceGT))
+	}
+	if i.SequenceGTE != nil {
+		predicates = append(predicates, event.SequenceGTE(*i.SequenceGTE))
+	}
+	if i.SequenceLT != nil {
+		predicates = append(predicates, event.SequenceLT(*i.SequenceLT))
+	}
+	if i.SequenceLTE != nil {
+		predicates = append(predicates, event.SequenceLTE(*i.SequenceLTE))
+	}
+	if i.SequenceIsNil {
+		predicates = append(predicates, event.SequenceIsNil())
+	}
+	if i.SequenceNotNil {
+		predicates = append(predicates, event.SequenceNotNil())
 	}
 
 	switch len(predicates) {

@@ -1089,6 +1089,8 @@ type EventMutation struct {
 	subject_id    *string
 	actor         *string
 	data          *map[string]interface{}
+	sequence      *int
+	addsequence   *int
 	clearedFields map[string]struct{}
 	done          bool
 	oldValue      func(context.Context) (*Event, error)
@@ -1428,6 +1430,76 @@ func (m *EventMutation) ResetData() {
 	delete(m.clearedFields, event.FieldData)
 }
 
+// SetSequence sets the "sequence" field.
+func (m *EventMutation) SetSequence(i int) {
+	m.sequence = &i
+	m.addsequence = nil
+}
+
+// Sequence returns the value of the "sequence" field in the mutation.
+func (m *EventMutation) Sequence() (r int, exists bool) {
+	v := m.sequence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSequence returns the old "sequence" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldSequence(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSequence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSequence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSequence: %w", err)
+	}
+	return oldValue.Sequence, nil
+}
+
+// AddSequence adds i to the "sequence" field.
+func (m *EventMutation) AddSequence(i int) {
+	if m.addsequence != nil {
+		*m.addsequence += i
+	} else {
+		m.addsequence = &i
+	}
+}
+
+// AddedSequence returns the value that was added to the "sequence" field in this mutation.
+func (m *EventMutation) AddedSequence() (r int, exists bool) {
+	v := m.addsequence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSequence clears the value of the "sequence" field.
+func (m *EventMutation) ClearSequence() {
+	m.sequence = nil
+	m.addsequence = nil
+	m.clearedFields[event.FieldSequence] = struct{}{}
+}
+
+// SequenceCleared returns if the "sequence" field was cleared in this mutation.
+func (m *EventMutation) SequenceCleared() bool {
+	_, ok := m.clearedFields[event.FieldSequence]
+	return ok
+}
+
+// ResetSequence resets all changes to the "sequence" field.
+func (m *EventMutation) ResetSequence() {
+	m.sequence = nil
+	m.addsequence = nil
+	delete(m.clearedFields, event.FieldSequence)
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -1462,7 +1534,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -1480,6 +1552,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.data != nil {
 		fields = append(fields, event.FieldData)
+	}
+	if m.sequence != nil {
+		fields = append(fields, event.FieldSequence)
 	}
 	return fields
 }
@@ -1501,6 +1576,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Actor()
 	case event.FieldData:
 		return m.Data()
+	case event.FieldSequence:
+		return m.Sequence()
 	}
 	return nil, false
 }
@@ -1522,6 +1599,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldActor(ctx)
 	case event.FieldData:
 		return m.OldData(ctx)
+	case event.FieldSequence:
+		return m.OldSequence(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -1573,6 +1652,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetData(v)
 		return nil
+	case event.FieldSequence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSequence(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
 }
@@ -1580,13 +1666,21 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *EventMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addsequence != nil {
+		fields = append(fields, event.FieldSequence)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case event.FieldSequence:
+		return m.AddedSequence()
+	}
 	return nil, false
 }
 
@@ -1595,6 +1689,13 @@ func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *EventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case event.FieldSequence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSequence(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event numeric field %s", name)
 }
@@ -1605,6 +1706,9 @@ func (m *EventMutation) ClearedFields() []string {
 	var fields []string
 	if m.FieldCleared(event.FieldData) {
 		fields = append(fields, event.FieldData)
+	}
+	if m.FieldCleared(event.FieldSequence) {
+		fields = append(fields, event.FieldSequence)
 	}
 	return fields
 }
@@ -1622,6 +1726,9 @@ func (m *EventMutation) ClearField(name string) error {
 	switch name {
 	case event.FieldData:
 		m.ClearData()
+		return nil
+	case event.FieldSequence:
+		m.ClearSequence()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -1648,6 +1755,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldData:
 		m.ResetData()
+		return nil
+	case event.FieldSequence:
+		m.ResetSequence()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

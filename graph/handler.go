@@ -13,12 +13,15 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	hlru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"logistics/ent"
 	"logistics/graph/generated"
 	"logistics/internal/auth"
+	"logistics/internal/eventlog"
+	"logistics/internal/eventstream"
 	"logistics/internal/service"
 )
 
@@ -41,6 +44,14 @@ type Options struct {
 	// tests use it to compare the two.
 	NoFastPath     bool
 	FastPathCounts *FastPathCounts // counted here when set
+
+	// Subscriptions (docs/subscriptions.md).
+	Streams       *eventstream.Broker      // nil: subscriptions are refused
+	Authenticator *auth.Authenticator      // authenticates a WebSocket's connection_init payload
+	AllowOrigin   func(origin string) bool // more browser origins a WebSocket may come from than the environment's own
+	KeepAlive     time.Duration            // WebSocket ping and SSE comment interval (0: 15 s)
+	OutBuffer     int                      // messages waiting for a subscriber's connection before it is closed as too slow (0: 256)
+	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -56,11 +67,26 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth}}
+	if opt.KeepAlive <= 0 {
+		opt.KeepAlive = 15 * time.Second
+	}
+	if opt.OutBuffer <= 0 {
+		opt.OutBuffer = 256
+	}
+	if opt.Recheck <= 0 {
+		opt.Recheck = 2 * time.Second
+	}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger}}
 	cfg.Directives.HasScope = hasScope
 	schema := generated.NewExecutableSchema(cfg)
 	cost := newCostLimits(schema.Schema(), opt)
 	srv := handler.New(schema)
+	// Subscriptions: graphql-transport-ws over WebSocket, and GraphQL over
+	// Server-Sent Events (POST with Accept: text/event-stream); then
+	// queries and mutations over HTTP. The first transport that supports a
+	// request serves it.
+	srv.AddTransport(newWSTransport(opt))
+	srv.AddTransport(sseTransport{SSE: gqltransport.SSE{KeepAlivePingInterval: opt.KeepAlive}, broker: opt.Streams})
 	checked, _ := hlru.New[string, struct{}](1000)
 	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, maxFields: opt.MaxFields, costLimit: opt.MaxComplexity, checked: checked})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
@@ -92,6 +118,8 @@ func openTx(ctx context.Context) (context.Context, driver.Tx, error) {
 		return nil, nil, err
 	}
 	ctx = ent.NewTxContext(ctx, tx)
+	// Events recorded by the mutation are numbered and written at commit.
+	ctx = eventlog.Begin(ctx, tx)
 	return ent.NewContext(ctx, tx.Client()), tx, nil
 }
 

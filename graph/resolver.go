@@ -4,8 +4,12 @@
 package graph
 
 import (
+	"log/slog"
+	"time"
+
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/eventstream"
 	"logistics/internal/service"
 )
 
@@ -13,8 +17,12 @@ import (
 // database client: resolvers read the environment's client (or the current
 // transaction) from the request context.
 type Resolver struct {
-	Service *service.Service
-	Auth    *auth.Store // users and API tokens, in the production database
+	Service   *service.Service
+	Auth      *auth.Store         // users and API tokens, in the production database
+	Streams   *eventstream.Broker // live subscriptions; nil: subscriptions refused
+	Recheck   time.Duration       // how often a subscription checks its caller's credentials again
+	OutBuffer int                 // messages waiting for a subscription's client before it is closed as too slow
+	Log       *slog.Logger
 }
 
 // Page sizes of connections: the default when neither first nor last is

@@ -14,6 +14,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
+	"logistics/internal/eventlog"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
@@ -30,7 +31,7 @@ var schemaTypes = map[string]any{
 	"Item": itemJSON{}, "ItemInput": itemIn{},
 	"Order": orderJSON{}, "OrderInput": orderIn{}, "OrderLine": orderLineJSON{}, "OrderLineInput": lineIn{},
 	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
-	"Workflow": workflowJSON{}, "Event": eventJSON{},
+	"Workflow": workflowJSON{}, "Event": eventlog.Event{},
 	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
 	"ImportResult": service.ImportResult{},
 }
@@ -115,6 +116,7 @@ func OpenAPI(rs []route) obj {
 		"security": []obj{{"bearer": []string{}}},
 		"tags":     tags(rs),
 		"paths":    paths,
+		"webhooks": webhooks(),
 		"components": obj{
 			"schemas": schemas,
 			"securitySchemes": obj{
@@ -215,16 +217,21 @@ func operation(rt route) obj {
 		op["responses"] = merge(obj{"200": obj{"description": "OK", "content": content}}, errs())
 	case opList:
 		params = append(params, listParams(rt.doc.table)...)
+		props := obj{
+			"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
+			"has_more":    obj{"type": "boolean"},
+			"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
+		}
+		if rt.doc.table == filter.EventTable {
+			params = append(params, eventLogParams()...)
+			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
+		}
 		op["responses"] = merge(obj{"200": obj{
 			"description": "A page of " + rt.doc.table.Resource + ".",
 			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
 			"content": jsonContent(obj{
 				"type": "object", "required": []string{"data", "has_more", "next_cursor"},
-				"properties": obj{
-					"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
-					"has_more":    obj{"type": "boolean"},
-					"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
-				},
+				"properties": props,
 			}),
 		}}, errs("400", "404"))
 	case opGet:
@@ -285,6 +292,49 @@ func merge(a, b obj) obj {
 		a[k] = v
 	}
 	return a
+}
+
+// eventLogParams are the parameters of GET /v1/events besides its filters.
+func eventLogParams() []obj {
+	return []obj{
+		{"name": "after", "in": "query", "schema": obj{"type": "integer", "minimum": 0},
+			"description": "Events with a greater sequence, oldest first: the cursor that never skips an event (sequences are assigned in commit order). Start with 0 (or the sequence of the last event you processed) and pass next_after on. Not with cursor or sort."},
+		{"name": "types[]", "in": "query", "schema": obj{"type": "array", "items": obj{"type": "string"}}, "style": "form", "explode": true,
+			"description": "Only these event types (the same as type[]=)."},
+		{"name": "wait", "in": "query", "schema": obj{"type": "string", "example": "30s"},
+			"description": "With after=: when no event is there yet, wait up to this long (a Go duration or seconds, at most " + MaxEventWait.String() + ") for one to commit — a long poll for clients that cannot receive webhooks. An empty page when none came."},
+	}
+}
+
+// webhooks is the OpenAPI webhooks section: one entry per event type, the
+// body each webhook delivery (and GET /v1/events) carries for it.
+func webhooks() obj {
+	out := obj{}
+	for _, t := range eventlog.Catalog {
+		object := obj{"type": "object"}
+		if t.Object != "" {
+			object = ref(t.Object)
+		}
+		body := obj{"allOf": []obj{ref("Event"), {
+			"type": "object",
+			"properties": obj{
+				"type": obj{"const": t.Name},
+				"data": obj{"type": "object", "properties": obj{
+					"object":              object,
+					"previous_attributes": obj{"type": "object", "description": "For an update: the changed fields of object with their values before the change."},
+				}},
+			},
+		}}}
+		out[t.Name] = obj{"post": obj{
+			"summary":     t.Name,
+			"description": t.Description + " See docs/events.md.",
+			"operationId": "event_" + strings.ReplaceAll(t.Name, ".", "_"),
+			"tags":        []string{"events"},
+			"requestBody": obj{"required": true, "content": jsonContent(body)},
+			"responses":   obj{"2XX": obj{"description": "Received."}},
+		}}
+	}
+	return out
 }
 
 func listParams(t *filter.Table) []obj {

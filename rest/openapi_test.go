@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"logistics/internal/apptest"
+	"logistics/internal/eventlog"
 	"logistics/internal/filter"
 )
 
@@ -46,6 +47,19 @@ func TestOpenAPI(t *testing.T) {
 	}
 	if !json.Valid(resp.Body) {
 		t.Fatal("not JSON")
+	}
+	// The event catalog: one webhook per event type, with its body schema.
+	var hooks struct {
+		Webhooks map[string]map[string]map[string]any `json:"webhooks"`
+	}
+	resp.JSON(t, &hooks)
+	for _, et := range eventlog.Catalog {
+		if hooks.Webhooks[et.Name]["post"]["requestBody"] == nil {
+			t.Errorf("webhook %s missing from the webhooks section", et.Name)
+		}
+	}
+	if len(hooks.Webhooks) != len(eventlog.Catalog) {
+		t.Errorf("%d webhooks, %d event types", len(hooks.Webhooks), len(eventlog.Catalog))
 	}
 
 	bin, err := exec.LookPath("redocly")

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"logistics/ent"
-	"logistics/ent/event"
 	"logistics/ent/trackingentry"
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
@@ -244,61 +243,5 @@ func handleGetWorkflow(d Deps) http.Handler {
 			return
 		}
 		writeResource(w, http.StatusOK, "", renderWorkflow(wf))
-	})
-}
-
-// ---- domain events (read-only) ----
-
-type eventJSON struct {
-	ID        resourceid.ID  `json:"id"`
-	Type      string         `json:"type"`
-	SubjectID string         `json:"subject_id"`
-	Actor     string         `json:"actor"`
-	Data      map[string]any `json:"data"`
-	CreatedAt string         `json:"created_at"`
-}
-
-func renderEvent(e *ent.Event) eventJSON {
-	out := eventJSON{ID: e.ID, Type: e.Type, SubjectID: e.SubjectID, Actor: e.Actor, Data: e.Data, CreatedAt: ts(e.CreatedAt)}
-	if out.Data == nil {
-		out.Data = map[string]any{}
-	}
-	return out
-}
-
-func handleListEvents(d Deps) http.Handler {
-	return list(d, filter.EventTable, filter.Events, func(r *http.Request, where *ent.EventWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
-			return &ent.EventOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).Event.Query().
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orders), ent.WithEventFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.EventEdge) any { return renderEvent(e.Node) }), nil
-	})
-}
-
-func handleGetEvent(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Event, "event")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		e, err := ent.FromContext(r.Context()).Event.Query().Where(event.ID(id)).Only(r.Context())
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("event %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, "", renderEvent(e))
 	})
 }

@@ -26,6 +26,8 @@ const (
 	FieldActor = "actor"
 	// FieldData holds the string denoting the data field in the database.
 	FieldData = "data"
+	// FieldSequence holds the string denoting the sequence field in the database.
+	FieldSequence = "sequence"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -39,6 +41,7 @@ var Columns = []string{
 	FieldSubjectID,
 	FieldActor,
 	FieldData,
+	FieldSequence,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -103,4 +106,9 @@ func BySubjectID(opts ...sql.OrderTermOption) OrderOption {
 // ByActor orders the results by the actor field.
 func ByActor(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldActor, opts...).ToFunc()
+}
+
+// BySequence orders the results by the sequence field.
+func BySequence(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSequence, opts...).ToFunc()
 }

@@ -80,6 +80,11 @@ func Actor(v string) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldActor, v))
 }
 
+// Sequence applies equality check predicate on the "sequence" field. It's identical to SequenceEQ.
+func Sequence(v int) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSequence, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldCreatedAt, v))
@@ -363,6 +368,56 @@ func DataIsNil() predicate.Event {
 // DataNotNil applies the NotNil predicate on the "data" field.
 func DataNotNil() predicate.Event {
 	return predicate.Event(sql.FieldNotNull(FieldData))
+}
+
+// SequenceEQ applies the EQ predicate on the "sequence" field.
+func SequenceEQ(v int) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldSequence, v))
+}
+
+// SequenceNEQ applies the NEQ predicate on the "sequence" field.
+func SequenceNEQ(v int) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldSequence, v))
+}
+
+// SequenceIn applies the In predicate on the "sequence" field.
+func SequenceIn(vs ...int) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldSequence, vs...))
+}
+
+// SequenceNotIn applies the NotIn predicate on the "sequence" field.
+func SequenceNotIn(vs ...int) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldSequence, vs...))
+}
+
+// SequenceGT applies the GT predicate on the "sequence" field.
+func SequenceGT(v int) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldSequence, v))
+}
+
+// SequenceGTE applies the GTE predicate on the "sequence" field.
+func SequenceGTE(v int) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldSequence, v))
+}
+
+// SequenceLT applies the LT predicate on the "sequence" field.
+func SequenceLT(v int) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldSequence, v))
+}
+
+// SequenceLTE applies the LTE predicate on the "sequence" field.
+func SequenceLTE(v int) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldSequence, v))
+}
+
+// SequenceIsNil applies the IsNil predicate on the "sequence" field.
+func SequenceIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldSequence))
+}
+
+// SequenceNotNil applies the NotNil predicate on the "sequence" field.
+func SequenceNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldSequence))
 }
 
 // And groups predicates with the AND operator between them.

@@ -63,6 +63,7 @@ var (
 		{Name: "subject_id", Type: field.TypeString, Size: 40},
 		{Name: "actor", Type: field.TypeString, Size: 120, Default: ""},
 		{Name: "data", Type: field.TypeJSON, Nullable: true},
+		{Name: "sequence", Type: field.TypeInt, Nullable: true},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{
@@ -94,6 +95,11 @@ var (
 				Name:    "event_actor",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[5]},
+			},
+			{
+				Name:    "event_sequence",
+				Unique:  true,
+				Columns: []*schema.Column{EventsColumns[7]},
 			},
 		},
 	}

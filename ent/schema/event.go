@@ -11,7 +11,9 @@ import (
 )
 
 // Event is a domain event ("order.transitioned", "item.created", …), written
-// in the same transaction as the change it describes.
+// in the same transaction as the change it describes. Its sequence is
+// assigned when that transaction commits (internal/eventlog), so readers
+// paging by sequence never skip an event.
 type Event struct{ ent.Schema }
 
 func (Event) Mixin() []ent.Mixin {
@@ -23,12 +25,16 @@ func (Event) Fields() []ent.Field {
 		field.String("type").NotEmpty().MaxLen(64).Immutable().Annotations(entgql.OrderField("TYPE")),
 		field.String("subject_id").MaxLen(40).Immutable().Comment("The id of the resource that changed."),
 		field.String("actor").Default("").MaxLen(120).Immutable(),
-		field.JSON("data", map[string]any{}).Optional().Immutable().Annotations(entgql.Type("Map")),
+		field.JSON("data", map[string]any{}).Optional().Immutable().Annotations(entgql.Type("Map")).
+			Comment(`{"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}`),
+		field.Int("sequence").Optional().Nillable().Immutable().
+			Comment("Per environment, strictly increasing in commit order; set at commit (internal/eventlog).").
+			Annotations(entgql.OrderField("SEQUENCE"), entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)),
 	}
 }
 
 func (Event) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("type"), index.Fields("subject_id"), index.Fields("actor")}
+	return []ent.Index{index.Fields("type"), index.Fields("subject_id"), index.Fields("actor"), index.Fields("sequence").Unique()}
 }
 
 func (Event) Annotations() []schema.Annotation {

@@ -591,6 +591,8 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 			writeGQLString(&w.b, obj.Actor)
 		case "data":
 			ec.marshalOMap2map(ctx, field.Selections, obj.Data).MarshalGQL(&w.b)
+		case "sequence":
+			ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Sequence).MarshalGQL(&w.b)
 		default:
 			return false
 		}
@@ -1238,6 +1240,41 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 	return true
 }
 
+func (ec *executionContext) fast_OrderChange(ctx context.Context, sel ast.SelectionSet, obj *model.OrderChange, w *fastWriter) bool {
+	fields := w.collect(ec.OperationContext, sel, orderChangeImplementors)
+	w.b.WriteByte('{')
+	for i, field := range fields {
+		if field.IsDeferred() {
+			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
+		w.key(i == 0, field.Alias)
+		switch field.Name {
+		case "__typename":
+			w.b.WriteString(`"OrderChange"`)
+		case "sequence":
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
+		case "type":
+			writeGQLString(&w.b, obj.Type)
+		case "eventID":
+			obj.EventID.MarshalGQL(&w.b)
+		case "order":
+			if !w.allow(ctx, "Order") {
+				return false
+			}
+			if !ec.fastmarshalOOrder2ᚖlogisticsᚋentᚐOrder(ctx, field.Selections, obj.Order, w) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	w.b.WriteByte('}')
+	return true
+}
+
 func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderConnection, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, orderConnectionImplementors)
 	w.b.WriteByte('{')
@@ -1800,6 +1837,41 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 	return true
 }
 
+func (ec *executionContext) fast_StockChange(ctx context.Context, sel ast.SelectionSet, obj *model.StockChange, w *fastWriter) bool {
+	fields := w.collect(ec.OperationContext, sel, stockChangeImplementors)
+	w.b.WriteByte('{')
+	for i, field := range fields {
+		if field.IsDeferred() {
+			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
+		w.key(i == 0, field.Alias)
+		switch field.Name {
+		case "__typename":
+			w.b.WriteString(`"StockChange"`)
+		case "sequence":
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
+		case "type":
+			writeGQLString(&w.b, obj.Type)
+		case "eventID":
+			obj.EventID.MarshalGQL(&w.b)
+		case "item":
+			if !w.allow(ctx, "Item") {
+				return false
+			}
+			if !ec.fastmarshalOItem2ᚖlogisticsᚋentᚐItem(ctx, field.Selections, obj.Item, w) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	w.b.WriteByte('}')
+	return true
+}
+
 func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntry, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, trackingEntryImplementors)
 	w.b.WriteByte('{')
@@ -1888,6 +1960,41 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 				}
 				return ec.fastmarshalOHub2ᚖlogisticsᚋentᚐHub(ctx, field.Selections, v, w)
 			}() {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	w.b.WriteByte('}')
+	return true
+}
+
+func (ec *executionContext) fast_TrackingEntryChange(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryChange, w *fastWriter) bool {
+	fields := w.collect(ec.OperationContext, sel, trackingEntryChangeImplementors)
+	w.b.WriteByte('{')
+	for i, field := range fields {
+		if field.IsDeferred() {
+			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
+		w.key(i == 0, field.Alias)
+		switch field.Name {
+		case "__typename":
+			w.b.WriteString(`"TrackingEntryChange"`)
+		case "sequence":
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
+		case "type":
+			writeGQLString(&w.b, obj.Type)
+		case "eventID":
+			obj.EventID.MarshalGQL(&w.b)
+		case "trackingEntry":
+			if !w.allow(ctx, "TrackingEntry") {
+				return false
+			}
+			if !ec.fastmarshalOTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, field.Selections, obj.TrackingEntry, w) {
 				return false
 			}
 		default:

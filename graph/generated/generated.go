@@ -45,6 +45,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Order() OrderResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -80,6 +81,7 @@ type ComplexityRoot struct {
 		CreatedAt func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
+		Sequence  func(childComplexity int) int
 		SubjectID func(childComplexity int) int
 		Type      func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
@@ -208,6 +210,13 @@ type ComplexityRoot struct {
 		WorkflowID         func(childComplexity int) int
 	}
 
+	OrderChange struct {
+		EventID  func(childComplexity int) int
+		Order    func(childComplexity int) int
+		Sequence func(childComplexity int) int
+		Type     func(childComplexity int) int
+	}
+
 	OrderConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
@@ -318,6 +327,20 @@ type ComplexityRoot struct {
 		Workflows       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
 	}
 
+	StockChange struct {
+		EventID  func(childComplexity int) int
+		Item     func(childComplexity int) int
+		Sequence func(childComplexity int) int
+		Type     func(childComplexity int) int
+	}
+
+	Subscription struct {
+		Events             func(childComplexity int, types []string, after *int) int
+		OrderChanged       func(childComplexity int, where *ent.OrderWhereInput, after *int) int
+		StockChanged       func(childComplexity int, where *ent.ItemWhereInput, after *int) int
+		TrackingEntryAdded func(childComplexity int, where *ent.TrackingEntryWhereInput, after *int) int
+	}
+
 	TrackingEntry struct {
 		Carrier        func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
@@ -333,6 +356,13 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 		TrackingNumber func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	TrackingEntryChange struct {
+		EventID       func(childComplexity int) int
+		Sequence      func(childComplexity int) int
+		TrackingEntry func(childComplexity int) int
+		Type          func(childComplexity int) int
 	}
 
 	TrackingEntryConnection struct {
@@ -432,6 +462,12 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*model.Account, error)
 	APITokens(ctx context.Context) ([]*ent.APIToken, error)
 	Scopes(ctx context.Context) ([]string, error)
+}
+type SubscriptionResolver interface {
+	OrderChanged(ctx context.Context, where *ent.OrderWhereInput, after *int) (<-chan *model.OrderChange, error)
+	TrackingEntryAdded(ctx context.Context, where *ent.TrackingEntryWhereInput, after *int) (<-chan *model.TrackingEntryChange, error)
+	StockChanged(ctx context.Context, where *ent.ItemWhereInput, after *int) (<-chan *model.StockChange, error)
+	Events(ctx context.Context, types []string, after *int) (<-chan *ent.Event, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -563,6 +599,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.sequence":
+		if e.ComplexityRoot.Event.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Sequence(childComplexity), true
 	case "Event.subjectID":
 		if e.ComplexityRoot.Event.SubjectID == nil {
 			break
@@ -1280,6 +1322,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Order.WorkflowID(childComplexity), true
 
+	case "OrderChange.eventID":
+		if e.ComplexityRoot.OrderChange.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderChange.EventID(childComplexity), true
+	case "OrderChange.order":
+		if e.ComplexityRoot.OrderChange.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderChange.Order(childComplexity), true
+	case "OrderChange.sequence":
+		if e.ComplexityRoot.OrderChange.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderChange.Sequence(childComplexity), true
+	case "OrderChange.type":
+		if e.ComplexityRoot.OrderChange.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderChange.Type(childComplexity), true
+
 	case "OrderConnection.edges":
 		if e.ComplexityRoot.OrderConnection.Edges == nil {
 			break
@@ -1780,6 +1847,76 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Workflows(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.WorkflowOrder), args["where"].(*ent.WorkflowWhereInput)), true
 
+	case "StockChange.eventID":
+		if e.ComplexityRoot.StockChange.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StockChange.EventID(childComplexity), true
+	case "StockChange.item":
+		if e.ComplexityRoot.StockChange.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StockChange.Item(childComplexity), true
+	case "StockChange.sequence":
+		if e.ComplexityRoot.StockChange.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StockChange.Sequence(childComplexity), true
+	case "StockChange.type":
+		if e.ComplexityRoot.StockChange.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StockChange.Type(childComplexity), true
+
+	case "Subscription.events":
+		if e.ComplexityRoot.Subscription.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string), args["after"].(*int)), true
+	case "Subscription.orderChanged":
+		if e.ComplexityRoot.Subscription.OrderChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_orderChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.OrderChanged(childComplexity, args["where"].(*ent.OrderWhereInput), args["after"].(*int)), true
+	case "Subscription.stockChanged":
+		if e.ComplexityRoot.Subscription.StockChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_stockChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.StockChanged(childComplexity, args["where"].(*ent.ItemWhereInput), args["after"].(*int)), true
+	case "Subscription.trackingEntryAdded":
+		if e.ComplexityRoot.Subscription.TrackingEntryAdded == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_trackingEntryAdded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TrackingEntryAdded(childComplexity, args["where"].(*ent.TrackingEntryWhereInput), args["after"].(*int)), true
+
 	case "TrackingEntry.carrier":
 		if e.ComplexityRoot.TrackingEntry.Carrier == nil {
 			break
@@ -1864,6 +2001,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingEntry.UpdatedAt(childComplexity), true
+
+	case "TrackingEntryChange.eventID":
+		if e.ComplexityRoot.TrackingEntryChange.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryChange.EventID(childComplexity), true
+	case "TrackingEntryChange.sequence":
+		if e.ComplexityRoot.TrackingEntryChange.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryChange.Sequence(childComplexity), true
+	case "TrackingEntryChange.trackingEntry":
+		if e.ComplexityRoot.TrackingEntryChange.TrackingEntry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryChange.TrackingEntry(childComplexity), true
+	case "TrackingEntryChange.type":
+		if e.ComplexityRoot.TrackingEntryChange.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryChange.Type(childComplexity), true
 
 	case "TrackingEntryConnection.edges":
 		if e.ComplexityRoot.TrackingEntryConnection.Edges == nil {
@@ -2123,6 +2285,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2325,7 +2504,14 @@ type Event implements Node {
   """
   subjectID: String!
   actor: String!
+  """
+  {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
+  """
   data: Map
+  """
+  Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  """
+  sequence: Int
 }
 """
 A connection to a list of items.
@@ -2377,6 +2563,7 @@ enum EventOrderField {
   CREATED_AT
   UPDATED_AT
   TYPE
+  SEQUENCE
 }
 """
 EventWhereInput is used for filtering Event objects.
@@ -2467,6 +2654,19 @@ input EventWhereInput {
   actorHasSuffix: String
   actorEqualFold: String
   actorContainsFold: String
+  """
+  sequence field predicates
+  """
+  sequence: Int
+  sequenceNEQ: Int
+  sequenceIn: [Int!]
+  sequenceNotIn: [Int!]
+  sequenceGT: Int
+  sequenceGTE: Int
+  sequenceLT: Int
+  sequenceLTE: Int
+  sequenceIsNil: Boolean
+  sequenceNotNil: Boolean
 }
 type Hub implements Node {
   id: ID!
@@ -5103,6 +5303,65 @@ Use variables for exact values: inline literals pass through a float.
 """
 scalar Decimal
 `, BuiltIn: false},
+	{Name: "../schema/subscriptions.graphqls", Input: `# Live changes, read from the event log (docs/subscriptions.md). Every
+# subscription is resumable: pass the last sequence you received as after:
+# (or, over Server-Sent Events, let the browser send Last-Event-ID) and you
+# receive every matching event committed since, in order, then live ones.
+# Without after:, the stream starts with the next event to commit.
+
+type Subscription {
+  """
+  The order after each change (order.created, order.updated,
+  order.transitioned, order.deleted) that matches where. The order is read
+  when the change is delivered; it is null for order.deleted (delivered only
+  to subscriptions without where).
+  """
+  orderChanged(where: OrderWhereInput, after: Int): OrderChange! @hasScope(scope: "orders:read")
+  """
+  Each new tracking entry (tracking_entry.created) that matches where.
+  """
+  trackingEntryAdded(where: TrackingEntryWhereInput, after: Int): TrackingEntryChange! @hasScope(scope: "tracking:read")
+  """
+  The item (stock) after each change (item.created, item.updated — stock
+  movements by orders included — item.deleted) that matches where.
+  """
+  stockChanged(where: ItemWhereInput, after: Int): StockChange! @hasScope(scope: "items:read")
+  """
+  Every event of the log, or those whose type is in types ("order.*" matches
+  every order event). Needs every read scope, as the events query does.
+  """
+  events(types: [String!], after: Int): Event!
+}
+
+"""One change of an order."""
+type OrderChange {
+  """The event's sequence: pass it as after: to resume after this change."""
+  sequence: Int!
+  """The event's type, e.g. order.transitioned."""
+  type: String!
+  """The event's id (GET /v1/events/{id})."""
+  eventID: ID!
+  """The order as it is now; null once deleted."""
+  order: Order
+}
+
+"""One new tracking entry."""
+type TrackingEntryChange {
+  sequence: Int!
+  type: String!
+  eventID: ID!
+  trackingEntry: TrackingEntry
+}
+
+"""One change of an item's stock or attributes."""
+type StockChange {
+  sequence: Int!
+  type: String!
+  eventID: ID!
+  """The item as it is now; null once deleted."""
+  item: Item
+}
+`, BuiltIn: false},
 	{Name: "../schema/workflow.graphqls", Input: `extend type Order {
   "The transitions that may leave the order's current state in its workflow version."
   allowedTransitions: [String!]!
@@ -5208,6 +5467,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_actor(ctx, field)
 	case "data":
 		return ec.fieldContext_Event_data(ctx, field)
+	case "sequence":
+		return ec.fieldContext_Event_sequence(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -5408,6 +5669,20 @@ func (ec *executionContext) childFields_Order(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Order", field.Name)
 }
 
+func (ec *executionContext) childFields_OrderChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_OrderChange_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_OrderChange_type(ctx, field)
+	case "eventID":
+		return ec.fieldContext_OrderChange_eventID(ctx, field)
+	case "order":
+		return ec.fieldContext_OrderChange_order(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderChange", field.Name)
+}
+
 func (ec *executionContext) childFields_OrderConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -5594,6 +5869,20 @@ func (ec *executionContext) childFields_PartEdge(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PartEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_StockChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_StockChange_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_StockChange_type(ctx, field)
+	case "eventID":
+		return ec.fieldContext_StockChange_eventID(ctx, field)
+	case "item":
+		return ec.fieldContext_StockChange_item(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StockChange", field.Name)
+}
+
 func (ec *executionContext) childFields_TrackingEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5626,6 +5915,20 @@ func (ec *executionContext) childFields_TrackingEntry(ctx context.Context, field
 		return ec.fieldContext_TrackingEntry_hub(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingEntryChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_TrackingEntryChange_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_TrackingEntryChange_type(ctx, field)
+	case "eventID":
+		return ec.fieldContext_TrackingEntryChange_eventID(ctx, field)
+	case "trackingEntry":
+		return ec.fieldContext_TrackingEntryChange_trackingEntry(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryChange", field.Name)
 }
 
 func (ec *executionContext) childFields_TrackingEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7096,6 +7399,94 @@ func (ec *executionContext) field_Query_workflows_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_orderChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_stockChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_trackingEntryAdded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Workflow_orders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7700,6 +8091,29 @@ func (ec *executionContext) _Event_data(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Event_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _Event_sequence(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
@@ -10882,6 +11296,107 @@ func (ec *executionContext) fieldContext_Order_allowedTransitions(_ context.Cont
 	return graphql.NewScalarFieldContext("Order", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _OrderChange_sequence(ctx context.Context, field graphql.CollectedField, obj *model.OrderChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderChange_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderChange_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderChange", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OrderChange_type(ctx context.Context, field graphql.CollectedField, obj *model.OrderChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderChange_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderChange_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderChange_eventID(ctx context.Context, field graphql.CollectedField, obj *model.OrderChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderChange_eventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderChange_eventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OrderChange_order(ctx context.Context, field graphql.CollectedField, obj *model.OrderChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderChange_order(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Order, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Order) graphql.Marshaler {
+			return ec.marshalOOrder2ᚖlogisticsᚋentᚐOrder(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderChange_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Order(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.OrderConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13005,6 +13520,337 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _StockChange_sequence(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StockChange_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StockChange_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StockChange", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StockChange_type(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StockChange_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StockChange_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StockChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StockChange_eventID(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StockChange_eventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StockChange_eventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StockChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _StockChange_item(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StockChange_item(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Item, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Item) graphql.Marshaler {
+			return ec.marshalOItem2ᚖlogisticsᚋentᚐItem(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StockChange_item(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StockChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_orderChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_orderChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().OrderChanged(ctx, fc.Args["where"].(*ent.OrderWhereInput), fc.Args["after"].(*int))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "orders:read")
+				if err != nil {
+					var zeroVal *model.OrderChange
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *model.OrderChange
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderChange) graphql.Marshaler {
+			return ec.marshalNOrderChange2ᚖlogisticsᚋgraphᚋmodelᚐOrderChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_orderChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_orderChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_trackingEntryAdded(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_trackingEntryAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().TrackingEntryAdded(ctx, fc.Args["where"].(*ent.TrackingEntryWhereInput), fc.Args["after"].(*int))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "tracking:read")
+				if err != nil {
+					var zeroVal *model.TrackingEntryChange
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *model.TrackingEntryChange
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingEntryChange) graphql.Marshaler {
+			return ec.marshalNTrackingEntryChange2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_trackingEntryAdded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_trackingEntryAdded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_stockChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_stockChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().StockChanged(ctx, fc.Args["where"].(*ent.ItemWhereInput), fc.Args["after"].(*int))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "items:read")
+				if err != nil {
+					var zeroVal *model.StockChange
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *model.StockChange
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StockChange) graphql.Marshaler {
+			return ec.marshalNStockChange2ᚖlogisticsᚋgraphᚋmodelᚐStockChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_stockChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StockChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_stockChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Events(ctx, fc.Args["types"].([]string), fc.Args["after"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖlogisticsᚋentᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TrackingEntry_id(ctx context.Context, field graphql.CollectedField, obj *ent.TrackingEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13340,6 +14186,107 @@ func (ec *executionContext) fieldContext_TrackingEntry_hub(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Hub(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryChange_sequence(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryChange_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryChange_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryChange", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryChange_type(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryChange_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryChange_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryChange_eventID(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryChange_eventID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryChange_eventID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryChange_trackingEntry(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryChange_trackingEntry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingEntry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrackingEntry) graphql.Marshaler {
+			return ec.marshalOTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryChange_trackingEntry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntry(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15649,7 +16596,7 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "type", "typeNEQ", "typeIn", "typeNotIn", "typeGT", "typeGTE", "typeLT", "typeLTE", "typeContains", "typeHasPrefix", "typeHasSuffix", "typeEqualFold", "typeContainsFold", "subjectID", "subjectIDNEQ", "subjectIDIn", "subjectIDNotIn", "subjectIDGT", "subjectIDGTE", "subjectIDLT", "subjectIDLTE", "subjectIDContains", "subjectIDHasPrefix", "subjectIDHasSuffix", "subjectIDEqualFold", "subjectIDContainsFold", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "type", "typeNEQ", "typeIn", "typeNotIn", "typeGT", "typeGTE", "typeLT", "typeLTE", "typeContains", "typeHasPrefix", "typeHasSuffix", "typeEqualFold", "typeContainsFold", "subjectID", "subjectIDNEQ", "subjectIDIn", "subjectIDNotIn", "subjectIDGT", "subjectIDGTE", "subjectIDLT", "subjectIDLTE", "subjectIDContains", "subjectIDHasPrefix", "subjectIDHasSuffix", "subjectIDEqualFold", "subjectIDContainsFold", "actor", "actorNEQ", "actorIn", "actorNotIn", "actorGT", "actorGTE", "actorLT", "actorLTE", "actorContains", "actorHasPrefix", "actorHasSuffix", "actorEqualFold", "actorContainsFold", "sequence", "sequenceNEQ", "sequenceIn", "sequenceNotIn", "sequenceGT", "sequenceGTE", "sequenceLT", "sequenceLTE", "sequenceIsNil", "sequenceNotNil"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16118,6 +17065,76 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.ActorContainsFold = data
+		case "sequence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequence"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sequence = data
+		case "sequenceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNEQ = data
+		case "sequenceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceIn = data
+		case "sequenceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNotIn = data
+		case "sequenceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceGT = data
+		case "sequenceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceGTE = data
+		case "sequenceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceLT = data
+		case "sequenceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceLTE = data
+		case "sequenceIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceIsNil = data
+		case "sequenceNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sequenceNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SequenceNotNil = data
 		}
 	}
 	return it, nil
@@ -24040,6 +25057,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "sequence":
+			out.Values[i] = ec._Event_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24885,6 +25907,59 @@ func (ec *executionContext) _Order(ctx context.Context, sel ast.SelectionSet, ob
 		case "allowedTransitions":
 			out.Values[i] = ec._Order_allowedTransitions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderChangeImplementors = []string{"OrderChange"}
+
+func (ec *executionContext) _OrderChange(ctx context.Context, sel ast.SelectionSet, obj *model.OrderChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderChange")
+		case "sequence":
+			out.Values[i] = ec._OrderChange_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._OrderChange_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventID":
+			out.Values[i] = ec._OrderChange_eventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "order":
+			out.Values[i] = ec._OrderChange_order(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -25952,6 +27027,85 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var stockChangeImplementors = []string{"StockChange"}
+
+func (ec *executionContext) _StockChange(ctx context.Context, sel ast.SelectionSet, obj *model.StockChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stockChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StockChange")
+		case "sequence":
+			out.Values[i] = ec._StockChange_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._StockChange_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventID":
+			out.Values[i] = ec._StockChange_eventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "item":
+			out.Values[i] = ec._StockChange_item(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "orderChanged":
+		return ec._Subscription_orderChanged(ctx, fields[0])
+	case "trackingEntryAdded":
+		return ec._Subscription_trackingEntryAdded(ctx, fields[0])
+	case "stockChanged":
+		return ec._Subscription_stockChanged(ctx, fields[0])
+	case "events":
+		return ec._Subscription_events(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var trackingEntryImplementors = []string{"TrackingEntry", "Node"}
 
 func (ec *executionContext) _TrackingEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntry) graphql.Marshaler {
@@ -26031,6 +27185,59 @@ func (ec *executionContext) _TrackingEntry(ctx context.Context, sel ast.Selectio
 			}
 		case "hub":
 			out.Values[i] = ec._TrackingEntry_hub(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingEntryChangeImplementors = []string{"TrackingEntryChange"}
+
+func (ec *executionContext) _TrackingEntryChange(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingEntryChange")
+		case "sequence":
+			out.Values[i] = ec._TrackingEntryChange_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._TrackingEntryChange_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventID":
+			out.Values[i] = ec._TrackingEntryChange_eventID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trackingEntry":
+			out.Values[i] = ec._TrackingEntryChange_trackingEntry(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -26882,6 +28089,16 @@ func (ec *executionContext) marshalNDecimal2logisticsᚋinternalᚋdecimalᚐDec
 	return v
 }
 
+func (ec *executionContext) marshalNEvent2ᚖlogisticsᚋentᚐEvent(ctx context.Context, sel ast.SelectionSet, v *ent.Event) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Event(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEventConnection2ᚖlogisticsᚋentᚐEventConnection(ctx context.Context, sel ast.SelectionSet, v *ent.EventConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27121,6 +28338,16 @@ func (ec *executionContext) marshalNOrder2ᚖlogisticsᚋentᚐOrder(ctx context
 	return ec._Order(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNOrderChange2ᚖlogisticsᚋgraphᚋmodelᚐOrderChange(ctx context.Context, sel ast.SelectionSet, v *model.OrderChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderChange(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNOrderConnection2ᚖlogisticsᚋentᚐOrderConnection(ctx context.Context, sel ast.SelectionSet, v *ent.OrderConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27334,6 +28561,16 @@ func (ec *executionContext) unmarshalNPartWhereInput2ᚖlogisticsᚋentᚐPartWh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNStockChange2ᚖlogisticsᚋgraphᚋmodelᚐStockChange(ctx context.Context, sel ast.SelectionSet, v *model.StockChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StockChange(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2logisticsᚋentᚋapitokenᚐEnvironment(ctx context.Context, v any) (apitoken.Environment, error) {
 	var res apitoken.Environment
 	err := res.UnmarshalGQL(v)
@@ -27413,6 +28650,16 @@ func (ec *executionContext) marshalNTrackingEntry2ᚖlogisticsᚋentᚐTrackingE
 		return graphql.Null
 	}
 	return ec._TrackingEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingEntryChange2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryChange(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingEntryChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTrackingEntryConnection2ᚖlogisticsᚋentᚐTrackingEntryConnection(ctx context.Context, sel ast.SelectionSet, v *ent.TrackingEntryConnection) graphql.Marshaler {

@@ -33,10 +33,42 @@ type CreatedAPIToken struct {
 	Secret string        `json:"secret"`
 }
 
+// One change of an order.
+type OrderChange struct {
+	// The event's sequence: pass it as after: to resume after this change.
+	Sequence int `json:"sequence"`
+	// The event's type, e.g. order.transitioned.
+	Type string `json:"type"`
+	// The event's id (GET /v1/events/{id}).
+	EventID resourceid.ID `json:"eventID"`
+	// The order as it is now; null once deleted.
+	Order *ent.Order `json:"order,omitempty"`
+}
+
 // A line of a new order.
 type OrderLineInput struct {
 	PartID   resourceid.ID   `json:"partID"`
 	Quantity decimal.Decimal `json:"quantity"`
+}
+
+// One change of an item's stock or attributes.
+type StockChange struct {
+	Sequence int           `json:"sequence"`
+	Type     string        `json:"type"`
+	EventID  resourceid.ID `json:"eventID"`
+	// The item as it is now; null once deleted.
+	Item *ent.Item `json:"item,omitempty"`
+}
+
+type Subscription struct {
+}
+
+// One new tracking entry.
+type TrackingEntryChange struct {
+	Sequence      int                `json:"sequence"`
+	Type          string             `json:"type"`
+	EventID       resourceid.ID      `json:"eventID"`
+	TrackingEntry *ent.TrackingEntry `json:"trackingEntry,omitempty"`
 }
 
 // A new workflow, or a new version of an existing key.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -22,6 +23,8 @@ import (
 	"logistics/internal/database"
 	"logistics/internal/demodata"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
+	"logistics/internal/eventstream"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
@@ -50,6 +53,13 @@ type App struct {
 
 	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
 	redis  *auth.RedisLimits // nil without --redis-url
+
+	// Streams feeds the GraphQL subscriptions of both environments; call
+	// its Shutdown before the HTTP server's (see server.go).
+	Streams *eventstream.Broker
+
+	stopListen context.CancelFunc // ends the event notification listeners
+	listening  sync.WaitGroup
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -78,6 +88,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
 			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
 	}
+	a.Service.SetRepresenter(rest.Representer(a.Service))
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -96,7 +107,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
 		}
-		env := &environment.Env{Name: e.name, BaseURL: u, DB: db}
+		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
 		envs = append(envs, env)
 		if err := db.Migrate(ctx); err != nil {
 			a.closeEnvs(envs)
@@ -120,6 +131,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Envs = set
 	a.registerMetrics()
+	a.listen()
 	store := auth.NewStore(set.Production().DB.Client, log)
 	store.TokenCacheTTL = cfg.AuthCacheTTL
 	if opt.PasswordCost != 0 {
@@ -154,6 +166,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Login = auth.NewLoginGuardWith(limits)
 	a.registerRedisMetrics()
+	a.Streams = eventstream.New(eventstream.Options{PerKey: cfg.SubscriptionLimit, Buffer: cfg.SubscriptionBuffer, Log: log})
 	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
 		a.closeEnvs(envs)
 		a.closeRedis()
@@ -219,6 +232,20 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 	}
 }
 
+// listen relays other instances' event commits to this one's waiters
+// (PostgreSQL LISTEN/NOTIFY; nothing to do on SQLite).
+func (a *App) listen() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopListen = cancel
+	for _, env := range a.Envs.All() {
+		a.listening.Add(1)
+		go func() {
+			defer a.listening.Done()
+			env.Events.Listen(ctx, env.DB.SQL, env.DB.Dialect)
+		}()
+	}
+}
+
 // registerRedisMetrics counts the rate-limit decisions that fell back to
 // memory because Redis failed (only with --redis-url).
 func (a *App) registerRedisMetrics() {
@@ -236,8 +263,12 @@ func (a *App) closeRedis() {
 	}
 }
 
-// Close closes both databases and the Redis connections.
+// Close stops the listeners and closes both databases and the Redis connections.
 func (a *App) Close() error {
+	if a.stopListen != nil {
+		a.stopListen()
+		a.listening.Wait()
+	}
 	a.closeRedis()
 	var errs []error
 	for _, e := range a.Envs.All() {
@@ -293,6 +324,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxResponseBytes: a.Config.MaxRespBytes, MaxExecutionTime: a.Config.MaxExecTime,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
 		FastPathCounts: &a.FastPath,
+		Streams:        a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
+		OutBuffer: min(a.Config.SubscriptionBuffer, 256),
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,

@@ -51,6 +51,10 @@ type Config struct {
 	DemoScale      float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 	GCPercent      int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
 	MemoryLimit    int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
+
+	SubscriptionLimit     int           // --subscription-limit, LOGISTICS_SUBSCRIPTION_LIMIT: open subscriptions per API key or session on one instance
+	SubscriptionBuffer    int           // --subscription-buffer, LOGISTICS_SUBSCRIPTION_BUFFER: events waiting per subscriber before it reads the log itself
+	SubscriptionKeepAlive time.Duration // --subscription-keepalive, LOGISTICS_SUBSCRIPTION_KEEPALIVE: WebSocket ping / SSE comment interval
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -77,6 +81,10 @@ func Defaults() Config {
 		DemoScale:      0.02,
 		GCPercent:      400,
 		MemoryLimit:    1024,
+
+		SubscriptionLimit:     100,
+		SubscriptionBuffer:    1000,
+		SubscriptionKeepAlive: 15 * time.Second,
 	}
 }
 
@@ -130,6 +138,9 @@ func (c *Config) settings() []setting {
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
 		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
 		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
+		{"subscription-limit", "LOGISTICS_SUBSCRIPTION_LIMIT", "most GraphQL subscriptions one API key or console session may hold open on one instance", num(&c.SubscriptionLimit)},
+		{"subscription-buffer", "LOGISTICS_SUBSCRIPTION_BUFFER", "most events waiting for one subscriber before it falls back to reading the event log itself", num(&c.SubscriptionBuffer)},
+		{"subscription-keepalive", "LOGISTICS_SUBSCRIPTION_KEEPALIVE", "interval of WebSocket pings and SSE keep-alive comments on subscriptions", dur(&c.SubscriptionKeepAlive)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
@@ -214,6 +225,9 @@ func (c *Config) Validate() error {
 	if c.MemoryLimit < 0 {
 		return errors.New("memory-limit must be 0 (none) or more")
 	}
+	if c.SubscriptionLimit < 1 || c.SubscriptionBuffer < 1 || c.SubscriptionKeepAlive < time.Second {
+		return errors.New("subscription-limit and subscription-buffer must be at least 1, subscription-keepalive at least 1s")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -245,6 +259,7 @@ func (c Config) Masked() []any {
 		"graphql_max_response_bytes", c.MaxRespBytes, "graphql_max_execution_time", c.MaxExecTime.String(),
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "redis_url", maskRedis(c.RedisURL), "redis_prefix", c.RedisPrefix, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
+		"subscription_limit", c.SubscriptionLimit, "subscription_buffer", c.SubscriptionBuffer, "subscription_keepalive", c.SubscriptionKeepAlive.String(),
 	}
 }
 

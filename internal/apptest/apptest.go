@@ -177,6 +177,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	hs.Config.Handler = a.Handler()
 	hs.Start()
 	t.Cleanup(func() {
+		stopStreams(a)
 		hs.Close()
 		_ = a.Close()
 	})
@@ -208,11 +209,20 @@ func (s *Server) Twin(t testing.TB, edit ...func(*app.Config)) *Server {
 	hs.Config.Handler = a.Handler()
 	hs.Start()
 	t.Cleanup(func() {
+		stopStreams(a)
 		hs.Close()
 		_ = a.Close()
 	})
 	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: s.Header.Clone(),
 		Keys: s.Keys, AdminEmail: s.AdminEmail, AdminPassword: s.AdminPassword}
+}
+
+// stopStreams ends the subscriptions still open, as the server does at
+// shutdown (httptest's Close would wait for SSE responses forever).
+func stopStreams(a *app.App) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.Streams.Shutdown(ctx)
 }
 
 // Env returns the named environment.

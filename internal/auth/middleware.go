@@ -45,13 +45,79 @@ type Authenticator struct {
 // FORBIDDEN or RATE_LIMITED, with the same status and headers.
 func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gql, _ := r.Context().Value(gqlErrorsKey{}).(bool); gql && IsWebSocketUpgrade(r) &&
+			r.Header.Get("Authorization") == "" && !hasCookie(r, SessionCookie) {
+			// A browser cannot set Authorization on a WebSocket: the
+			// GraphQL transport authenticates the connection_init payload
+			// (AuthenticateHeader) before anything else is read.
+			next.ServeHTTP(w, r)
+			return
+		}
 		p, err := a.identify(r)
 		if err != nil {
 			a.fail(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), p)))
+		ctx := NewContext(r.Context(), p)
+		ctx = withRecheck(ctx, func(ctx context.Context) error {
+			_, err := a.identify(r.WithContext(ctx))
+			return err
+		})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// IsWebSocketUpgrade reports whether r asks to become a WebSocket.
+func IsWebSocketUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+func hasCookie(r *http.Request, name string) bool {
+	c, err := r.Cookie(name)
+	return err == nil && c.Value != ""
+}
+
+// AuthenticateHeader authenticates an Authorization header value sent some
+// other way than as a header (a WebSocket's connection_init payload): it
+// returns ctx carrying the caller, as Authenticate does.
+func (a *Authenticator) AuthenticateHeader(ctx context.Context, authorization string) (context.Context, error) {
+	p, err := a.bearer(ctx, authorization)
+	if err != nil {
+		return ctx, err
+	}
+	ctx = NewContext(ctx, p)
+	return withRecheck(ctx, func(ctx context.Context) error {
+		_, err := a.bearer(ctx, authorization)
+		return err
+	}), nil
+}
+
+func (a *Authenticator) bearer(ctx context.Context, h string) (*Principal, error) {
+	scheme, secret, _ := strings.Cut(strings.TrimSpace(h), " ")
+	secret = strings.TrimSpace(secret)
+	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return nil, errInvalid("use Authorization: Bearer <API key>")
+	}
+	return a.Store.TokenPrincipal(ctx, secret, environment.FromContext(ctx), a.Envs)
+}
+
+type recheckKey struct{}
+
+func withRecheck(ctx context.Context, fn func(context.Context) error) context.Context {
+	return context.WithValue(ctx, recheckKey{}, fn)
+}
+
+// Recheck authenticates the caller of ctx again, as at the start of its
+// request (an API key read again once the key cache's time has passed, a
+// session read again): a long-lived stream calls it periodically and ends
+// when the key was revoked or the session ended. Nil when there is nothing
+// to check again (no caller authenticated by this package).
+func Recheck(ctx context.Context) error {
+	fn, _ := ctx.Value(recheckKey{}).(func(context.Context) error)
+	if fn == nil {
+		return nil
+	}
+	return fn(ctx)
 }
 
 type gqlErrorsKey struct{}
@@ -94,14 +160,8 @@ func (a *Authenticator) fail(w http.ResponseWriter, r *http.Request, err error) 
 
 func (a *Authenticator) identify(r *http.Request) (*Principal, error) {
 	ctx := r.Context()
-	env := environment.FromContext(ctx)
 	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, secret, _ := strings.Cut(strings.TrimSpace(h), " ")
-		secret = strings.TrimSpace(secret)
-		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
-			return nil, errInvalid("use Authorization: Bearer <API key>")
-		}
-		return a.Store.TokenPrincipal(ctx, secret, env, a.Envs)
+		return a.bearer(ctx, h)
 	}
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {

@@ -21,6 +21,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/migrate"
 	"logistics/internal/fieldcheck"
+	"logistics/internal/eventlog"
 )
 
 // DB is an open database with the ent client over it.
@@ -179,6 +180,11 @@ func (d *DB) Migrate(ctx context.Context) error {
 	}
 	if err := d.Client.Schema.Create(ctx, migrate.WithDropIndex(true)); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
+	}
+	// The event sequence counter (not an ent type: one row, no id prefix)
+	// and the numbering of events written before it existed.
+	if err := eventlog.Migrate(ctx, d.SQL, d.Dialect); err != nil {
+		return fmt.Errorf("database: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/reservation"
 	"logistics/ent/trackingentry"
+	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
 )
 
@@ -77,9 +78,15 @@ func (d *Dataset) insert(ctx context.Context, tx *sql.Tx, dia string, workflowID
 			return fmt.Errorf("demodata: insert %s: %w", t.name, err)
 		}
 	}
-	data, _ := json.Marshal(map[string]any{"hubs": len(d.Hubs), "parts": len(d.Parts), "items": len(d.Items), "orders": len(d.Orders)})
-	ev := table{event.Table, []string{event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData}, 1, func(_ int, v []any) {
-		copy(v, []any{resourceid.New(resourceid.Event), Base, Base, "demo_data.loaded", "", Actor, string(data)})
+	data, _ := json.Marshal(map[string]any{"object": map[string]any{"hubs": len(d.Hubs), "parts": len(d.Parts), "items": len(d.Items), "orders": len(d.Orders)}})
+	// The event takes its number from the log's counter, in this
+	// transaction: the counter row stays locked until the load commits.
+	seq, err := eventlog.ReserveSQL(ctx, tx, dia, 1)
+	if err != nil {
+		return fmt.Errorf("demodata: %w", err)
+	}
+	ev := table{event.Table, []string{event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence}, 1, func(_ int, v []any) {
+		copy(v, []any{resourceid.New(resourceid.Event), Base, Base, "demo_data.loaded", "", Actor, string(data), seq})
 	}}
 	return bulkInsert(ctx, tx, dia, ev)
 }

@@ -13,6 +13,7 @@ import (
 
 	"logistics/ent"
 	"logistics/internal/database"
+	"logistics/internal/eventlog"
 )
 
 // Name is an environment's name.
@@ -37,6 +38,9 @@ type Env struct {
 	Name    Name
 	BaseURL *url.URL // e.g. http://127.0.0.1:8080/sandbox
 	DB      *database.DB
+	// Events wakes the environment's event waiters when events commit
+	// (nil: nobody is woken; readers still poll).
+	Events *eventlog.Log
 }
 
 // Path returns the absolute path of p ("/graphql") under the base address.
@@ -139,6 +143,9 @@ type ctxKey struct{}
 // NewContext returns ctx carrying env and its ent client (ent.FromContext).
 func NewContext(ctx context.Context, env *Env) context.Context {
 	ctx = context.WithValue(ctx, ctxKey{}, env)
+	if env.Events != nil {
+		ctx = eventlog.NewContext(ctx, env.Events)
+	}
 	return ent.NewContext(ctx, env.DB.Client)
 }
 

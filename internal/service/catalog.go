@@ -22,7 +22,7 @@ func (s *Service) CreateHub(ctx context.Context, in ent.CreateHubInput) (*ent.Hu
 		if h, err = client(ctx).Hub.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "hub.created", h.ID, nil)
+		return s.emitCreated(ctx, "hub.created", h.ID, nil)
 	})
 	return h, err
 }
@@ -34,17 +34,20 @@ func (s *Service) UpdateHub(ctx context.Context, id resourceid.ID, in ent.Update
 	}
 	var h *ent.Hub
 	err := WithTx(ctx, func(ctx context.Context) error {
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		u := client(ctx).Hub.UpdateOneID(id).SetInput(in).AddRevision(1)
 		if rev != nil {
 			u.Where(hub.Revision(*rev))
 		}
-		var err error
 		if h, err = u.Save(ctx); ent.IsNotFound(err) {
 			return revisionMismatch(ctx, "hub", id, client(ctx).Hub.Query().Where(hub.ID(id)).Exist)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "hub.updated", id, nil)
+		return s.emitUpdated(ctx, "hub.updated", id, before, nil)
 	})
 	return h, err
 }
@@ -56,6 +59,10 @@ func (s *Service) DeleteHub(ctx context.Context, id resourceid.ID) error {
 	}
 	return WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		refs, err := countRefs(ctx, map[string]func(context.Context) (int, error){
 			"items":            c.Item.Query().Where(item.HubID(id)).Count,
 			"orders":           c.Order.Query().Where(order.HubID(id)).Count,
@@ -72,7 +79,7 @@ func (s *Service) DeleteHub(ctx context.Context, id resourceid.ID) error {
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "hub.deleted", id, nil)
+		return s.emitDeleted(ctx, "hub.deleted", id, last)
 	})
 }
 
@@ -84,7 +91,7 @@ func (s *Service) CreatePart(ctx context.Context, in ent.CreatePartInput) (*ent.
 		if p, err = client(ctx).Part.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "part.created", p.ID, nil)
+		return s.emitCreated(ctx, "part.created", p.ID, nil)
 	})
 	return p, err
 }
@@ -96,17 +103,20 @@ func (s *Service) UpdatePart(ctx context.Context, id resourceid.ID, in ent.Updat
 	}
 	var p *ent.Part
 	err := WithTx(ctx, func(ctx context.Context) error {
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		u := client(ctx).Part.UpdateOneID(id).SetInput(in).AddRevision(1)
 		if rev != nil {
 			u.Where(part.Revision(*rev))
 		}
-		var err error
 		if p, err = u.Save(ctx); ent.IsNotFound(err) {
 			return revisionMismatch(ctx, "part", id, client(ctx).Part.Query().Where(part.ID(id)).Exist)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "part.updated", id, nil)
+		return s.emitUpdated(ctx, "part.updated", id, before, nil)
 	})
 	return p, err
 }
@@ -118,6 +128,10 @@ func (s *Service) DeletePart(ctx context.Context, id resourceid.ID) error {
 	}
 	return WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		refs, err := countRefs(ctx, map[string]func(context.Context) (int, error){
 			"items":       c.Item.Query().Where(item.PartID(id)).Count,
 			"order_lines": c.OrderLine.Query().Where(orderline.PartID(id)).Count,
@@ -133,7 +147,7 @@ func (s *Service) DeletePart(ctx context.Context, id resourceid.ID) error {
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "part.deleted", id, nil)
+		return s.emitDeleted(ctx, "part.deleted", id, last)
 	})
 }
 

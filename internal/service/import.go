@@ -162,7 +162,9 @@ func (s *Service) ImportItems(ctx context.Context, body io.Reader) (ImportResult
 		if res.Rows == 0 {
 			return apperr.Validation(apperr.FieldError{Field: "body", Message: "the file has a header but no rows"}).WithCode("invalid_import")
 		}
-		return emit(ctx, "items.imported", "", map[string]any{"imported": res.Imported})
+		// One event for the whole file (not one item.created per row): its
+		// object is the import's result.
+		return s.record(ctx, "items.imported", "", map[string]any{"imported": res.Imported, "rows": res.Rows}, nil, nil)
 	})
 	if err != nil {
 		return ImportResult{}, err

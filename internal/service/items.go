@@ -22,7 +22,7 @@ func (s *Service) CreateItem(ctx context.Context, in ent.CreateItemInput) (*ent.
 		if it, err = client(ctx).Item.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "item.created", it.ID, map[string]any{"quantity": it.Quantity.String()})
+		return s.emitCreated(ctx, "item.created", it.ID, nil)
 	})
 	return it, err
 }
@@ -38,6 +38,10 @@ func (s *Service) UpdateItem(ctx context.Context, id resourceid.ID, in ent.Updat
 	}
 	var it *ent.Item
 	err := WithTx(ctx, func(ctx context.Context) error {
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		u := client(ctx).Item.UpdateOneID(id).SetInput(in).AddRevision(1)
 		if rev != nil {
 			u.Where(item.Revision(*rev))
@@ -49,13 +53,12 @@ func (s *Service) UpdateItem(ctx context.Context, id resourceid.ID, in ent.Updat
 		if in.PartID != nil || in.HubID != nil {
 			u.Where(item.ReservedQuantity(0))
 		}
-		var err error
 		if it, err = u.Save(ctx); ent.IsNotFound(err) {
 			return s.explainItemUpdate(ctx, id, in, rev)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "item.updated", id, map[string]any{"quantity": it.Quantity.String()})
+		return s.emitUpdated(ctx, "item.updated", id, before, nil)
 	})
 	return it, err
 }
@@ -83,6 +86,10 @@ func (s *Service) DeleteItem(ctx context.Context, id resourceid.ID) error {
 		return notFound("item", id)
 	}
 	return WithTx(ctx, func(ctx context.Context) error {
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		n, err := client(ctx).Item.Delete().Where(item.ID(id), item.ReservedQuantity(0)).Exec(ctx)
 		if err != nil {
 			return apperr.From(err)
@@ -97,7 +104,7 @@ func (s *Service) DeleteItem(ctx context.Context, id resourceid.ID) error {
 			}
 			return apperr.Conflict("stock_reserved", "item %s holds reservations and cannot be deleted", id)
 		}
-		return emit(ctx, "item.deleted", id, nil)
+		return s.emitDeleted(ctx, "item.deleted", id, last)
 	})
 }
 

@@ -72,7 +72,7 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 				return apperr.From(err)
 			}
 		}
-		return emit(ctx, "order.created", o.ID, map[string]any{"status": o.Status, "workflow": wf.Key, "workflow_version": wf.Version})
+		return s.emitCreated(ctx, "order.created", o.ID, nil)
 	})
 	return o, err
 }
@@ -145,6 +145,10 @@ func (s *Service) UpdateOrder(ctx context.Context, id resourceid.ID, in ent.Upda
 	var o *ent.Order
 	err := WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		if in.HubID != nil {
 			if err := checkID("hub_id", *in.HubID, resourceid.Hub); err != nil {
 				return err
@@ -160,13 +164,12 @@ func (s *Service) UpdateOrder(ctx context.Context, id resourceid.ID, in ent.Upda
 		if rev != nil {
 			u.Where(order.Revision(*rev))
 		}
-		var err error
 		if o, err = u.Save(ctx); ent.IsNotFound(err) {
 			return revisionMismatch(ctx, "order", id, c.Order.Query().Where(order.ID(id)).Exist)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "order.updated", id, nil)
+		return s.emitUpdated(ctx, "order.updated", id, before, nil)
 	})
 	return o, err
 }
@@ -179,6 +182,10 @@ func (s *Service) DeleteOrder(ctx context.Context, id resourceid.ID) error {
 	}
 	return WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		o, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
 		if ent.IsNotFound(err) {
 			return notFound("order", id)
@@ -207,7 +214,7 @@ func (s *Service) DeleteOrder(ctx context.Context, id resourceid.ID) error {
 		if err := c.Order.DeleteOneID(id).Exec(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "order.deleted", id, nil)
+		return s.emitDeleted(ctx, "order.deleted", id, last)
 	})
 }
 
@@ -256,7 +263,7 @@ func (s *Service) CreateOrderLine(ctx context.Context, in ent.CreateOrderLineInp
 		if l, err = client(ctx).OrderLine.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "order_line.created", l.ID, map[string]any{"order_id": in.OrderID})
+		return s.emitCreated(ctx, "order_line.created", l.ID, nil)
 	})
 	return l, err
 }
@@ -289,6 +296,10 @@ func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.
 		if err := s.requireInitialState(ctx, cur.OrderID, "change lines of"); err != nil {
 			return err
 		}
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		u := c.OrderLine.UpdateOneID(id).SetInput(in).AddRevision(1)
 		if rev != nil {
 			u.Where(orderline.Revision(*rev))
@@ -298,7 +309,7 @@ func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "order_line.updated", id, nil)
+		return s.emitUpdated(ctx, "order_line.updated", id, before, nil)
 	})
 	return l, err
 }
@@ -319,10 +330,14 @@ func (s *Service) DeleteOrderLine(ctx context.Context, id resourceid.ID) error {
 		if err := s.requireInitialState(ctx, cur.OrderID, "remove lines from"); err != nil {
 			return err
 		}
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		if err := c.OrderLine.DeleteOneID(id).Exec(ctx); err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "order_line.deleted", id, nil)
+		return s.emitDeleted(ctx, "order_line.deleted", id, last)
 	})
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"logistics/ent"
 	"logistics/internal/apperr"
-	"logistics/internal/auth"
+	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
 )
 
@@ -20,6 +20,7 @@ import (
 type Service struct {
 	log       *slog.Logger
 	workflows sync.Map // workflow id → *ent.Workflow (a version's definition never changes; see Workflows)
+	represent Representer
 }
 
 // New returns a Service.
@@ -56,6 +57,7 @@ func WithTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	}
 	txCtx := ent.NewTxContext(ctx, tx)
 	txCtx = ent.NewContext(txCtx, tx.Client())
+	txCtx = eventlog.Begin(txCtx, tx)
 	defer func() {
 		if v := recover(); v != nil {
 			_ = tx.Rollback()
@@ -67,19 +69,10 @@ func WithTx(ctx context.Context, fn func(ctx context.Context) error) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		_ = tx.Rollback() // a failed commit hook leaves it open
 		return apperr.From(err)
 	}
 	return nil
-}
-
-// emit records a domain event in the current transaction.
-func emit(ctx context.Context, typ string, subject resourceid.ID, data map[string]any) error {
-	return client(ctx).Event.Create().
-		SetType(typ).
-		SetSubjectID(string(subject)).
-		SetActor(auth.Actor(ctx)).
-		SetData(data).
-		Exec(ctx)
 }
 
 // checkID refuses an id of the wrong type with a 400 naming the field, so an

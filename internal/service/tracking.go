@@ -22,7 +22,7 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 		if t, err = client(ctx).TrackingEntry.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		if err := emit(ctx, "tracking_entry.created", t.ID, map[string]any{"order_id": t.OrderID, "status": t.Status.String()}); err != nil {
+		if err := s.emitCreated(ctx, "tracking_entry.created", t.ID, nil); err != nil {
 			return err
 		}
 		return s.applyDelivered(ctx, t)
@@ -43,17 +43,20 @@ func (s *Service) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, in 
 	var t *ent.TrackingEntry
 	err := WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
+		before, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		u := c.TrackingEntry.UpdateOneID(id).SetInput(in).AddRevision(1)
 		if rev != nil {
 			u.Where(trackingentry.Revision(*rev))
 		}
-		var err error
 		if t, err = u.Save(ctx); ent.IsNotFound(err) {
 			return revisionMismatch(ctx, "tracking entry", id, c.TrackingEntry.Query().Where(trackingentry.ID(id)).Exist)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		if err := emit(ctx, "tracking_entry.updated", id, nil); err != nil {
+		if err := s.emitUpdated(ctx, "tracking_entry.updated", id, before, nil); err != nil {
 			return err
 		}
 		if in.Status == nil && in.OccurredAt == nil && in.OrderID == nil {
@@ -72,12 +75,16 @@ func (s *Service) DeleteTrackingEntry(ctx context.Context, id resourceid.ID) err
 		return notFound("tracking entry", id)
 	}
 	return WithTx(ctx, func(ctx context.Context) error {
+		last, err := s.snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
 		if err := client(ctx).TrackingEntry.DeleteOneID(id).Exec(ctx); ent.IsNotFound(err) {
 			return notFound("tracking entry", id)
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "tracking_entry.deleted", id, nil)
+		return s.emitDeleted(ctx, "tracking_entry.deleted", id, last)
 	})
 }
 

@@ -81,6 +81,12 @@ func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]strin
 // transition runs inside a transaction.
 func (s *Service) transition(ctx context.Context, id resourceid.ID, name string, opts TransitionOptions, at time.Time) (*ent.Order, error) {
 	c := client(ctx)
+	// Locks the order (PostgreSQL) before anything is read, so the event's
+	// previous_attributes are exact.
+	before, err := s.snapshot(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	o, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, notFound("order", id)
@@ -162,10 +168,10 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 		Exec(ctx); err != nil {
 		return nil, apperr.From(err)
 	}
-	if err := emit(ctx, "order.transitioned", id, map[string]any{
-		"from": o.Status, "to": t.To, "transition": t.Name, "effect": string(t.Effect),
+	if err := s.emitUpdated(ctx, "order.transitioned", id, before, map[string]any{"transition": map[string]any{
+		"name": t.Name, "from": o.Status, "to": t.To, "effect": string(t.Effect),
 		"workflow": o.Edges.Workflow.Key, "workflow_version": o.Edges.Workflow.Version,
-	}); err != nil {
+	}}); err != nil {
 		return nil, err
 	}
 	out, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
@@ -222,7 +228,7 @@ func (s *Service) reserve(ctx context.Context, o *ent.Order) error {
 		if need <= 0 {
 			continue
 		}
-		got, err := reserveLine(ctx, o, l, need)
+		got, err := s.reserveLine(ctx, o, l, need)
 		if err != nil {
 			return err
 		}
@@ -256,7 +262,7 @@ func (s *Service) reserve(ctx context.Context, o *ent.Order) error {
 
 // reserveLine reserves up to need for one line across the available items of
 // its part at the order's hub and returns how much it got.
-func reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decimal.Decimal) (decimal.Decimal, error) {
+func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decimal.Decimal) (decimal.Decimal, error) {
 	c := client(ctx)
 	items, err := c.Item.Query().
 		Where(item.HubID(o.HubID), item.PartID(l.PartID), item.StatusEQ(item.StatusAvailable), availableAtLeast(1)).
@@ -283,6 +289,9 @@ func reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decim
 				if err := c.Reservation.Create().SetOrderID(o.ID).SetOrderLineID(l.ID).SetItemID(it.ID).SetQuantity(take).Exec(ctx); err != nil {
 					return 0, apperr.From(err)
 				}
+				if err := s.stockChanged(ctx, it.ID, 0, take, o.ID, "reserve"); err != nil {
+					return 0, err
+				}
 				got += take
 				break
 			}
@@ -303,6 +312,9 @@ func reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decim
 	if got > 0 {
 		if err := c.OrderLine.UpdateOneID(l.ID).AddAllocatedQuantity(got).AddRevision(1).Exec(ctx); err != nil {
 			return 0, apperr.From(err)
+		}
+		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "reserve"); err != nil {
+			return 0, err
 		}
 	}
 	return got, nil
@@ -386,13 +398,25 @@ func (s *Service) release(ctx context.Context, o *ent.Order) error {
 		if n != 1 {
 			return apperr.Internal(fmt.Errorf("release: item %s holds less than reservation %s", r.ItemID, r.ID))
 		}
+		if err := s.stockChanged(ctx, r.ItemID, 0, -r.Quantity, o.ID, "release"); err != nil {
+			return err
+		}
 	}
 	if _, err := c.Reservation.Delete().Where(reservation.OrderID(o.ID)).Exec(ctx); err != nil {
 		return apperr.From(err)
 	}
-	if _, err := c.OrderLine.Update().Where(orderline.OrderID(o.ID), orderline.AllocatedQuantityGT(0)).
-		SetAllocatedQuantity(0).AddRevision(1).Save(ctx); err != nil {
+	lines, err := c.OrderLine.Query().Where(orderline.OrderID(o.ID), orderline.AllocatedQuantityGT(0)).
+		Order(ent.Asc(orderline.FieldID)).All(ctx)
+	if err != nil {
 		return apperr.From(err)
+	}
+	for _, l := range lines {
+		if err := c.OrderLine.UpdateOneID(l.ID).SetAllocatedQuantity(0).AddRevision(1).Exec(ctx); err != nil {
+			return apperr.From(err)
+		}
+		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "release"); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -423,6 +447,9 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 		if n != 1 {
 			return apperr.Internal(fmt.Errorf("ship: item %s holds less than reservation %s", r.ItemID, r.ID))
 		}
+		if err := s.stockChanged(ctx, r.ItemID, -r.Quantity, -r.Quantity, o.ID, "ship"); err != nil {
+			return err
+		}
 	}
 	if _, err := c.Reservation.Delete().Where(reservation.OrderID(o.ID)).Exec(ctx); err != nil {
 		return apperr.From(err)
@@ -439,6 +466,11 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 			Exec(ctx); err != nil {
 			return apperr.From(err)
 		}
+		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{
+			"allocated_quantity": l.AllocatedQuantity, "shipped_quantity": l.ShippedQuantity,
+		}, o.ID, "ship"); err != nil {
+			return err
+		}
 	}
 	te, err := c.TrackingEntry.Create().
 		SetOrderID(o.ID).
@@ -452,7 +484,7 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 	if err != nil {
 		return apperr.From(err)
 	}
-	return emit(ctx, "tracking_entry.created", te.ID, map[string]any{"order_id": o.ID, "status": te.Status.String()})
+	return s.emitCreated(ctx, "tracking_entry.created", te.ID, nil)
 }
 
 // applyDelivered moves the order of a delivered tracking entry along its

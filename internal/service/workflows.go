@@ -107,7 +107,7 @@ func (s *Service) CreateWorkflow(ctx context.Context, key, name string, def work
 		} else if err != nil {
 			return apperr.From(err)
 		}
-		return emit(ctx, "workflow.created", w.ID, map[string]any{"key": key, "version": version})
+		return s.emitCreated(ctx, "workflow.created", w.ID, nil)
 	})
 	if err != nil {
 		return nil, err

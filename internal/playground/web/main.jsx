@@ -9,6 +9,8 @@ import React from 'react';
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
 import { setNonce } from 'get-nonce';
+import { getOperationAST, parse } from 'graphql';
+import { createClient } from 'graphql-ws';
 import 'graphiql/graphiql.css';
 import './page.css';
 
@@ -18,7 +20,9 @@ const DEFAULT_QUERY = `# Logistics GraphQL playground
 # To use an API token instead, add under "Headers":
 #   { "Authorization": "Bearer <token>" }
 #
-# Run a query with Ctrl-Enter (Cmd-Enter on a Mac).
+# Run a query with Ctrl-Enter (Cmd-Enter on a Mac). Subscriptions run
+# over a WebSocket, e.g.
+#   subscription { orderChanged { sequence type order { id status } } }
 
 {
   hubs(first: 5) {
@@ -53,8 +57,67 @@ function readCookie(name) {
   return '';
 }
 
+// Subscriptions go over a WebSocket (graphql-transport-ws, the graphql-ws
+// client): the browser sends the session cookie on the upgrade; an
+// Authorization typed into the headers editor goes into connection_init.
+// One client per distinct Authorization, reused across subscriptions.
+const wsClients = new Map();
+
+function wsClient(endpoint, authorization) {
+  const key = authorization || '';
+  let c = wsClients.get(key);
+  if (!c) {
+    const u = new URL(endpoint, window.location.href);
+    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    c = createClient({
+      url: u.toString(),
+      connectionParams: authorization ? { Authorization: authorization } : {},
+      lazy: true,
+      retryAttempts: 0,
+    });
+    wsClients.set(key, c);
+  }
+  return c;
+}
+
+function isSubscription(params, opts) {
+  try {
+    const doc = (opts && opts.documentAST) || parse(params.query);
+    const op = getOperationAST(doc, params.operationName || undefined);
+    return !!op && op.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
+
+function subscribe(endpoint, params, opts) {
+  let authorization = '';
+  if (opts && opts.headers) {
+    for (const [k, v] of Object.entries(opts.headers)) {
+      if (k.toLowerCase() === 'authorization' && v) authorization = String(v);
+    }
+  }
+  const client = wsClient(endpoint, authorization);
+  // GraphiQL takes an observable: { subscribe(sink) → { unsubscribe } }.
+  return {
+    subscribe(sink) {
+      const dispose = client.subscribe(params, {
+        next: (v) => sink.next(v),
+        error: (e) => {
+          if (e instanceof Error) sink.error(e);
+          else if (e && typeof e.code === 'number') sink.error(new Error(`connection closed: ${e.code} ${e.reason || ''}`));
+          else sink.error(new Error(JSON.stringify(e)));
+        },
+        complete: () => sink.complete(),
+      });
+      return { unsubscribe: dispose };
+    },
+  };
+}
+
 function makeFetcher(endpoint) {
   return async function fetcher(params, opts) {
+    if (isSubscription(params, opts)) return subscribe(endpoint, params, opts);
     const headers = {
       'Content-Type': 'application/json',
       Accept: 'application/graphql-response+json, application/json',

@@ -1,0 +1,349 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
+	coderws "github.com/coder/websocket"
+
+	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/environment"
+	"logistics/internal/eventstream"
+)
+
+// WebSocket close codes a subscription connection ends with besides
+// gqlgen's own (docs/subscriptions.md). Each one but CloseForbidden invites
+// the client to reconnect and resume with the last sequence it received.
+const (
+	CloseGoingAway = 1001 // the server is shutting down
+	CloseForbidden = 4403 // the API key was revoked or the session ended
+	CloseTooSlow   = 4410 // the client read too slowly: its buffer filled
+	CloseInternal  = 1011 // the event log could not be read
+)
+
+// streamWriteTimeout bounds one write to a subscriber's connection: a client
+// that does not read for this long is disconnected.
+const streamWriteTimeout = 10 * time.Second
+
+// stream is one subscription connection (a WebSocket, or one Server-Sent
+// Events response), found in the context of its subscriptions.
+type stream struct {
+	sse bool
+
+	mu        sync.Mutex
+	code      int    // the close code to end with (WebSocket); 0: normal
+	reason    string // why, for the client
+	gqlCode   string // extensions.code of the final error (SSE)
+	cancel    context.CancelFunc
+	ids       []int64 // SSE: the sequences of the payloads not written yet, in order
+	lastEvent *int64  // SSE: Last-Event-ID
+}
+
+type streamKey struct{}
+
+func streamFrom(ctx context.Context) *stream {
+	s, _ := ctx.Value(streamKey{}).(*stream)
+	return s
+}
+
+// end closes the connection (WebSocket) or marks the end of the response
+// (SSE) with code and reason; the first reason wins.
+func (s *stream) end(code int, gqlCode, reason string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.code == 0 {
+		s.code, s.gqlCode, s.reason = code, gqlCode, reason
+	}
+	cancel := s.cancel
+	s.mu.Unlock()
+	if !s.sse && cancel != nil {
+		cancel()
+	}
+}
+
+// sent records, on SSE, the sequence of the payload about to be handed to
+// gqlgen: the response writer puts it in the event's id: line.
+func (s *stream) sent(seq int64) {
+	if s == nil || !s.sse {
+		return
+	}
+	s.mu.Lock()
+	s.ids = append(s.ids, seq)
+	s.mu.Unlock()
+}
+
+func (s *stream) nextID() (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ids) == 0 {
+		return 0, false
+	}
+	id := s.ids[0]
+	s.ids = s.ids[1:]
+	return id, true
+}
+
+// ---- WebSocket ----
+
+// wsTransport is gqlgen's WebSocket transport (graphql-transport-ws, and
+// the older graphql-ws) with our connection: origins checked, the
+// connection_init payload authenticated, writes bounded in time, and our
+// close codes.
+type wsTransport struct {
+	gqltransport.Websocket
+	broker *eventstream.Broker
+}
+
+func newWSTransport(opt Options) wsTransport {
+	t := wsTransport{broker: opt.Streams}
+	t.Websocket = gqltransport.Websocket{
+		Implementation:        wsImpl{allow: opt.AllowOrigin},
+		KeepAlivePingInterval: opt.KeepAlive,
+		PingPongInterval:      opt.KeepAlive,
+		InitTimeout:           10 * time.Second,
+		PayloadReadLimit:      &opt.MaxBodyBytes, // a subscribe message is a request body
+		InitFunc: func(ctx context.Context, p gqltransport.InitPayload) (context.Context, *gqltransport.InitPayload, error) {
+			if auth.FromContext(ctx) != nil {
+				return ctx, nil, nil // the upgrade carried a key or the session cookie
+			}
+			h := p.Authorization()
+			if h == "" {
+				if v, ok := p["authorization"].(string); ok {
+					h = v
+				}
+			}
+			if h == "" {
+				return gqltransport.WithWebsocketCloseCode(ctx, 4401), nil, errors.New("unauthorized: send Authorization: Bearer <API key> in the connection_init payload, or sign in to the console")
+			}
+			if opt.Authenticator == nil {
+				return gqltransport.WithWebsocketCloseCode(ctx, 4401), nil, errors.New("unauthorized")
+			}
+			ctx2, err := opt.Authenticator.AuthenticateHeader(ctx, h)
+			if err != nil {
+				return gqltransport.WithWebsocketCloseCode(ctx, 4401), nil, errors.New("unauthorized: " + apperr.From(err).Message)
+			}
+			return ctx2, nil, nil
+		},
+	}
+	return t
+}
+
+func (t wsTransport) Supports(r *http.Request) bool { return auth.IsWebSocketUpgrade(r) }
+
+func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	st := &stream{cancel: cancel}
+	ctx = context.WithValue(ctx, streamKey{}, st)
+	if t.broker != nil {
+		done := t.broker.Track()
+		defer done()
+		go func() {
+			select {
+			case <-t.broker.Closing():
+				st.end(CloseGoingAway, "SHUTTING_DOWN", eventstream.ErrShutdown.Error())
+			case <-ctx.Done():
+			}
+		}()
+	}
+	t.Websocket.Do(w, r.WithContext(ctx), exec)
+}
+
+// wsImpl accepts the WebSocket with coder/websocket.
+type wsImpl struct{ allow func(origin string) bool }
+
+func (i wsImpl) Accept(w http.ResponseWriter, r *http.Request, o gqltransport.WebsocketAcceptOptions) (gqltransport.WebsocketConn, error) {
+	if !originAllowed(r, i.allow) {
+		err := apperr.Forbidden("cross_origin", "WebSocket connections from %s are not accepted", r.Header.Get("Origin"))
+		apperr.Write(w, r, nil, err)
+		return nil, err
+	}
+	for k, vs := range o.ResponseHeader {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	c, err := coderws.Accept(w, r, &coderws.AcceptOptions{Subprotocols: o.Subprotocols, InsecureSkipVerify: true})
+	if err != nil {
+		return nil, err
+	}
+	return &wsConn{c: c, st: streamFrom(r.Context())}, nil
+}
+
+// originAllowed: a request without Origin (not a browser) passes; a
+// browser's Origin must be the environment's own address, the request's
+// host, or one allow accepts.
+func originAllowed(r *http.Request, allow func(string) bool) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	if allow != nil && allow(o) {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if env := environment.FromContext(r.Context()); env != nil &&
+		strings.EqualFold(u.Scheme+"://"+u.Host, env.BaseURL.Scheme+"://"+env.BaseURL.Host) {
+		return true
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+type wsConn struct {
+	c  *coderws.Conn
+	st *stream
+
+	mu      sync.Mutex
+	closing bool
+}
+
+// Close drops the connection, unless WriteClose started the close handshake
+// (which then closes it: dropping it now would lose the close frame).
+func (c *wsConn) Close() error {
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return nil
+	}
+	return c.c.CloseNow()
+}
+
+func (c *wsConn) NextReader() (int, io.Reader, error) {
+	typ, data, err := c.c.Read(context.Background())
+	if err != nil {
+		switch coderws.CloseStatus(err) {
+		case coderws.StatusNormalClosure, coderws.StatusNoStatusRcvd, coderws.StatusGoingAway:
+			return int(typ), nil, gqltransport.ErrWebsocketClosed
+		}
+		return int(typ), nil, err
+	}
+	return int(typ), bytes.NewReader(data), nil
+}
+
+func (c *wsConn) WriteJSON(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
+	defer cancel()
+	// On time-out coder/websocket closes the connection: a client that
+	// does not read is disconnected (it resumes by sequence).
+	return c.c.Write(ctx, coderws.MessageText, data)
+}
+
+// WriteClose sends the close frame, with our code when the stream ended
+// for one of our reasons, in the background (the handshake may wait for a
+// peer that is gone).
+func (c *wsConn) WriteClose(code int, msg string) error {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closing = true
+	c.mu.Unlock()
+	if c.st != nil {
+		c.st.mu.Lock()
+		if c.st.code != 0 {
+			code, msg = c.st.code, c.st.reason
+		}
+		c.st.mu.Unlock()
+	}
+	if len(msg) > 120 { // a close frame's reason is at most 123 bytes
+		msg = msg[:120]
+	}
+	go func() { _ = c.c.Close(coderws.StatusCode(code), msg) }()
+	return nil
+}
+
+func (c *wsConn) Subprotocol() string { return c.c.Subprotocol() }
+
+func (c *wsConn) SetReadLimit(n int64) { c.c.SetReadLimit(n) }
+
+// ---- Server-Sent Events ----
+
+// sseTransport is gqlgen's GraphQL-over-SSE transport (POST, Accept:
+// text/event-stream) with an id: line on each event (its sequence, for
+// Last-Event-ID), a final error event when the stream ends for one of our
+// reasons, and writes bounded in time.
+type sseTransport struct {
+	gqltransport.SSE
+	broker *eventstream.Broker
+}
+
+func (t sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	st := &stream{sse: true, cancel: cancel}
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			st.lastEvent = &n
+		}
+	}
+	ctx = context.WithValue(ctx, streamKey{}, st)
+	if t.broker != nil {
+		done := t.broker.Track()
+		defer done()
+	}
+	sw := &sseWriter{ResponseWriter: w, st: st, rc: http.NewResponseController(w)}
+	t.SSE.Do(sw, r.WithContext(ctx), exec)
+}
+
+// sseWriter rewrites gqlgen's SSE frames (each is one Write).
+type sseWriter struct {
+	http.ResponseWriter
+	st *stream
+	rc *http.ResponseController
+}
+
+var (
+	sseNext     = []byte("event: next\n")
+	sseComplete = []byte("event: complete\n")
+)
+
+func (w *sseWriter) Write(b []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	n := len(b)
+	switch {
+	case bytes.HasPrefix(b, sseNext):
+		if id, ok := w.st.nextID(); ok {
+			b = append([]byte("id: "+strconv.FormatInt(id, 10)+"\n"), b...)
+		}
+	case bytes.HasPrefix(b, sseComplete):
+		w.st.mu.Lock()
+		code, reason := w.st.gqlCode, w.st.reason
+		w.st.mu.Unlock()
+		if code != "" {
+			msg, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
+				"message": reason, "extensions": map[string]any{"code": code}}}})
+			b = append(append(append([]byte("event: next\ndata: "), msg...), "\n\n"...), b...)
+		}
+	}
+	if _, err := w.ResponseWriter.Write(b); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (w *sseWriter) Flush() { _ = w.rc.Flush() }
+
+func (w *sseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,376 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"logistics/ent"
+	"logistics/ent/item"
+	"logistics/ent/order"
+	"logistics/ent/predicate"
+	"logistics/ent/trackingentry"
+	"logistics/graph/model"
+	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/environment"
+	"logistics/internal/eventstream"
+	"logistics/internal/resourceid"
+)
+
+// Limits of a subscription's arguments.
+const (
+	maxEventTypes   = 50
+	maxEventTypeLen = 100
+)
+
+// payload is one message of a subscription and the sequence of its event.
+type payload[T any] struct {
+	seq int64
+	v   T
+}
+
+// convertFunc turns a batch of events into the subscription's messages
+// (those that match its filter), in sequence order.
+type convertFunc[T any] func(ctx context.Context, b *eventstream.Batch) ([]payload[T], error)
+
+// startStream subscribes the caller to the environment's event log from
+// after (or the SSE Last-Event-ID, or now) and returns the channel gqlgen
+// reads the messages from. The stream ends when the client leaves, the
+// caller's credentials stop working (checked every recheck), the client
+// reads too slowly, or the server shuts down.
+func startStream[T any](ctx context.Context, r *Resolver, after *int, convert convertFunc[T]) (<-chan T, error) {
+	p := auth.FromContext(ctx)
+	env := environment.FromContext(ctx)
+	if p == nil || env == nil {
+		return nil, auth.ErrMissing()
+	}
+	if r.Streams == nil {
+		return nil, apperr.Unavailable("subscriptions are not enabled on this server")
+	}
+	st := streamFrom(ctx)
+	var from *int64
+	switch {
+	case after != nil:
+		if *after < 0 {
+			return nil, apperr.Invalid("after", "must be a sequence number (an integer ≥ 0); 0 replays the whole log")
+		}
+		v := int64(*after)
+		from = &v
+	case st != nil && st.lastEvent != nil:
+		from = st.lastEvent
+	}
+	sub, err := r.Streams.Subscribe(ctx, env, p.RateKey(), from)
+	if err != nil {
+		return nil, err
+	}
+	// At most OutBuffer messages wait for the client's connection; when
+	// they fill, the client is too slow and its stream is closed
+	// (CloseTooSlow). It resumes by sequence.
+	out := make(chan T, max(r.OutBuffer, 1))
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		// Credentials are checked again while the stream lasts: a revoked
+		// key or an ended session ends it within the key cache's time.
+		t := time.NewTicker(r.recheckEvery())
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := auth.Recheck(ctx); err != nil && ctx.Err() == nil {
+					cancel(errRevoked{apperr.From(err)})
+					return
+				}
+			}
+		}
+	}()
+	go func() {
+		defer close(out)
+		defer sub.Close()
+		defer cancel(nil)
+		for {
+			b, err := sub.Next(ctx)
+			if err == nil {
+				var items []payload[T]
+				items, err = convert(ctx, b)
+				for _, it := range items {
+					if err != nil {
+						break
+					}
+					st.sent(it.seq)
+					select {
+					case out <- it.v:
+					default:
+						err = errTooSlow
+					}
+				}
+			}
+			if err != nil {
+				endStream(ctx, r, st, err, context.Cause(ctx))
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+type errRevoked struct{ err *apperr.Error }
+
+func (e errRevoked) Error() string { return e.err.Message }
+
+var errTooSlow = errors.New("the client read too slowly (its buffer filled): reconnect and resume with the last sequence received")
+
+// endStream tells the client why its stream ends: an error message on the
+// subscription (WebSocket) and a close code on the connection, or a final
+// error event (SSE).
+func endStream(ctx context.Context, r *Resolver, st *stream, err, cause error) {
+	var revoked errRevoked
+	switch {
+	case errors.As(cause, &revoked):
+		addStreamError(ctx, st, CloseForbidden, "UNAUTHENTICATED", "the credentials of this subscription stopped working: "+revoked.err.Message)
+	case errors.Is(err, errTooSlow):
+		addStreamError(ctx, st, CloseTooSlow, "SUBSCRIBER_TOO_SLOW", err.Error())
+	case errors.Is(err, eventstream.ErrShutdown):
+		addStreamError(ctx, st, CloseGoingAway, "SHUTTING_DOWN", err.Error())
+	case ctx.Err() != nil:
+		// The client left (or its connection closed): nothing to say.
+	default:
+		r.Log.Error("subscription: reading the event log", "err", err)
+		addStreamError(ctx, st, CloseInternal, "INTERNAL_SERVER_ERROR", "the event log could not be read: reconnect and resume with the last sequence received")
+	}
+}
+
+func addStreamError(ctx context.Context, st *stream, code int, gqlCode, msg string) {
+	if st == nil {
+		return
+	}
+	if !st.sse { // the WebSocket transport sends it as the subscription's error message
+		gqltransport.AddSubscriptionError(ctx, &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": gqlCode}})
+	}
+	st.end(code, gqlCode, msg)
+}
+
+func (r *Resolver) recheckEvery() time.Duration {
+	return max(r.Recheck, 500*time.Millisecond)
+}
+
+// filterKey names a filter for sharing its query among the subscribers of a
+// batch.
+func filterKey(kind string, where any) string {
+	b, _ := json.Marshal(where)
+	return kind + "|" + string(b)
+}
+
+// load runs one query per batch and filter (shared by the subscribers with
+// the same filter): the rows among ids that match the filter, by id.
+func load[N any](ctx context.Context, b *eventstream.Batch, key string, ids []resourceid.ID,
+	query func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]N, error), id func(N) resourceid.ID,
+) (map[resourceid.ID]N, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	env := environment.FromContext(ctx)
+	v, err := b.Resolve(key, func() (any, error) {
+		// Not the subscriber's context: the result is shared.
+		qctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		rows, err := query(qctx, env.DB.Client, ids)
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[resourceid.ID]N, len(rows))
+		for _, n := range rows {
+			m[id(n)] = n
+		}
+		return m, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[resourceid.ID]N), nil
+}
+
+// subjects lists the subjects of b's events whose type match accepts.
+func subjects(b *eventstream.Batch, match func(string) bool) []resourceid.ID {
+	var ids []resourceid.ID
+	for _, e := range b.Events {
+		if match(e.Type) {
+			ids = append(ids, resourceid.ID(e.SubjectID))
+		}
+	}
+	return ids
+}
+
+func seqOf(e *ent.Event) int64 {
+	if e.Sequence == nil {
+		return 0
+	}
+	return int64(*e.Sequence)
+}
+
+// orderChanges is orderChanged's conversion: the order events of a batch,
+// with each order as it is now if it matches where.
+func orderChanges(where *ent.OrderWhereInput) (convertFunc[*model.OrderChange], error) {
+	var pred predicate.Order
+	var err error
+	if where != nil {
+		pred, err = where.P()
+	}
+	if errors.Is(err, ent.ErrEmptyOrderWhereInput) || pred == nil {
+		pred, where = nil, nil
+	} else if err != nil {
+		return nil, apperr.Invalid("where", "%s", err.Error())
+	}
+	key := filterKey("order", where)
+	match := func(t string) bool { return strings.HasPrefix(t, "order.") }
+	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.Order, error) {
+		q := c.Order.Query().Where(order.IDIn(ids...))
+		if pred != nil {
+			q.Where(pred)
+		}
+		return q.All(ctx)
+	}
+	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.OrderChange], error) {
+		rows, err := load(ctx, b, key, subjects(b, match), query, func(o *ent.Order) resourceid.ID { return o.ID })
+		if err != nil {
+			return nil, err
+		}
+		var out []payload[*model.OrderChange]
+		for _, e := range b.Events {
+			if !match(e.Type) {
+				continue
+			}
+			o := rows[resourceid.ID(e.SubjectID)]
+			if o == nil && pred != nil {
+				continue // does not match (or is gone: a filter cannot be checked)
+			}
+			out = append(out, payload[*model.OrderChange]{seqOf(e), &model.OrderChange{
+				Sequence: int(seqOf(e)), Type: e.Type, EventID: e.ID, Order: o}})
+		}
+		return out, nil
+	}, nil
+}
+
+// trackingEntriesAdded is trackingEntryAdded's conversion.
+func trackingEntriesAdded(where *ent.TrackingEntryWhereInput) (convertFunc[*model.TrackingEntryChange], error) {
+	var pred predicate.TrackingEntry
+	var err error
+	if where != nil {
+		pred, err = where.P()
+	}
+	if errors.Is(err, ent.ErrEmptyTrackingEntryWhereInput) || pred == nil {
+		pred, where = nil, nil
+	} else if err != nil {
+		return nil, apperr.Invalid("where", "%s", err.Error())
+	}
+	key := filterKey("tracking", where)
+	match := func(t string) bool { return t == "tracking_entry.created" }
+	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.TrackingEntry, error) {
+		q := c.TrackingEntry.Query().Where(trackingentry.IDIn(ids...))
+		if pred != nil {
+			q.Where(pred)
+		}
+		return q.All(ctx)
+	}
+	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.TrackingEntryChange], error) {
+		rows, err := load(ctx, b, key, subjects(b, match), query, func(t *ent.TrackingEntry) resourceid.ID { return t.ID })
+		if err != nil {
+			return nil, err
+		}
+		var out []payload[*model.TrackingEntryChange]
+		for _, e := range b.Events {
+			if !match(e.Type) {
+				continue
+			}
+			t := rows[resourceid.ID(e.SubjectID)]
+			if t == nil && pred != nil {
+				continue
+			}
+			out = append(out, payload[*model.TrackingEntryChange]{seqOf(e), &model.TrackingEntryChange{
+				Sequence: int(seqOf(e)), Type: e.Type, EventID: e.ID, TrackingEntry: t}})
+		}
+		return out, nil
+	}, nil
+}
+
+// stockChanges is stockChanged's conversion.
+func stockChanges(where *ent.ItemWhereInput) (convertFunc[*model.StockChange], error) {
+	var pred predicate.Item
+	var err error
+	if where != nil {
+		pred, err = where.P()
+	}
+	if errors.Is(err, ent.ErrEmptyItemWhereInput) || pred == nil {
+		pred, where = nil, nil
+	} else if err != nil {
+		return nil, apperr.Invalid("where", "%s", err.Error())
+	}
+	key := filterKey("item", where)
+	match := func(t string) bool { return strings.HasPrefix(t, "item.") }
+	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.Item, error) {
+		q := c.Item.Query().Where(item.IDIn(ids...))
+		if pred != nil {
+			q.Where(pred)
+		}
+		return q.All(ctx)
+	}
+	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.StockChange], error) {
+		rows, err := load(ctx, b, key, subjects(b, match), query, func(i *ent.Item) resourceid.ID { return i.ID })
+		if err != nil {
+			return nil, err
+		}
+		var out []payload[*model.StockChange]
+		for _, e := range b.Events {
+			if !match(e.Type) {
+				continue
+			}
+			it := rows[resourceid.ID(e.SubjectID)]
+			if it == nil && pred != nil {
+				continue
+			}
+			out = append(out, payload[*model.StockChange]{seqOf(e), &model.StockChange{
+				Sequence: int(seqOf(e)), Type: e.Type, EventID: e.ID, Item: it}})
+		}
+		return out, nil
+	}, nil
+}
+
+// eventsOf is events' conversion: the events whose type is in types ("x.*"
+// matches every type starting with "x."), or all.
+func eventsOf(types []string) (convertFunc[*ent.Event], error) {
+	if len(types) > maxEventTypes {
+		return nil, apperr.Invalid("types", "at most %d types", maxEventTypes)
+	}
+	for _, t := range types {
+		if t == "" || len(t) > maxEventTypeLen {
+			return nil, apperr.Invalid("types", "each type is 1 to %d characters, e.g. order.created or order.*", maxEventTypeLen)
+		}
+	}
+	match := func(t string) bool {
+		if len(types) == 0 {
+			return true
+		}
+		for _, want := range types {
+			if want == t || (strings.HasSuffix(want, ".*") && strings.HasPrefix(t, want[:len(want)-1])) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(_ context.Context, b *eventstream.Batch) ([]payload[*ent.Event], error) {
+		var out []payload[*ent.Event]
+		for _, e := range b.Events {
+			if match(e.Type) {
+				out = append(out, payload[*ent.Event]{seqOf(e), e})
+			}
+		}
+		return out, nil
+	}, nil
+}

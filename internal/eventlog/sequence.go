@@ -1,0 +1,259 @@
+package eventlog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"logistics/ent"
+	"logistics/ent/event"
+	"logistics/internal/resourceid"
+)
+
+// Why the sequence is assigned at commit, not at insert: two transactions on
+// two instances may take numbers 7 and 8 and commit 8 first. A reader that
+// saw 8 and moved its cursor past it would never see 7. Here the events of a
+// transaction are written in its commit hook, after an
+// UPDATE … SET last_value = last_value + k RETURNING last_value on the one
+// counter row of the database (one database per environment): that row lock
+// is held until the commit, so a later transaction gets its numbers only
+// after the earlier one is visible. Commit order is sequence order, and a
+// reader that sees number n sees every number below it. SQLite serialises
+// writers anyway (write transactions take the lock up front).
+
+// counterTable holds the one counter row (id 1) of a database.
+const counterTable = "event_counter"
+
+// Change is one event being recorded in the current transaction.
+type Change struct {
+	Type      string
+	SubjectID resourceid.ID
+	Actor     string
+	// Object is the resource's REST representation after the change (for a
+	// deletion, the last one before it).
+	Object any
+	// Previous is previous_attributes: the changed fields' former values.
+	Previous map[string]any
+	// Extra holds type-specific keys of data (order.transitioned: "transition").
+	Extra map[string]any
+}
+
+type batchKey struct{}
+
+// batch collects a transaction's events until its commit.
+type batch struct {
+	mu     sync.Mutex
+	rows   []*ent.EventCreate
+	notify *Log // may be nil (tests, tools)
+	tx     *ent.Tx
+}
+
+// Begin prepares tx to record events: it returns the context to run the
+// transaction's work with and registers the commit hook that numbers and
+// writes them. Every transaction that may record events must be started
+// through it (service.WithTx and the GraphQL transactioner are).
+func Begin(ctx context.Context, tx *ent.Tx) context.Context {
+	b := &batch{notify: FromContext(ctx), tx: tx}
+	tx.OnCommit(b.hook)
+	return context.WithValue(ctx, batchKey{}, b)
+}
+
+// Record adds an event to the transaction of ctx; it is written, numbered,
+// when the transaction commits, and never if it rolls back.
+func Record(ctx context.Context, c Change) error {
+	b, _ := ctx.Value(batchKey{}).(*batch)
+	if b == nil {
+		return errors.New("eventlog: Record outside a transaction started with eventlog.Begin")
+	}
+	data := make(map[string]any, 2+len(c.Extra))
+	for k, v := range c.Extra {
+		data[k] = v
+	}
+	data[keyObject] = c.Object
+	if c.Object == nil {
+		data[keyObject] = map[string]any{}
+	}
+	if len(c.Previous) > 0 {
+		data[keyPrevious] = c.Previous
+	}
+	now := time.Now().UTC()
+	row := b.tx.Event.Create().
+		SetType(c.Type).
+		SetSubjectID(string(c.SubjectID)).
+		SetActor(c.Actor).
+		SetData(data).
+		SetCreatedAt(now).
+		SetUpdatedAt(now)
+	b.mu.Lock()
+	b.rows = append(b.rows, row)
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *batch) hook(next ent.Committer) ent.Committer {
+	return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+		b.mu.Lock()
+		rows := b.rows
+		b.rows = nil
+		b.mu.Unlock()
+		if len(rows) == 0 {
+			return next.Commit(ctx, tx)
+		}
+		last, err := write(ctx, tx.Client(), rows)
+		if err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("eventlog: %w", err)
+		}
+		if err := next.Commit(ctx, tx); err != nil {
+			return err
+		}
+		if b.notify != nil {
+			b.notify.committed(last)
+		}
+		return nil
+	})
+}
+
+// write takes len(rows) numbers from the counter, inserts the rows with
+// them and, on PostgreSQL, queues a NOTIFY that is delivered on commit.
+func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, error) {
+	drv := c.Driver()
+	last, err := Reserve(ctx, drv, len(rows))
+	if err != nil {
+		return 0, err
+	}
+	first := last - int64(len(rows)) + 1
+	for i, r := range rows {
+		r.SetSequence(int(first + int64(i)))
+	}
+	// In chunks: one INSERT must stay under PostgreSQL's 65,535 parameters.
+	for lo := 0; lo < len(rows); lo += insertChunk {
+		if err := c.Event.CreateBulk(rows[lo:min(lo+insertChunk, len(rows))]...).Exec(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if drv.Dialect() == dialect.Postgres {
+		if err := drv.Exec(ctx, "SELECT pg_notify($1, $2)", []any{Channel, strconv.FormatInt(last, 10)}, nil); err != nil {
+			return 0, err
+		}
+	}
+	return last, nil
+}
+
+// insertChunk is how many events one INSERT writes at most.
+const insertChunk = 1000
+
+// querier is what Reserve needs: an ent driver or transaction.
+type querier interface {
+	Query(ctx context.Context, query string, args, v any) error
+	Dialect() string
+}
+
+// Reserve takes k sequence numbers from the counter row and returns the
+// last; the caller's transaction holds the row lock until it ends. Call it
+// only at commit time (as Begin's hook does), so the lock is short.
+func Reserve(ctx context.Context, q querier, k int) (int64, error) {
+	stmt := "UPDATE " + counterTable + " SET last_value = last_value + ? WHERE id = 1 RETURNING last_value"
+	if q.Dialect() == dialect.Postgres {
+		stmt = "UPDATE " + counterTable + " SET last_value = last_value + $1 WHERE id = 1 RETURNING last_value"
+	}
+	var rows entsql.Rows
+	if err := q.Query(ctx, stmt, []any{k}, &rows); err != nil {
+		return 0, fmt.Errorf("sequence: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, fmt.Errorf("sequence: %w", err)
+		}
+		return 0, errors.New("sequence: no counter row (database not migrated)")
+	}
+	var last int64
+	if err := rows.Scan(&last); err != nil {
+		return 0, fmt.Errorf("sequence: %w", err)
+	}
+	return last, rows.Close()
+}
+
+// ReserveSQL is Reserve for a database/sql transaction (bulk loaders).
+func ReserveSQL(ctx context.Context, tx *sql.Tx, dia string, k int) (int64, error) {
+	return Reserve(ctx, sqlQuerier{tx, dia}, k)
+}
+
+type sqlQuerier struct {
+	tx  *sql.Tx
+	dia string
+}
+
+func (s sqlQuerier) Dialect() string { return s.dia }
+
+func (s sqlQuerier) Query(ctx context.Context, query string, args, v any) error {
+	rows, err := s.tx.QueryContext(ctx, query, args.([]any)...)
+	if err != nil {
+		return err
+	}
+	*v.(*entsql.Rows) = entsql.Rows{ColumnScanner: rows}
+	return nil
+}
+
+// Migrate creates the counter row and numbers the events written before
+// sequences existed, in (created_at, id) order after any numbered ones. Run
+// it after ent's migration, under the migration lock.
+func Migrate(ctx context.Context, db *sql.DB, dia string) error {
+	bigint := "INTEGER"
+	if dia == dialect.Postgres {
+		bigint = "BIGINT"
+	}
+	ph := func(i int) string {
+		if dia == dialect.Postgres {
+			return "$" + strconv.Itoa(i)
+		}
+		return "?"
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+counterTable+" (id INTEGER PRIMARY KEY, last_value "+bigint+" NOT NULL)"); err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var max int64
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+event.FieldSequence+"), 0) FROM "+event.Table).Scan(&max); err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM "+event.Table+" WHERE "+event.FieldSequence+" IS NULL ORDER BY "+event.FieldCreatedAt+", id")
+	if err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("eventlog: migrate: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		max++
+		if _, err := tx.ExecContext(ctx, "UPDATE "+event.Table+" SET "+event.FieldSequence+" = "+ph(1)+" WHERE id = "+ph(2), max, id); err != nil {
+			return fmt.Errorf("eventlog: migrate: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+counterTable+" (id, last_value) VALUES (1, "+ph(1)+") ON CONFLICT (id) DO NOTHING", max); err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE "+counterTable+" SET last_value = "+ph(1)+" WHERE id = 1 AND last_value < "+ph(2), max, max); err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,169 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"logistics/ent"
+	"logistics/ent/item"
+	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/decimal"
+	"logistics/internal/eventlog"
+	"logistics/internal/resourceid"
+)
+
+// Representer renders a resource exactly as GET /v1/<resources>/{id} does.
+// The rest package provides it (rest.Representer) and the app sets it with
+// SetRepresenter, so an event's data.object is the one REST representation,
+// not a second one kept here.
+type Representer func(ctx context.Context, id resourceid.ID) (any, error)
+
+// SetRepresenter sets how events render the resources they carry.
+func (s *Service) SetRepresenter(r Representer) { s.represent = r }
+
+// object renders id for an event, as a JSON object (what readers get back).
+func (s *Service) object(ctx context.Context, id resourceid.ID) (map[string]any, error) {
+	if s.represent == nil {
+		return map[string]any{"id": id}, nil
+	}
+	v, err := s.represent(ctx, id)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return asMap(v)
+}
+
+// asMap turns a representation into its JSON object.
+func asMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
+	}
+	return m, nil
+}
+
+// snapshot locks the resource's row (PostgreSQL; SQLite write transactions
+// hold the database lock already) and renders it: the "before" of an update
+// or the last state of a deletion. Locking first makes previous_attributes
+// exact even beside a concurrent change of the same row. The lock is the one
+// the UPDATE itself would take (FOR NO KEY UPDATE), only earlier: inserts
+// that merely refer to the row (an item at a hub) are not held up by it.
+func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]any, error) {
+	c := client(ctx)
+	if drv := c.Driver(); drv.Dialect() == dialect.Postgres {
+		table, err := ent.IDToTable(ctx, id)
+		if err != nil {
+			return nil, apperr.Internal(fmt.Errorf("snapshot: no table for %s", id))
+		}
+		var rows entsql.Rows
+		if err := drv.Query(ctx, `SELECT 1 FROM "`+table+`" WHERE id = $1 FOR NO KEY UPDATE`, []any{string(id)}, &rows); err != nil {
+			return nil, apperr.From(err)
+		}
+		found := rows.Next()
+		rows.Close()
+		if !found {
+			return nil, nil
+		}
+	}
+	m, err := s.object(ctx, id)
+	if err != nil && apperr.From(err).Kind == apperr.KindNotFound {
+		return nil, nil
+	}
+	return m, err
+}
+
+// changed returns previous_attributes: the top-level fields of after whose
+// value differs in before, with before's value.
+func changed(before, after map[string]any) map[string]any {
+	if before == nil {
+		return nil
+	}
+	prev := map[string]any{}
+	for k, v := range before {
+		if w, ok := after[k]; !ok || !reflect.DeepEqual(v, w) {
+			prev[k] = v
+		}
+	}
+	return prev
+}
+
+// emitCreated records typ for a resource just created.
+func (s *Service) emitCreated(ctx context.Context, typ string, id resourceid.ID, extra map[string]any) error {
+	obj, err := s.object(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.record(ctx, typ, id, obj, nil, extra)
+}
+
+// emitUpdated records typ for a resource changed from before (a snapshot).
+func (s *Service) emitUpdated(ctx context.Context, typ string, id resourceid.ID, before map[string]any, extra map[string]any) error {
+	obj, err := s.object(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.record(ctx, typ, id, obj, changed(before, obj), extra)
+}
+
+// emitDeleted records typ for a deleted resource with its last state.
+func (s *Service) emitDeleted(ctx context.Context, typ string, id resourceid.ID, last map[string]any) error {
+	if last == nil {
+		last = map[string]any{"id": id}
+	}
+	last["deleted"] = true
+	return s.record(ctx, typ, id, last, nil, nil)
+}
+
+func (s *Service) record(ctx context.Context, typ string, id resourceid.ID, obj, prev, extra map[string]any) error {
+	if err := eventlog.Record(ctx, eventlog.Change{
+		Type: typ, SubjectID: id, Actor: auth.Actor(ctx), Object: obj, Previous: prev, Extra: extra,
+	}); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+// emitEffect records typ (item.updated, order_line.updated) for a row that an
+// order's stock effect has just changed, and whose lock that change holds:
+// prev holds the changed fields' former values, worked out from the change
+// itself, so they are exact without reading the row first. The revision
+// went up by one. data.cause says which order and effect did it.
+func (s *Service) emitEffect(ctx context.Context, typ string, id resourceid.ID, prev map[string]any, orderID resourceid.ID, effect string) error {
+	obj, err := s.object(ctx, id)
+	if err != nil {
+		return err
+	}
+	pm, err := asMap(prev)
+	if err != nil {
+		return err
+	}
+	if r, ok := obj["revision"].(float64); ok {
+		pm["revision"] = r - 1
+	}
+	return s.record(ctx, typ, id, obj, pm, map[string]any{"cause": map[string]any{"order_id": orderID, "effect": effect}})
+}
+
+// stockChanged records item.updated for an item whose quantity and reserved
+// quantity an effect has just changed by dq and dr.
+func (s *Service) stockChanged(ctx context.Context, itemID resourceid.ID, dq, dr decimal.Decimal, orderID resourceid.ID, effect string) error {
+	it, err := client(ctx).Item.Query().Where(item.ID(itemID)).Select(item.FieldQuantity, item.FieldReservedQuantity).Only(ctx)
+	if err != nil {
+		return apperr.From(err)
+	}
+	q, r := it.Quantity-dq, it.ReservedQuantity-dr
+	prev := map[string]any{"reserved_quantity": r, "available_quantity": q - r}
+	if dq != 0 {
+		prev["quantity"] = q
+	}
+	return s.emitEffect(ctx, "item.updated", itemID, prev, orderID, effect)
+}

@@ -1,0 +1,205 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/event"
+	"logistics/ent/predicate"
+	"logistics/internal/apperr"
+	"logistics/internal/environment"
+	"logistics/internal/eventlog"
+	"logistics/internal/filter"
+	"logistics/internal/resourceid"
+)
+
+// ---- the event log (read-only) ----
+
+// MaxEventWait bounds the long poll of GET /v1/events?after=…&wait=…; it
+// stays well below the server's default write time-out (60 s).
+const MaxEventWait = 30 * time.Second
+
+// eventsPageJSON is the body of GET /v1/events: a list page, plus, when
+// paging by sequence (after=), where to resume.
+type eventsPageJSON struct {
+	listJSON
+	// NextAfter is the after= of the next request: the sequence of the last
+	// event returned, or the after= of this one when none was.
+	NextAfter *int64 `json:"next_after,omitempty"`
+}
+
+func renderEvent(r *http.Request, e *ent.Event) eventlog.Event {
+	return eventlog.FromRow(envName(r), e)
+}
+
+func envName(r *http.Request) string {
+	if env := environment.FromContext(r.Context()); env != nil {
+		return string(env.Name)
+	}
+	return ""
+}
+
+// eventQuery is what GET /v1/events reads besides the filters.
+type eventQuery struct {
+	after *int64        // sequence mode: events with a greater sequence, in sequence order
+	wait  time.Duration // long poll (sequence mode only)
+	rest  string        // the raw query without after, wait; types[] as type[]
+}
+
+func readEventQuery(raw string) (eventQuery, error) {
+	var q eventQuery
+	var keep []string
+	for seg := range strings.SplitSeq(raw, "&") {
+		name, value, _ := strings.Cut(seg, "=")
+		name, _ = url.QueryUnescape(name)
+		value, _ = url.QueryUnescape(value)
+		switch name {
+		case "after":
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil || n < 0 {
+				return q, apperr.Invalid("after", "must be a sequence number (an integer ≥ 0); start with 0")
+			}
+			q.after = &n
+		case "wait":
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				s, serr := strconv.Atoi(value)
+				d, err = time.Duration(s)*time.Second, serr
+			}
+			if err != nil || d < 0 || d > MaxEventWait {
+				return q, apperr.Invalid("wait", "must be a duration from 0s to %s, e.g. 30s", MaxEventWait)
+			}
+			q.wait = d
+		case "types[]":
+			keep = append(keep, "type[]="+url.QueryEscape(value))
+		default:
+			keep = append(keep, seg)
+		}
+	}
+	q.rest = strings.Join(keep, "&")
+	if q.wait > 0 && q.after == nil {
+		return q, apperr.Invalid("wait", "needs after=: a long poll waits for events after a sequence number")
+	}
+	return q, nil
+}
+
+// handleListEvents answers GET /v1/events: with the usual filters, sort and
+// cursor; or, with after=<sequence>, the events after that number in
+// sequence order — a cursor that never skips an event (internal/eventlog) —
+// optionally waiting up to wait= for the first one to commit.
+func handleListEvents(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		eq, err := readEventQuery(r.URL.RawQuery)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		where, ignored, err := filter.Events(eq.rest)
+		if len(ignored) > 0 {
+			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		r2 := r.Clone(ent.WithoutCount(r.Context()))
+		r2.URL.RawQuery = eq.rest
+		p, err := readPage(r2, filter.EventTable)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		var out eventsPageJSON
+		if eq.after == nil {
+			out.listJSON, err = listEvents(r2, where, p)
+		} else {
+			out, err = eventsAfter(r2, where, p, *eq.after, eq.wait)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		WriteJSON(w, http.StatusOK, out)
+	})
+}
+
+func listEvents(r *http.Request, where *ent.EventWhereInput, p page) (listJSON, error) {
+	orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
+		return &ent.EventOrder{Direction: dir, Field: f}
+	})
+	if err != nil {
+		return listJSON{}, err
+	}
+	ctx := r.Context()
+	conn, err := ent.FromContext(ctx).Event.Query().
+		Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orders), ent.WithEventFilter(where.Filter))
+	if err != nil {
+		return listJSON{}, apperr.From(err)
+	}
+	return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.EventEdge) any { return renderEvent(r, e.Node) }), nil
+}
+
+// eventsAfter reads the events after sequence after, in sequence order,
+// waiting up to wait for one to commit when there is none yet
+// (eventlog.Poll: woken by the environment's eventlog.Log, re-reading every
+// eventlog.PollInterval in case a wake-up is lost).
+func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int64, wait time.Duration) (eventsPageJSON, error) {
+	if p.after != nil || len(p.sort) > 0 {
+		return eventsPageJSON{}, apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
+	}
+	ctx := r.Context()
+	var preds []predicate.Event
+	if pred, err := where.P(); err == nil {
+		preds = append(preds, pred)
+	} else if err != ent.ErrEmptyEventWhereInput {
+		return eventsPageJSON{}, apperr.From(err)
+	}
+	var log *eventlog.Log
+	if env := environment.FromContext(ctx); env != nil {
+		log = env.Events
+	}
+	evs, err := eventlog.Poll(ctx, log, ent.FromContext(ctx), after, p.first+1, wait, preds...)
+	if err != nil {
+		return eventsPageJSON{}, apperr.From(err)
+	}
+	return eventsPage(r, evs, p.first, after), nil
+}
+
+func eventsPage(r *http.Request, evs []*ent.Event, limit int, after int64) eventsPageJSON {
+	out := eventsPageJSON{listJSON: listJSON{Data: make([]any, 0, len(evs))}}
+	if len(evs) > limit {
+		evs, out.HasMore = evs[:limit], true
+	}
+	next := after
+	for _, e := range evs {
+		out.Data = append(out.Data, renderEvent(r, e))
+		if e.Sequence != nil {
+			next = int64(*e.Sequence)
+		}
+	}
+	out.NextAfter = &next
+	return out
+}
+
+func handleGetEvent(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, resourceid.Event, "event")
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		e, err := ent.FromContext(r.Context()).Event.Query().Where(event.ID(id)).Only(r.Context())
+		if ent.IsNotFound(err) {
+			err = apperr.NotFound("event %s not found", id)
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		writeResource(w, http.StatusOK, "", renderEvent(r, e))
+	})
+}
