@@ -24,6 +24,9 @@ import (
 type FastPath struct {
 	es    *executableSchema
 	allow func(ctx context.Context, typeName string) bool
+	// MaxList is the most elements a list of objects outside a connection
+	// may have: the fast path declines a longer one (0: no limit).
+	MaxList int
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
@@ -36,28 +39,34 @@ func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, ty
 	return &FastPath{es: s, allow: allow}
 }
 
-// QueryField executes one root field of a query and returns its JSON value.
+// QueryField executes one root field of a query and returns its JSON value
+// and the number of fields it resolved (itself included, __typename not),
+// as gqlgen's field middleware would have seen them.
 // ok is false when the fast path declined: then nothing it did is visible
 // (errors it met are not recorded) and gqlgen should execute the field.
-func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, ok bool) {
+func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, fields int, ok bool) {
 	if p == nil {
-		return nil, false
+		return nil, 0, false
 	}
 	oc := graphql.GetOperationContext(ctx)
 	ctx = graphql.WithFreshResponseContext(ctx)
 	defer func() {
 		if r := recover(); r != nil {
-			out, ok = nil, false
+			out, fields, ok = nil, 0, false
 		}
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
 	w.allow = p.allow
+	w.maxList = p.MaxList
+	if w.maxList <= 0 {
+		w.maxList = int(^uint(0) >> 1)
+	}
 	defer w.release()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
-		return nil, false
+		return nil, 0, false
 	}
-	return bytes.Clone(w.b.Bytes()), true
+	return bytes.Clone(w.b.Bytes()), 1 + w.fields, true
 }
 
 // fastWriters keeps the buffers of earlier responses: a page of 50 objects
@@ -67,6 +76,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
 	w.allow = nil
+	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
 	if w.b.Cap() > 1<<20 {
@@ -80,6 +90,8 @@ type fastWriter struct {
 	b       bytes.Buffer
 	scratch [64]byte // formatting room for numbers and times
 	allow   func(ctx context.Context, typeName string) bool
+	maxList int // the most elements of a list of objects outside a connection
+	fields  int // fields written, but __typename
 
 	// Per request: the fields collected for each selection set and the
 	// field context (decoded arguments) of each field, the same for every
@@ -400,6 +412,9 @@ func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -424,6 +439,9 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -482,6 +500,9 @@ func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -509,6 +530,9 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -553,6 +577,9 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -588,6 +615,9 @@ func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -615,6 +645,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -733,6 +766,9 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -768,6 +804,9 @@ func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -795,6 +834,9 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -905,6 +947,9 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -940,6 +985,9 @@ func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -967,6 +1015,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1070,6 +1121,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1110,6 +1164,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderEvent2ᚕᚖlogisticsᚋentᚐOrderEventᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1147,6 +1204,9 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1182,6 +1242,9 @@ func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1209,6 +1272,9 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1279,6 +1345,9 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1314,6 +1383,9 @@ func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1341,6 +1413,9 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1427,6 +1502,9 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1462,6 +1540,9 @@ func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1490,6 +1571,9 @@ func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1516,6 +1600,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1585,6 +1672,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1603,6 +1693,9 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1639,6 +1732,9 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1666,6 +1762,9 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1762,6 +1861,9 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1797,6 +1899,9 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1824,6 +1929,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1859,6 +1967,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 			writeGQLString(&w.b, obj.InitialState)
 		case "transitions":
 			if !w.allow(ctx, "WorkflowTransition") {
+				return false
+			}
+			if len(obj.Transitions) > w.maxList {
 				return false
 			}
 			if !ec.fastmarshalNWorkflowTransition2ᚕlogisticsᚋinternalᚋworkflowdefᚐTransitionᚄ(ctx, field.Selections, obj.Transitions, w) {
@@ -1899,6 +2010,9 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1934,6 +2048,9 @@ func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.Selec
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1961,6 +2078,9 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
