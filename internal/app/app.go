@@ -25,6 +25,7 @@ import (
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 	"logistics/rest"
 )
 
@@ -41,6 +42,10 @@ type App struct {
 	FastPath graph.FastPathCounts
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
+	// Webhooks manages endpoints and sends deliveries (internal/webhooks);
+	// its dispatcher runs from Open until Close.
+	Webhooks    *webhooks.Manager
+	stopWebhook func()
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -48,6 +53,10 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// PasswordCost overrides the bcrypt cost (tests use bcrypt.MinCost).
 	PasswordCost int
+	// Now and Jitter replace the webhook dispatcher's clock and retry jitter
+	// (tests of the back-off).
+	Now    func() time.Time
+	Jitter func(time.Duration) time.Duration
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -57,6 +66,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		return nil, err
 	}
 	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New()}
+	schedule, _ := cfg.WebhookRetrySchedule() // checked by Validate
+	a.Webhooks = webhooks.New(webhooks.Options{
+		AllowPrivate: cfg.WebhookAllowPrivate, Schedule: schedule, Timeout: cfg.WebhookTimeout,
+		Workers: cfg.WebhookWorkers, Poll: cfg.WebhookPoll, SecretGrace: cfg.WebhookSecretGrace,
+		Now: opt.Now, Jitter: opt.Jitter,
+	}, log)
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -77,6 +92,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		}
 		env := &environment.Env{Name: e.name, BaseURL: u, DB: db}
 		envs = append(envs, env)
+		a.Webhooks.Register(env) // before anything writes an event
 		if err := db.Migrate(ctx); err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -114,7 +130,19 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		a.closeEnvs(envs)
 		return nil, fmt.Errorf("first console user: %w", err)
 	}
+	a.startWebhooks()
 	return a, nil
+}
+
+// startWebhooks runs the webhook dispatcher until Close.
+func (a *App) startWebhooks() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Webhooks.Run(ctx, a.Envs.All())
+	}()
+	a.stopWebhook = func() { cancel(); <-done }
 }
 
 // registerMetrics exposes each environment's connection pool at /metrics,
@@ -174,8 +202,12 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 	}
 }
 
-// Close closes both databases.
+// Close stops the webhook dispatcher (attempts in flight finish) and closes
+// both databases.
 func (a *App) Close() error {
+	if a.stopWebhook != nil {
+		a.stopWebhook()
+	}
 	var errs []error
 	for _, e := range a.Envs.All() {
 		errs = append(errs, e.DB.Close())
@@ -215,7 +247,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 

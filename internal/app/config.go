@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"logistics/internal/database"
@@ -40,6 +41,13 @@ type Config struct {
 	DemoScale     float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 	GCPercent     int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
 	MemoryLimit   int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
+
+	WebhookAllowPrivate bool          // --webhook-allow-private, LOGISTICS_WEBHOOK_ALLOW_PRIVATE: deliver to loopback/private/link-local addresses
+	WebhookSchedule     string        // --webhook-retry-schedule, LOGISTICS_WEBHOOK_RETRY_SCHEDULE: waits before each retry, comma-separated
+	WebhookTimeout      time.Duration // --webhook-timeout, LOGISTICS_WEBHOOK_TIMEOUT: per attempt
+	WebhookWorkers      int           // --webhook-workers, LOGISTICS_WEBHOOK_WORKERS: attempts in flight per environment (0: this instance sends none)
+	WebhookPoll         time.Duration // --webhook-poll, LOGISTICS_WEBHOOK_POLL: how often to look for deliveries other instances committed
+	WebhookSecretGrace  time.Duration // --webhook-secret-grace, LOGISTICS_WEBHOOK_SECRET_GRACE: how long a rotated-out secret keeps signing
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -62,6 +70,12 @@ func Defaults() Config {
 		DemoScale:     0.02,
 		GCPercent:     400,
 		MemoryLimit:   1024,
+
+		WebhookSchedule:    "5s,5m,30m,2h,5h,10h,14h,20h,24h",
+		WebhookTimeout:     15 * time.Second,
+		WebhookWorkers:     8,
+		WebhookPoll:        time.Second,
+		WebhookSecretGrace: 24 * time.Hour,
 	}
 }
 
@@ -107,6 +121,12 @@ func (c *Config) settings() []setting {
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
 		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
 		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
+		{"webhook-allow-private", "LOGISTICS_WEBHOOK_ALLOW_PRIVATE", "let webhook endpoints point at loopback, private, link-local and metadata addresses (local development and tests only)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.WebhookAllowPrivate, n, c.WebhookAllowPrivate, u) }},
+		{"webhook-retry-schedule", "LOGISTICS_WEBHOOK_RETRY_SCHEDULE", "waits before each webhook retry after a failed attempt, comma-separated Go durations (jittered ±20%); a delivery fails after the last", str(&c.WebhookSchedule)},
+		{"webhook-timeout", "LOGISTICS_WEBHOOK_TIMEOUT", "time-out of one webhook attempt (connect, send, response headers and the first bytes of the body)", dur(&c.WebhookTimeout)},
+		{"webhook-workers", "LOGISTICS_WEBHOOK_WORKERS", "webhook attempts in flight per environment on this instance (0: this instance delivers nothing; others must)", num(&c.WebhookWorkers)},
+		{"webhook-poll", "LOGISTICS_WEBHOOK_POLL", "how often an instance looks for webhook deliveries that other instances committed (its own commits wake it at once)", dur(&c.WebhookPoll)},
+		{"webhook-secret-grace", "LOGISTICS_WEBHOOK_SECRET_GRACE", "how long a webhook secret replaced by a rotation keeps signing, next to the new one", dur(&c.WebhookSecretGrace)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
@@ -170,6 +190,12 @@ func (c *Config) Validate() error {
 	if c.MemoryLimit < 0 {
 		return errors.New("memory-limit must be 0 (none) or more")
 	}
+	if _, err := c.WebhookRetrySchedule(); err != nil {
+		return err
+	}
+	if c.WebhookTimeout < 10*time.Millisecond || c.WebhookPoll < 10*time.Millisecond || c.WebhookWorkers < 0 || c.WebhookSecretGrace < 0 {
+		return errors.New("webhook-timeout and webhook-poll must be at least 10ms, webhook-workers and webhook-secret-grace not negative")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -192,6 +218,25 @@ func (c Config) Masked() []any {
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
+		"webhook_allow_private", c.WebhookAllowPrivate, "webhook_retry_schedule", c.WebhookSchedule,
+		"webhook_timeout", c.WebhookTimeout.String(), "webhook_workers", c.WebhookWorkers,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 	}
+}
+
+// WebhookRetrySchedule parses --webhook-retry-schedule: at least one and at
+// most 50 positive durations.
+func (c Config) WebhookRetrySchedule() ([]time.Duration, error) {
+	var out []time.Duration
+	for _, p := range strings.Split(c.WebhookSchedule, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("webhook-retry-schedule %q: %q is not a positive duration", c.WebhookSchedule, p)
+		}
+		out = append(out, d)
+	}
+	if len(out) > 50 {
+		return nil, fmt.Errorf("webhook-retry-schedule: at most 50 retries")
+	}
+	return out, nil
 }

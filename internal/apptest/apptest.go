@@ -68,6 +68,9 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver // wraps the database drivers
 	Config func(*app.Config)                   // edits the configuration
 	Log    io.Writer                           // receives the logs (default: discarded)
+	// Now and Jitter replace the webhook dispatcher's clock and retry jitter.
+	Now    func() time.Time
+	Jitter func(time.Duration) time.Duration
 }
 
 // Postgres reports whether the suite runs on PostgreSQL.
@@ -141,7 +144,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost})
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Now: opt.Now, Jitter: opt.Jitter})
 	if err != nil {
 		hs.Close()
 		t.Fatalf("apptest: open: %v", err)
