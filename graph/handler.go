@@ -18,6 +18,7 @@ import (
 	"logistics/graph/generated"
 	"logistics/internal/auth"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // Options configure the GraphQL endpoint.
@@ -31,6 +32,7 @@ type Options struct {
 	// tests use it to compare the two.
 	NoFastPath     bool
 	FastPathCounts *FastPathCounts // counted here when set
+	Webhooks       *webhooks.Manager
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -43,7 +45,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth}}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Webhooks: opt.Webhooks}}
 	cfg.Directives.HasScope = hasScope
 	costConnections(&cfg.Complexity)
 	schema := generated.NewExecutableSchema(cfg)

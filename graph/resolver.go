@@ -4,9 +4,12 @@
 package graph
 
 import (
+	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // Resolver is the root of dependency injection for the resolvers. It holds no
@@ -15,6 +18,8 @@ import (
 type Resolver struct {
 	Service *service.Service
 	Auth    *auth.Store // users and API tokens, in the production database
+	// Webhooks manages webhook endpoints (the same code as REST).
+	Webhooks *webhooks.Manager
 }
 
 // Page sizes of connections: the default when neither first nor last is
@@ -39,4 +44,41 @@ func pageSize(first, last *int) (*int, *int, error) {
 		first = &n
 	}
 	return first, last, nil
+}
+
+// webhookInput converts the GraphQL input to the webhooks package's.
+func webhookInput(in model.WebhookEndpointInput) webhooks.EndpointInput {
+	out := webhooks.EndpointInput{URL: in.URL, Description: in.Description, Enabled: in.Enabled}
+	if in.EventTypes != nil {
+		out.EventTypes = &in.EventTypes
+	}
+	return out
+}
+
+// resendRef is the event or delivery id a resend names ("" when neither).
+func resendRef(eventID, deliveryID *resourceid.ID) string {
+	switch {
+	case eventID != nil && deliveryID != nil:
+		return "both"
+	case eventID != nil:
+		return string(*eventID)
+	case deliveryID != nil:
+		return string(*deliveryID)
+	}
+	return ""
+}
+
+// nullIfNotFound answers null for a missing webhook endpoint, as node() does.
+func nullIfNotFound[T any](v *T, err error) (*T, error) {
+	if e := apperr.From(err); e != nil && e.Kind == apperr.KindNotFound {
+		return nil, nil
+	}
+	return v, err
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

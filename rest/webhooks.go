@@ -41,7 +41,11 @@ func handleListWebhooks(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusOK, webhookListJSON{Data: eps})
+		out := make([]webhooks.EndpointJSON, len(eps))
+		for i, ep := range eps {
+			out[i] = webhooks.Render(ep)
+		}
+		WriteJSON(w, http.StatusOK, webhookListJSON{Data: out})
 	})
 }
 
@@ -52,14 +56,16 @@ func handleCreateWebhook(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		ep, err := d.Webhooks.Create(r.Context(), in)
+		ep, secret, err := d.Webhooks.Create(r.Context(), in)
 		if err != nil {
 			d.fail(w, r, err)
 			return
 		}
+		out := webhooks.Render(ep)
+		out.Secret = secret
 		noStore(w)
 		w.Header().Set("Location", r.URL.Path+"/"+string(ep.ID))
-		WriteJSON(w, http.StatusCreated, ep)
+		WriteJSON(w, http.StatusCreated, out)
 	})
 }
 
@@ -75,7 +81,7 @@ func handleGetWebhook(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusOK, ep)
+		WriteJSON(w, http.StatusOK, webhooks.Render(ep))
 	})
 }
 
@@ -96,7 +102,7 @@ func handleUpdateWebhook(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusOK, ep)
+		WriteJSON(w, http.StatusOK, webhooks.Render(ep))
 	})
 }
 
@@ -113,13 +119,15 @@ func handleRotateWebhookSecret(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		ep, err := d.Webhooks.RotateSecret(r.Context(), id)
+		ep, secret, err := d.Webhooks.RotateSecret(r.Context(), id)
 		if err != nil {
 			d.fail(w, r, err)
 			return
 		}
+		out := webhooks.Render(ep)
+		out.Secret = secret
 		noStore(w)
-		WriteJSON(w, http.StatusOK, ep)
+		WriteJSON(w, http.StatusOK, out)
 	})
 }
 
@@ -155,7 +163,7 @@ func handleResendWebhook(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusAccepted, del)
+		WriteJSON(w, http.StatusAccepted, webhooks.RenderDelivery(del))
 	})
 }
 
@@ -171,7 +179,7 @@ func handleTestWebhook(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusAccepted, del)
+		WriteJSON(w, http.StatusAccepted, webhooks.RenderDelivery(del))
 	})
 }
 
@@ -197,6 +205,10 @@ func handleListWebhookDeliveries(d Deps) http.Handler {
 			d.fail(w, r, err)
 			return
 		}
-		WriteJSON(w, http.StatusOK, webhookListJSON{Data: ds})
+		out := make([]webhooks.DeliveryJSON, len(ds))
+		for i, del := range ds {
+			out[i] = webhooks.RenderDelivery(del)
+		}
+		WriteJSON(w, http.StatusOK, webhookListJSON{Data: out})
 	})
 }

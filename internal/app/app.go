@@ -244,7 +244,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	gql := graph.NewHandler(a.Service, graph.Options{
 		MaxDepth: a.Config.MaxDepth, MaxComplexity: a.Config.MaxComplexity,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
-		FastPathCounts: &a.FastPath,
+		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes})

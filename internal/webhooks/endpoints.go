@@ -54,7 +54,7 @@ func Render(ep *ent.WebhookEndpoint) EndpointJSON {
 	return EndpointJSON{
 		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: types,
 		Enabled: !ep.Disabled, DisabledReason: ep.DisabledReason,
-		SecretRotating: ep.PreviousSecret != "" && ep.PreviousSecretExpiresAt != nil && time.Now().Before(*ep.PreviousSecretExpiresAt),
+		SecretRotating: Rotating(ep),
 		CreatedAt:      ts(ep.CreatedAt), UpdatedAt: ts(ep.UpdatedAt),
 	}
 }
@@ -89,6 +89,12 @@ func RenderDelivery(d *ent.WebhookDelivery) DeliveryJSON {
 		out.NextAttemptAt = tsp(&d.NextAttemptAt)
 	}
 	return out
+}
+
+// Rotating reports whether a rotated-out secret still signs next to the
+// current one.
+func Rotating(ep *ent.WebhookEndpoint) bool {
+	return ep.PreviousSecret != "" && ep.PreviousSecretExpiresAt != nil && time.Now().Before(*ep.PreviousSecretExpiresAt)
 }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -175,20 +181,20 @@ func notFound(id resourceid.ID) error {
 
 // Create registers an endpoint and returns it with its secret, the only time
 // the secret is shown.
-func (m *Manager) Create(ctx context.Context, in EndpointInput) (EndpointJSON, error) {
+func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEndpoint, string, error) {
 	if err := in.validate(true); err != nil {
-		return EndpointJSON{}, err
+		return nil, "", err
 	}
 	if err := m.checkDestination(ctx, *in.URL); err != nil {
-		return EndpointJSON{}, err
+		return nil, "", err
 	}
 	c := client(ctx)
 	n, err := c.WebhookEndpoint.Query().Count(ctx)
 	if err != nil {
-		return EndpointJSON{}, apperr.From(err)
+		return nil, "", apperr.From(err)
 	}
 	if n >= MaxEndpoints {
-		return EndpointJSON{}, apperr.Conflict("too_many_endpoints", "an environment has at most %d webhook endpoints: delete one first", MaxEndpoints)
+		return nil, "", apperr.Conflict("too_many_endpoints", "an environment has at most %d webhook endpoints: delete one first", MaxEndpoints)
 	}
 	secret := standardwebhooks.NewSecret()
 	cr := c.WebhookEndpoint.Create().SetURL(*in.URL).SetSecret(secret)
@@ -203,25 +209,19 @@ func (m *Manager) Create(ctx context.Context, in EndpointInput) (EndpointJSON, e
 	}
 	ep, err := cr.Save(ctx)
 	if err != nil {
-		return EndpointJSON{}, apperr.From(err)
+		return nil, "", apperr.From(err)
 	}
-	out := Render(ep)
-	out.Secret = secret
-	return out, nil
+	return ep, secret, nil
 }
 
 // List returns the environment's endpoints, newest first.
-func (m *Manager) List(ctx context.Context) ([]EndpointJSON, error) {
+func (m *Manager) List(ctx context.Context) ([]*ent.WebhookEndpoint, error) {
 	eps, err := client(ctx).WebhookEndpoint.Query().Order(ent.Desc(webhookendpoint.FieldCreatedAt), ent.Desc(webhookendpoint.FieldID)).
 		Limit(MaxEndpoints).All(ctx)
 	if err != nil {
 		return nil, apperr.From(err)
 	}
-	out := make([]EndpointJSON, len(eps))
-	for i, ep := range eps {
-		out[i] = Render(ep)
-	}
-	return out, nil
+	return eps, nil
 }
 
 func (m *Manager) get(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error) {
@@ -239,25 +239,21 @@ func (m *Manager) get(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoi
 }
 
 // Get returns one endpoint.
-func (m *Manager) Get(ctx context.Context, id resourceid.ID) (EndpointJSON, error) {
-	ep, err := m.get(ctx, id)
-	if err != nil {
-		return EndpointJSON{}, err
-	}
-	return Render(ep), nil
+func (m *Manager) Get(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error) {
+	return m.get(ctx, id)
 }
 
 // Update changes an endpoint. Enabling it clears the reason it was disabled.
-func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput) (EndpointJSON, error) {
+func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput) (*ent.WebhookEndpoint, error) {
 	if err := in.validate(false); err != nil {
-		return EndpointJSON{}, err
+		return nil, err
 	}
 	if _, err := m.get(ctx, id); err != nil {
-		return EndpointJSON{}, err
+		return nil, err
 	}
 	if in.URL != nil {
 		if err := m.checkDestination(ctx, *in.URL); err != nil {
-			return EndpointJSON{}, err
+			return nil, err
 		}
 	}
 	u := client(ctx).WebhookEndpoint.UpdateOneID(id)
@@ -279,12 +275,12 @@ func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput
 	}
 	ep, err := u.Save(ctx)
 	if ent.IsNotFound(err) {
-		return EndpointJSON{}, notFound(id)
+		return nil, notFound(id)
 	}
 	if err != nil {
-		return EndpointJSON{}, apperr.From(err)
+		return nil, apperr.From(err)
 	}
-	return Render(ep), nil
+	return ep, nil
 }
 
 // Delete removes an endpoint and its deliveries.
@@ -307,30 +303,28 @@ func (m *Manager) Delete(ctx context.Context, id resourceid.ID) error {
 
 // RotateSecret gives the endpoint a new secret, returned once; the old one
 // keeps signing (both signatures sent) for the grace period.
-func (m *Manager) RotateSecret(ctx context.Context, id resourceid.ID) (EndpointJSON, error) {
+func (m *Manager) RotateSecret(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, string, error) {
 	ep, err := m.get(ctx, id)
 	if err != nil {
-		return EndpointJSON{}, err
+		return nil, "", err
 	}
 	secret := standardwebhooks.NewSecret()
 	until := m.now().Add(m.opts.SecretGrace)
 	ep, err = client(ctx).WebhookEndpoint.UpdateOne(ep).SetSecret(secret).SetPreviousSecret(ep.Secret).
 		SetPreviousSecretExpiresAt(until).Save(ctx)
 	if err != nil {
-		return EndpointJSON{}, apperr.From(err)
+		return nil, "", apperr.From(err)
 	}
-	out := Render(ep)
-	out.Secret = secret
-	return out, nil
+	return ep, secret, nil
 }
 
 // Resend queues an event again for the endpoint, as a new delivery (with a
 // fresh schedule). ref is an event id (evt_…) or a delivery id (whd_…) of
 // this endpoint.
-func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (DeliveryJSON, error) {
+func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (*ent.WebhookDelivery, error) {
 	ep, err := m.get(ctx, id)
 	if err != nil {
-		return DeliveryJSON{}, err
+		return nil, err
 	}
 	c := client(ctx)
 	var eventID, typ string
@@ -339,45 +333,45 @@ func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (Del
 	case resourceid.ID(ref).Prefix() == resourceid.Event:
 		ev, err := c.Event.Get(ctx, resourceid.ID(ref))
 		if ent.IsNotFound(err) {
-			return DeliveryJSON{}, apperr.Validation(apperr.FieldError{Field: "event_id", Message: quote(ref) + " does not exist"})
+			return nil, apperr.Validation(apperr.FieldError{Field: "event_id", Message: quote(ref) + " does not exist"})
 		}
 		if err != nil {
-			return DeliveryJSON{}, apperr.From(err)
+			return nil, apperr.From(err)
 		}
 		eventID, typ = string(ev.ID), ev.Type
 	case resourceid.ID(ref).Prefix() == resourceid.Delivery:
 		d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(resourceid.ID(ref)), webhookdelivery.EndpointID(ep.ID)).Only(ctx)
 		if ent.IsNotFound(err) {
-			return DeliveryJSON{}, apperr.Validation(apperr.FieldError{Field: "delivery_id", Message: quote(ref) + " is not a delivery of this endpoint"})
+			return nil, apperr.Validation(apperr.FieldError{Field: "delivery_id", Message: quote(ref) + " is not a delivery of this endpoint"})
 		}
 		if err != nil {
-			return DeliveryJSON{}, apperr.From(err)
+			return nil, apperr.From(err)
 		}
 		eventID, typ, payload = d.EventID, d.EventType, d.Payload
 	default:
-		return DeliveryJSON{}, apperr.Invalid("event_id", "give an event id (evt_…) or a delivery id (whd_…)")
+		return nil, apperr.Invalid("event_id", "give an event id (evt_…) or a delivery id (whd_…)")
 	}
 	if ep.Disabled {
-		return DeliveryJSON{}, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
+		return nil, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
 	}
 	d, err := c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(eventID).SetEventType(typ).
 		SetPayload(payload).SetNextAttemptAt(m.now()).SetCreatedAt(m.now()).Save(ctx)
 	if err != nil {
-		return DeliveryJSON{}, apperr.From(err)
+		return nil, apperr.From(err)
 	}
 	m.wakeCtx(ctx)
-	return RenderDelivery(d), nil
+	return d, nil
 }
 
 // SendTest queues a webhook.test delivery to the endpoint (not an event of
 // the log: only this endpoint receives it).
-func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (DeliveryJSON, error) {
+func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookDelivery, error) {
 	ep, err := m.get(ctx, id)
 	if err != nil {
-		return DeliveryJSON{}, err
+		return nil, err
 	}
 	if ep.Disabled {
-		return DeliveryJSON{}, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
+		return nil, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
 	}
 	did := resourceid.New(resourceid.Delivery)
 	env := environment.FromContext(ctx)
@@ -390,20 +384,20 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (DeliveryJSON,
 		"subject_id": ep.ID, "data": map[string]any{"message": "a test event sent from the Logistics Service", "endpoint_id": ep.ID},
 	})
 	if err != nil {
-		return DeliveryJSON{}, apperr.Internal(err)
+		return nil, apperr.Internal(err)
 	}
 	d, err := client(ctx).WebhookDelivery.Create().SetID(did).SetEndpointID(ep.ID).SetEventType(TestEventType).
 		SetPayload(body).SetNextAttemptAt(m.now()).SetCreatedAt(m.now()).Save(ctx)
 	if err != nil {
-		return DeliveryJSON{}, apperr.From(err)
+		return nil, apperr.From(err)
 	}
 	m.wakeCtx(ctx)
-	return RenderDelivery(d), nil
+	return d, nil
 }
 
 // Deliveries lists an endpoint's latest deliveries, newest first; status
 // ("pending", "succeeded", "failed") filters when not empty.
-func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status string, limit int) ([]DeliveryJSON, error) {
+func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status string, limit int) ([]*ent.WebhookDelivery, error) {
 	if _, err := m.get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -422,11 +416,7 @@ func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status strin
 	if err != nil {
 		return nil, apperr.From(err)
 	}
-	out := make([]DeliveryJSON, len(ds))
-	for i, d := range ds {
-		out[i] = RenderDelivery(d)
-	}
-	return out, nil
+	return ds, nil
 }
 
 // wakeCtx wakes the dispatcher of the request's environment (new work).

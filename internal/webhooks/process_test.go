@@ -57,7 +57,7 @@ func TestWebhookChildProcess(t *testing.T) {
 	if mode == "drain" {
 		select {} // deliver until killed
 	}
-	if _, err := a.Webhooks.Create(ectx, webhooks.EndpointInput{URL: ptr(os.Getenv(childURL))}); err != nil {
+	if _, _, err := a.Webhooks.Create(ectx, webhooks.EndpointInput{URL: ptr(os.Getenv(childURL))}); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")

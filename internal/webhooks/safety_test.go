@@ -203,3 +203,55 @@ func TestRotateResendAndTest(t *testing.T) {
 		t.Errorf("unknown endpoint: %d", resp.StatusCode)
 	}
 }
+
+// TestGraphQLWebhooks: the GraphQL fields call the same code: create shows
+// the secret once, the endpoint reads back without it, a test event is
+// delivered and listed, scopes guard every field.
+func TestGraphQLWebhooks(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: allowPrivate})
+	rc := newReceiver(t)
+	var created struct {
+		CreateWebhookEndpoint struct {
+			Endpoint struct{ ID, URL string }
+			Secret   string
+		}
+	}
+	srv.MustGraphQL(t, environment.Production, `mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["hub.*"]}) { endpoint { id url } secret } }`,
+		map[string]any{"url": rc.URL}, &created)
+	ep := created.CreateWebhookEndpoint
+	if !strings.HasPrefix(ep.Secret, "whsec_") || ep.Endpoint.URL != rc.URL {
+		t.Fatalf("created %+v", ep)
+	}
+	rc.accept(ep.Secret)
+	var test struct{ SendWebhookTestEvent struct{ ID string } }
+	srv.MustGraphQL(t, environment.Production, `mutation($id: ID!) { sendWebhookTestEvent(endpointId: $id) { id } }`, map[string]any{"id": ep.Endpoint.ID}, &test)
+	waitFor(t, 10*time.Second, "the test event", func() bool { return rc.count(test.SendWebhookTestEvent.ID) == 1 })
+	var list struct {
+		WebhookEndpoints []struct {
+			ID         string
+			Enabled    bool
+			EventTypes []string
+			Deliveries []struct {
+				Status         string
+				LastStatusCode int
+				EventType      string
+			}
+		}
+	}
+	waitFor(t, 5*time.Second, "the delivery listed", func() bool {
+		srv.MustGraphQL(t, environment.Production, `{ webhookEndpoints { id enabled eventTypes deliveries { status lastStatusCode eventType } } }`, nil, &list)
+		return len(list.WebhookEndpoints) == 1 && len(list.WebhookEndpoints[0].Deliveries) == 1 && list.WebhookEndpoints[0].Deliveries[0].Status == "succeeded"
+	})
+	if got := list.WebhookEndpoints[0]; !got.Enabled || got.EventTypes[0] != "hub.*" || got.Deliveries[0].EventType != "webhook.test" {
+		t.Errorf("listed %+v", got)
+	}
+	ctx := srv.Ctx(environment.Production)
+	secret, _, err := srv.App.Auth.Store.CreateToken(ctx, auth.TokenInput{Name: "r", Environment: environment.Production, Scopes: []string{"hubs:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := srv.GraphQLWith(t, environment.Production, `{ webhookEndpoints { id } }`, nil, apptest.Bearer(secret))
+	if len(resp.Errors) == 0 || resp.Errors[0].Code() != "FORBIDDEN" {
+		t.Errorf("without webhooks:read: %+v", resp.Errors)
+	}
+}
