@@ -260,7 +260,11 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()
 	if env == prod {
-		console.Mount(mux, console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"), BaseURL: env.BaseURL,
+		sandboxGraphQL := ""
+		if sb := a.Envs.Get(environment.Sandbox); strings.EqualFold(sb.BaseURL.Host, env.BaseURL.Host) {
+			sandboxGraphQL = sb.Path("/graphql")
+		}
+		console.Mount(mux, console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"), SandboxGraphQL: sandboxGraphQL, BaseURL: env.BaseURL,
 			Store: a.Auth.Store, Guard: a.Login, Log: a.Log})
 	} else {
 		// One console for both environments (users are shared and tokens

@@ -30,10 +30,13 @@ var page = template.Must(template.ParseFS(webFS, "web/index.html"))
 type Deps struct {
 	Prefix  string // "/console" under the production base address
 	GraphQL string // the production GraphQL path
-	BaseURL *url.URL
-	Store   *auth.Store
-	Guard   *auth.LoginGuard
-	Log     *slog.Logger
+	// SandboxGraphQL is the sandbox's GraphQL path when it is on the same
+	// host (the session cookie reaches it); empty otherwise.
+	SandboxGraphQL string
+	BaseURL        *url.URL
+	Store          *auth.Store
+	Guard          *auth.LoginGuard
+	Log            *slog.Logger
 }
 
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
@@ -48,11 +51,11 @@ func Mount(mux *http.ServeMux, d Deps) {
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
-		_ = page.Execute(w, map[string]string{"Prefix": d.Prefix, "GraphQL": d.GraphQL})
+		_ = page.Execute(w, map[string]string{"Prefix": d.Prefix, "GraphQL": d.GraphQL, "SandboxGraphQL": d.SandboxGraphQL})
 	}
 	mux.HandleFunc("GET "+d.Prefix, index)
 	mux.HandleFunc("GET "+d.Prefix+"/{$}", index)
-	for _, f := range []string{"app.js", "app.css"} {
+	for _, f := range []string{"app.js", "app.css", "webhooks.js"} {
 		body, err := webFS.ReadFile("web/" + f)
 		if err != nil {
 			panic(err)
