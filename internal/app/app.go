@@ -156,6 +156,15 @@ func (a *App) registerMetrics() {
 				{Labels: []string{"declined"}, Value: float64(a.FastPath.Declined.Load())},
 			}
 		})
+	a.Metrics.Counter("logistics_webhook_attempts_total",
+		"Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer).",
+		[]string{"outcome"}, func() []metrics.Sample {
+			attempts, delivered := a.Webhooks.Counts()
+			return []metrics.Sample{
+				{Labels: []string{"delivered"}, Value: float64(delivered)},
+				{Labels: []string{"failed"}, Value: float64(attempts - delivered)},
+			}
+		})
 	for _, g := range []struct {
 		name, help string
 		read       func(sql.DBStats) float64

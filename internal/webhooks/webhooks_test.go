@@ -205,6 +205,15 @@ func TestDeliverySignedAndLogged(t *testing.T) {
 	if rc.badSig != 0 {
 		t.Errorf("%d requests with a bad signature", rc.badSig)
 	}
+	resp, err := srv.Client.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), `logistics_webhook_attempts_total{outcome="delivered"} 1`) {
+		t.Errorf("/metrics does not count the delivery:\n%s", metrics)
+	}
 }
 
 // TestRollbackSendsNothing: the deliveries are written by the same
