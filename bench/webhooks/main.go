@@ -186,7 +186,7 @@ func measure(ctx context.Context, o options) (Result, error) {
 	}
 	apps := []*app.App{first}
 	res := Result{Mode: o.mode, Instances: o.instances}
-	start := time.Now()
+	var start time.Time
 	switch o.mode {
 	case "latency":
 		for range o.instances - 1 {

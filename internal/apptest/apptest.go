@@ -134,6 +134,11 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.RateLimit = 0     // tests opt in to rate limiting through Config
 	cfg.AuthCacheTTL = 0  // tests see every revocation at once; the cache's own tests opt in
 	cfg.NoDemoData = true // tests start from empty databases
+	if opt.Driver != nil {
+		// A test that counts statements gets no background webhook
+		// dispatcher polling through its driver (Config may turn it on).
+		cfg.WebhookWorkers = 0
+	}
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
