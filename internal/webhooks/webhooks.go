@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,7 +47,6 @@ type Options struct {
 	Workers       int             // attempts in flight per environment; 0: this instance sends nothing (Run returns at once)
 	Poll          time.Duration   // how often to look for work other instances committed (default 1s)
 	SecretGrace   time.Duration   // how long a rotated-out secret keeps signing (default 24h)
-	Batch         int             // deliveries claimed at once (default 4 × Workers)
 	Now           func() time.Time
 	Jitter        func(time.Duration) time.Duration // default: ±20 %
 	ResponseBytes int                               // bytes of a response body kept (default 1024, the most)
@@ -82,9 +82,6 @@ func New(opts Options, log *slog.Logger) *Manager {
 	}
 	if opts.SecretGrace <= 0 {
 		opts.SecretGrace = 24 * time.Hour
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = 4 * max(opts.Workers, 1)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -195,7 +192,10 @@ func wants(filter []string, typ string) bool {
 		return true
 	}
 	for _, f := range filter {
-		if f == "*" || f == typ || (len(f) > 2 && f[len(f)-2:] == ".*" && len(typ) > len(f)-1 && typ[:len(f)-1] == f[:len(f)-1]) {
+		if f == "*" || f == typ {
+			return true
+		}
+		if family, ok := strings.CutSuffix(f, "*"); ok && strings.HasSuffix(family, ".") && strings.HasPrefix(typ, family) {
 			return true
 		}
 	}
@@ -217,6 +217,8 @@ func (m *Manager) Run(ctx context.Context, envs []*environment.Env) {
 
 func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	wake := m.wake(env)
+	// Only this loop fills sem, so the free slots it counts stay free until
+	// it uses them: a claimed delivery is sent at once, well inside its lease.
 	sem := make(chan struct{}, m.opts.Workers)
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
@@ -230,7 +232,11 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 		case <-timer.C:
 		}
 		for ctx.Err() == nil {
-			claimed, err := m.claim(ctx, env, m.opts.Batch)
+			free := cap(sem) - len(sem)
+			if free == 0 {
+				break // a finishing attempt wakes the loop
+			}
+			claimed, err := m.claim(ctx, env, free)
 			if err != nil {
 				if ctx.Err() == nil {
 					m.log.Warn("webhooks: claim failed", "environment", env.Name, "err", err)
@@ -240,11 +246,11 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 			for _, d := range claimed {
 				sem <- struct{}{}
 				inflight.Go(func() {
-					defer func() { <-sem }()
+					defer func() { <-sem; notify(wake) }()
 					m.attempt(context.WithoutCancel(ctx), env, d)
 				})
 			}
-			if len(claimed) < m.opts.Batch {
+			if len(claimed) < free {
 				break
 			}
 		}
