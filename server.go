@@ -112,6 +112,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: unexpected arguments %q", rest)
 	}
 	runtimeSettings := a.Config.ApplyRuntime()
+	a.StartWebhooks()
 	ln, err := net.Listen("tcp", a.Config.Addr)
 	if err != nil {
 		return err

@@ -155,7 +155,11 @@ func measure(ctx context.Context, o options) (Result, error) {
 	open := func(workers int) (*app.App, error) {
 		c := cfg
 		c.WebhookWorkers = workers
-		return app.Open(ctx, c, log, app.Options{})
+		a, err := app.Open(ctx, c, log, app.Options{})
+		if err == nil {
+			a.StartWebhooks()
+		}
+		return a, err
 	}
 	// The writer instance: in drain mode it only queues (no workers).
 	writerWorkers := o.workers

@@ -43,7 +43,7 @@ type App struct {
 	Auth     *auth.Authenticator // authenticate + rate limit; Auth.Store holds users and tokens
 	Login    *auth.LoginGuard    // sign-in attempts per account and per address
 	// Webhooks manages endpoints and sends deliveries (internal/webhooks);
-	// its dispatcher runs from Open until Close.
+	// its dispatcher runs from StartWebhooks until Close.
 	Webhooks    *webhooks.Manager
 	stopWebhook func()
 }
@@ -130,12 +130,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		a.closeEnvs(envs)
 		return nil, fmt.Errorf("first console user: %w", err)
 	}
-	a.startWebhooks()
 	return a, nil
 }
 
-// startWebhooks runs the webhook dispatcher until Close.
-func (a *App) startWebhooks() {
+// StartWebhooks runs the webhook dispatcher until Close. serve starts it (the
+// other subcommands open the app without sending webhooks); so do tests.
+func (a *App) StartWebhooks() {
+	if a.stopWebhook != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -166,6 +166,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
+	a.StartWebhooks()
 	t.Cleanup(func() {
 		hs.Close()
 		_ = a.Close()
@@ -197,6 +198,7 @@ func (s *Server) Twin(t testing.TB, edit ...func(*app.Config)) *Server {
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
+	a.StartWebhooks()
 	t.Cleanup(func() {
 		hs.Close()
 		_ = a.Close()

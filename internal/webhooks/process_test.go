@@ -51,6 +51,7 @@ func TestWebhookChildProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
+	a.StartWebhooks()
 	env := a.Envs.Production()
 	ectx := environment.NewContext(ctx, env)
 	ectx = ent.NewContext(ectx, env.DB.Client)
