@@ -42,7 +42,7 @@ func TestConsoleWebhooks(t *testing.T) {
 		_, _ = io.WriteString(w, "received by the e2e receiver")
 	}))
 	t.Cleanup(rc.Close)
-	ctx := browsertest.New(t)
+	ctx := browsertest.New(t, browsertest.WithTimeout(3*time.Minute)) // two page loads and a delivery, on a busy machine
 
 	var shown, pageText, status, latency, response string
 	err := chromedp.Run(ctx,

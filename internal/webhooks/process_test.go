@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -62,6 +63,10 @@ func TestWebhookChildProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")
+	// Wait until the parent's receiver knows the secret.
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; ; i++ {
 		h, err := a.Service.CreateHub(ectx, ent.CreateHubInput{Code: fmt.Sprintf("K%05d", i), Name: "kill test", Country: "NL"})
 		if err != nil {
@@ -84,11 +89,15 @@ func TestKilledAfterCommitDeliversAfterRestart(t *testing.T) {
 	rc := newReceiver(t)
 	rc.delay = 50 * time.Millisecond // keep attempts in flight at the kill
 	prod, sandbox := apptest.DSN(t, "production"), apptest.DSN(t, "sandbox")
+	var stdin io.WriteCloser
 	start := func(mode string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWebhookChildProcess$", "-test.timeout=2m")
 		cmd.Env = append(os.Environ(), childMode+"="+mode, childDB+"="+prod, childSandbox+"="+sandbox, childURL+"="+rc.URL)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
+			t.Fatal(err)
+		}
+		if stdin, err = cmd.StdinPipe(); err != nil {
 			t.Fatal(err)
 		}
 		logs := &strings.Builder{}
@@ -111,6 +120,9 @@ func TestKilledAfterCommitDeliversAfterRestart(t *testing.T) {
 		if line == "ready" {
 			// The receiver must know the secret: read it back from the database.
 			rc.accept(endpointSecret(t, prod))
+			if _, err := io.WriteString(stdin, "go\n"); err != nil {
+				t.Fatal(err)
+			}
 			continue
 		}
 		if strings.HasPrefix(line, "committed ") {

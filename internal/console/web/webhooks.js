@@ -181,6 +181,7 @@ $("webhook-form").addEventListener("submit", async (ev) => {
   }
 });
 
-// Load when the signed-in view appears.
+// Load when the signed-in view appears (or now, if it already has).
 new MutationObserver(() => { if (!$("profile").hidden) loadWebhooks(); })
   .observe($("profile"), { attributes: true, attributeFilter: ["hidden"] });
+if (!$("profile").hidden) loadWebhooks();
