@@ -27,6 +27,11 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		var ae *apperr.Error
 		var ge *gqlerror.Error
 		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			// The execution time limit (cost.go replaces the errors with
+			// its own) or the client's deadline: not an internal error.
+			gerr.Extensions = map[string]any{"code": "BAD_USER_INPUT", "reason": "TIME_LIMIT_EXCEEDED"}
+			return gerr
 		case errors.As(err, &ae):
 		case isEntError(err):
 			ae = apperr.From(err)

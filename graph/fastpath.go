@@ -18,8 +18,10 @@ import (
 // an error, a directive, an interface… Mutations always go through gqlgen.
 //
 // The fast path skips gqlgen's field middleware, so whatever a field
-// middleware enforces must be mirrored in allowType: today that is
-// scopeGuard's type rule.
+// middleware enforces must be mirrored: scopeGuard's type rule in allowType;
+// costFields' count of resolved fields in the count QueryField returns, and
+// its cap on plain lists in FastPath.MaxList (the fast path declines a longer
+// list, so gqlgen reports the error).
 func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.RootFieldMiddleware {
 	if counts == nil {
 		counts = &FastPathCounts{}
@@ -30,8 +32,11 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 		if oc.Operation == nil || oc.Operation.Operation != ast.Query || rf == nil {
 			return next(ctx)
 		}
-		if out, ok := fast.QueryField(ctx, rf.Field); ok {
+		if out, fields, ok := fast.QueryField(ctx, rf.Field); ok {
 			counts.Served.Add(1)
+			if st := requestCost(ctx); st != nil {
+				st.actual.Add(int64(fields)) // as costFields counts them
+			}
 			return rawJSON(out)
 		}
 		counts.Declined.Add(1)

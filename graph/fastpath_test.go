@@ -23,6 +23,9 @@ import (
 // object reachable from the root connections (two levels of objects deep),
 // plus aliases, fragments, @skip/@include, __typename, nested connections
 // with arguments, interfaces, errors and a key without the needed scope.
+// The responses carry extensions.cost, so the fast path's count of resolved
+// fields is compared with gqlgen's too (TestExecutionLimits compares a list
+// over its cap).
 func TestFastPathMatchesGqlgen(t *testing.T) {
 	srv := apptest.New(t)
 	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
@@ -71,6 +74,8 @@ fragment H on Hub { code items(first: 1) { edges { node { id quantity } } } }`},
 		query{name: "interface (declined)", q: `query($id: ID!) { node(id: $id) { id ... on Order { number } } }`, vars: map[string]any{"id": o1}},
 		query{name: "bad cursor (declined: error)", q: `{ items(first: 2, after: "garbage") { edges { node { id } } } }`},
 		query{name: "page size refused", q: `{ items(first: 501) { edges { node { id } } } }`},
+		query{name: "repeated and aliased fields (cost counted alike)", q: `{ a: orders(first: 2) { totalCount totalCount edges { node { number n2: number lines { id id part { sku } } events { transition toState } } } } }`},
+		query{name: "introspection (declined: __schema)", q: `{ __schema { queryType { name } types { name fields { name } } } __type(name: "Hub") { name } }`},
 		query{name: "key without the scope", q: `{ hubs { edges { node { code } } } items { edges { node { id } } } }`, header: apptest.Bearer(readHubs)},
 		query{name: "key without the scope, nested", q: `{ hubs { edges { node { code items(first: 1) { edges { node { id } } } } } } }`, header: apptest.Bearer(readHubs)},
 	)

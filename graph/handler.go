@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"database/sql/driver"
 	"entgo.io/contrib/entgql"
@@ -12,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	hlru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"logistics/ent"
@@ -23,11 +25,19 @@ import (
 
 // Options configure the GraphQL endpoint.
 type Options struct {
-	MaxDepth      int   // deepest selection allowed (introspection excepted)
-	MaxComplexity int   // largest query cost allowed; connections cost first × their children
+	MaxDepth      int   // deepest selection allowed (__Type.ofType not counted)
+	MaxComplexity int   // largest operation cost allowed (cost.go: the model)
 	MaxBodyBytes  int64 // largest request body
-	Logger        *slog.Logger
-	Auth          *auth.Store // users and API tokens (the production database)
+	// MaxFields is the most fields a document may spell out (aliases and
+	// repetitions included), checked before validation.
+	MaxFields int
+	// MaxListLength is the most elements a plain list of objects (not a
+	// connection) may have; it is also what such a list costs.
+	MaxListLength    int
+	MaxResponseBytes int           // largest response data; 0: no limit
+	MaxExecutionTime time.Duration // longest execution of one request; 0: no limit
+	Logger           *slog.Logger
+	Auth             *auth.Store // users and API tokens (the production database)
 	// NoFastPath executes every query through gqlgen alone (see fastpath.go);
 	// tests use it to compare the two.
 	NoFastPath     bool
@@ -36,7 +46,10 @@ type Options struct {
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
-var DefaultOptions = Options{MaxDepth: 12, MaxComplexity: 50_000, MaxBodyBytes: 1 << 20}
+var DefaultOptions = Options{
+	MaxDepth: 12, MaxComplexity: 50_000, MaxBodyBytes: 1 << 20, MaxFields: 500, MaxListLength: 100,
+	MaxResponseBytes: 16 << 20, MaxExecutionTime: 10 * time.Second,
+}
 
 // NewHandler returns the GraphQL-over-HTTP endpoint. It expects the
 // environment middleware to have put the environment's ent client into the
@@ -47,20 +60,24 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	}
 	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Webhooks: opt.Webhooks}}
 	cfg.Directives.HasScope = hasScope
-	costConnections(&cfg.Complexity)
 	schema := generated.NewExecutableSchema(cfg)
+	cost := newCostLimits(schema.Schema(), opt)
 	srv := handler.New(schema)
-	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes})
+	checked, _ := hlru.New[string, struct{}](1000)
+	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, maxFields: opt.MaxFields, costLimit: opt.MaxComplexity, checked: checked})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
-	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
+	srv.Use(cost)
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(scopeGuard)
+	srv.AroundFields(cost.plan.costFields)
 	if !opt.NoFastPath {
-		srv.AroundRootFields(fastQueryFields(generated.NewFastPath(schema, allowType), opt.FastPathCounts))
+		fast := generated.NewFastPath(schema, allowType)
+		fast.MaxList = opt.MaxListLength
+		srv.AroundRootFields(fastQueryFields(fast, opt.FastPathCounts))
 	}
 	srv.SetErrorPresenter(presenter(opt.Logger))
 	srv.SetRecoverFunc(recoverer(opt.Logger))

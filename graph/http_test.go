@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,12 +34,19 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		{"unparsable body", "POST", gql, jsonT, gqlResp, `{"query":`, 400, gqlResp, "BAD_USER_INPUT"},
 		{"body not an object", "POST", gql, jsonT, gqlResp, `[1,2]`, 400, gqlResp, "BAD_USER_INPUT"},
 		{"no query", "POST", gql, jsonT, gqlResp, `{}`, 400, gqlResp, "query"},
-		{"variables of the wrong type", "POST", gql, jsonT, gqlResp, `{"query":"query($n: Int) { hubs(first: $n) { totalCount } }","variables":{"n":"x"}}`, 422, gqlResp, "BAD_USER_INPUT"},
+		{"variables of the wrong type are 400", "POST", gql, jsonT, gqlResp, `{"query":"query($n: Int) { hubs(first: $n) { totalCount } }","variables":{"n":"x"}}`, 400, gqlResp, "BAD_USER_INPUT"},
+		{"an unknown operation name is 400", "POST", gql, jsonT, gqlResp, `{"query":"query A { hubs { totalCount } }","operationName":"B"}`, 400, gqlResp, "BAD_USER_INPUT"},
+		{"a missing required variable is 400", "POST", gql, jsonT, gqlResp, `{"query":"query($id: ID!) { node(id: $id) { id } }"}`, 400, gqlResp, "BAD_USER_INPUT"},
+		{"legacy: variables of the wrong type are 200", "POST", gql, jsonT, jsonT, `{"query":"query($n: Int) { hubs(first: $n) { totalCount } }","variables":{"n":"x"}}`, 200, jsonT, "BAD_USER_INPUT"},
 		{"legacy: invalid document is 200", "POST", gql, jsonT, jsonT, `{"query":"{ nope }"}`, 200, jsonT, "GRAPHQL_VALIDATION_FAILED"},
 		{"legacy: unparsable document is 200", "POST", gql, jsonT, jsonT, `{"query":"{ hubs {"}`, 200, jsonT, "BAD_USER_INPUT"},
 		{"legacy: malformed body is 400", "POST", gql, jsonT, jsonT, `nope`, 400, jsonT, "BAD_USER_INPUT"},
 		{"no Accept means application/json", "POST", gql, jsonT, "", `{"query":"{ hubs { totalCount } }"}`, 200, jsonT, `"totalCount"`},
-		{"wildcard Accept", "POST", gql, jsonT, "*/*", `{"query":"{ hubs { totalCount } }"}`, 200, gqlResp, `"totalCount"`},
+		{"wildcard Accept means application/json", "POST", gql, jsonT, "*/*", `{"query":"{ hubs { totalCount } }"}`, 200, jsonT, `"totalCount"`},
+		{"application/* means application/json", "POST", gql, jsonT, "application/*", `{"query":"{ nope }"}`, 200, jsonT, "GRAPHQL_VALIDATION_FAILED"},
+		{"explicit graphql-response+json beside a wildcard", "POST", gql, jsonT, "*/*, " + gqlResp, `{"query":"{ nope }"}`, 422, gqlResp, "GRAPHQL_VALIDATION_FAILED"},
+		{"preferred application/json", "POST", gql, jsonT, gqlResp + ";q=0.5, " + jsonT, `{"query":"{ nope }"}`, 200, jsonT, "GRAPHQL_VALIDATION_FAILED"},
+		{"too many fields", "POST", gql, jsonT, gqlResp, `{"query":"{ hubs { ` + strings.Repeat("totalCount ", 501) + `} }"}`, 422, gqlResp, "FIELD_LIMIT_EXCEEDED"},
 		{"unacceptable Accept", "POST", gql, jsonT, "text/html", `{"query":"{ hubs { totalCount } }"}`, 406, jsonT, "Accept"},
 		{"non-JSON content type", "POST", gql, "text/plain", gqlResp, `{ hubs { totalCount } }`, 415, gqlResp, "application/json"},
 		{"PUT is 405", "PUT", gql, jsonT, gqlResp, `{"query":"{ hubs { totalCount } }"}`, 405, gqlResp, "GET"},
@@ -68,6 +76,19 @@ func TestGraphQLOverHTTP(t *testing.T) {
 			}
 			if !strings.Contains(string(resp.Body), tc.wantBody) {
 				t.Fatalf("body lacks %q: %s", tc.wantBody, resp.Body)
+			}
+			// A request that fails before execution has no data entry;
+			// one that executed has one, and its cost.
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal(resp.Body, &keys); err != nil {
+				t.Fatalf("not JSON: %s", resp.Body)
+			}
+			_, hasData := keys["data"]
+			if executed := strings.Contains(string(resp.Body), `"totalCount"`) || strings.Contains(string(resp.Body), `"Query"`); hasData != executed {
+				t.Fatalf("data entry %v, want %v: %s", hasData, executed, resp.Body)
+			}
+			if _, hasCost := keys["extensions"]; hasData && !hasCost {
+				t.Fatalf("no extensions.cost: %s", resp.Body)
 			}
 		})
 	}

@@ -3,17 +3,16 @@ package graph
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"logistics/graph/generated"
 )
 
-// depthLimit refuses operations nested deeper than max. The introspection
-// fields (__schema, __type) are not counted: GraphiQL's own query is deep.
+// depthLimit refuses operations nested deeper than max. Introspection counts
+// too, except __Type.ofType: the chain of a type's wrappers ([Hub!]! is
+// three deep) that every introspection query spells out to some fixed depth,
+// and that cannot nest a list (its cost is counted like any field's).
 type depthLimit struct{ max int }
 
 func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
@@ -37,10 +36,11 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, dept
 		var d int
 		switch s := sel.(type) {
 		case *ast.Field:
-			if s.Name == "__schema" || s.Name == "__type" {
-				continue
+			next := depth + 1
+			if s.Name == "ofType" && s.ObjectDefinition != nil && s.ObjectDefinition.Name == "__Type" {
+				next = depth
 			}
-			d = selectionDepth(s.SelectionSet, frags, depth+1, seen)
+			d = selectionDepth(s.SelectionSet, frags, next, seen)
 		case *ast.InlineFragment:
 			d = selectionDepth(s.SelectionSet, frags, depth, seen)
 		case *ast.FragmentSpread:
@@ -58,38 +58,4 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, dept
 		deepest = max(deepest, d)
 	}
 	return deepest
-}
-
-// costConnections makes every connection field cost its page size times the
-// cost of what it selects, so that nested pages cannot multiply unseen.
-// Fields are found by shape, so new connections are covered automatically:
-// a complexity function whose arguments are (childComplexity, after, first,
-// before, last, …) is a Relay connection.
-func costConnections(root *generated.ComplexityRoot) {
-	intPtr := reflect.TypeFor[*int]()
-	rv := reflect.ValueOf(root).Elem()
-	for i := range rv.NumField() {
-		obj := rv.Field(i)
-		if obj.Kind() != reflect.Struct {
-			continue
-		}
-		for j := range obj.NumField() {
-			f := obj.Field(j)
-			ft := f.Type()
-			if ft.Kind() != reflect.Func || ft.NumIn() < 5 || ft.In(2) != intPtr || ft.In(4) != intPtr {
-				continue
-			}
-			f.Set(reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
-				child := int(args[0].Int())
-				n := DefaultPageSize
-				for _, a := range []reflect.Value{args[2], args[4]} {
-					if !a.IsNil() {
-						n = int(a.Elem().Int())
-					}
-				}
-				n = max(n, 1)
-				return []reflect.Value{reflect.ValueOf(1 + n*child)}
-			}))
-		}
-	}
 }

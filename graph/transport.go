@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -11,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // Media types of GraphQL over HTTP.
@@ -23,12 +26,28 @@ const (
 
 // transport serves GraphQL over HTTP as its specification describes:
 //   - GET (queries only: a mutation over GET is 405) and POST with a JSON body;
-//   - application/graphql-response+json when the client accepts it: 400 for an
-//     unparsable request or document, 422 for a document that fails
-//     validation (or a depth/complexity limit), 200 once execution started;
-//   - application/json for clients that accept only that (the legacy rule):
-//     200 for every well-formed GraphQL response, 400 for a malformed request.
-type transport struct{ maxBody int64 }
+//   - application/graphql-response+json when the client asks for it: 400 for
+//     an unparsable request or document, an operation that cannot be
+//     determined and variables that cannot be coerced to their types; 422
+//     for a document that fails validation (or a limit); 200 once execution
+//     started;
+//   - application/json when the client accepts only that, sends */* or no
+//     Accept at all (the legacy rule): 200 for every well-formed GraphQL
+//     response, 400 for a malformed request;
+//   - a request that fails before execution has no data entry.
+//
+// Before gqlgen parses and validates the document, the transport counts its
+// fields (maxFields): validation compares the fields of a selection set
+// pairwise, so 10,000 repeated fields took seconds before any limit ran.
+type transport struct {
+	maxBody   int64
+	maxFields int
+	costLimit int                          // reported in extensions.cost
+	checked   *lru.Cache[string, struct{}] // documents already counted and found within maxFields
+}
+
+// maxTokens bounds the lexing of the document counted by the transport.
+const maxTokens = 50_000
 
 var _ graphql.Transport = transport{}
 
@@ -69,17 +88,36 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
 
+	if gerr, parseErr := t.countFields(params.Query); gerr != nil {
+		status := http.StatusOK
+		if media == mediaGraphQLResponse {
+			status = http.StatusUnprocessableEntity
+			if parseErr {
+				status = http.StatusBadRequest
+			}
+		}
+		writeResponse(w, media, status, &graphql.Response{Errors: gqlerror.List{gerr}})
+		return
+	}
+
 	ctx := r.Context()
 	rc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		status := http.StatusOK
 		if media == mediaGraphQLResponse {
 			status = http.StatusUnprocessableEntity
-			if isParseError(errs) {
+			// The specification's 400s: a document that cannot be parsed,
+			// an operation that cannot be determined, variables that cannot
+			// be coerced.
+			if isParseError(errs) || (rc.Doc != nil && rc.Operation == nil) || isVariableError(errs) {
 				status = http.StatusBadRequest
 			}
 		}
-		writeResponse(w, media, status, exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs))
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs)
+		if st, ok := rc.Stats.GetExtension(costExtension).(*costState); ok && rc.Operation != nil {
+			resp.Extensions = map[string]any{"cost": Cost{Requested: st.requested, Limit: t.costLimit}}
+		}
+		writeResponse(w, media, status, resp)
 		return
 	}
 	if r.Method == http.MethodGet && rc.Operation.Operation != ast.Query {
@@ -118,11 +156,12 @@ func negotiate(accept string) (string, bool) {
 		case mediaJSON:
 			cand = mediaJSON
 		case "*/*", "application/*":
-			cand = mediaGraphQLResponse
+			cand = mediaJSON // the specification's SHOULD: as if application/json
 		default:
 			continue
 		}
-		if q > bestQ || (q == bestQ && cand == mediaGraphQLResponse && best != mediaGraphQLResponse) {
+		// An explicit application/graphql-response+json wins a tie.
+		if q > bestQ || (q == bestQ && mt == mediaGraphQLResponse) {
 			best, bestQ = cand, q
 		}
 	}
@@ -179,6 +218,64 @@ func decodeJSON(b []byte, v any) error {
 	return nil
 }
 
+// countFields refuses a document with more than maxFields fields (counted
+// as written: every occurrence, in fragments once), or one too long to lex,
+// before gqlgen validates it. Documents found within the limit are
+// remembered, so a repeated query costs one cache look-up.
+func (t transport) countFields(query string) (gerr *gqlerror.Error, parseErr bool) {
+	if t.maxFields <= 0 || query == "" {
+		return nil, false
+	}
+	if _, ok := t.checked.Get(query); ok {
+		return nil, false
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, maxTokens)
+	if err != nil {
+		// gqlgen reports the parse error itself, except a document past the
+		// token limit, which it would lex in full.
+		if strings.Contains(err.Error(), "token limit") {
+			return limitError(fmt.Sprintf("the document has more than %d tokens", maxTokens), "TOKEN_LIMIT_EXCEEDED"), true
+		}
+		return nil, false
+	}
+	n := 0
+	var count func(ast.SelectionSet)
+	count = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				n++
+				count(s.SelectionSet)
+			case *ast.InlineFragment:
+				count(s.SelectionSet)
+			}
+		}
+	}
+	for _, op := range doc.Operations {
+		count(op.SelectionSet)
+	}
+	for _, f := range doc.Fragments {
+		count(f.SelectionSet)
+	}
+	if n > t.maxFields {
+		return limitError(fmt.Sprintf("the document has %d fields; the limit is %d (aliases and repeated fields count)", n, t.maxFields), "FIELD_LIMIT_EXCEEDED"), false
+	}
+	if len(query) <= 64<<10 { // large documents are counted again rather than kept
+		t.checked.Add(query, struct{}{})
+	}
+	return nil, false
+}
+
+// isVariableError tells a variable that could not be coerced to its type.
+func isVariableError(errs gqlerror.List) bool {
+	for _, e := range errs {
+		if len(e.Path) > 0 && e.Path[0] == ast.PathName("variable") {
+			return true
+		}
+	}
+	return false
+}
+
 func isParseError(errs gqlerror.List) bool {
 	for _, e := range errs {
 		if e.Extensions != nil && e.Extensions["code"] == "GRAPHQL_PARSE_FAILED" {
@@ -201,24 +298,65 @@ func writeRequestError(w http.ResponseWriter, media string, status int, msg stri
 func writeResponse(w http.ResponseWriter, media string, status int, resp *graphql.Response) {
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 	if dataOnly(resp) {
-		w.Header().Set("Content-Length", strconv.Itoa(len(dataOpen)+len(resp.Data)+len(dataClose)))
+		ext := extensionsJSON(resp.Extensions)
+		n := len(dataOpen) + len(resp.Data) + len(dataClose)
+		if ext != nil {
+			n += len(extOpen) + len(ext)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(n))
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, dataOpen)
 		_, _ = w.Write(resp.Data)
+		if ext != nil {
+			_, _ = io.WriteString(w, extOpen)
+			_, _ = w.Write(ext)
+		}
 		_, _ = io.WriteString(w, dataClose)
 		return
 	}
 	w.WriteHeader(status)
+	if resp.Data == nil {
+		// The request failed before execution: no data entry at all.
+		_ = json.NewEncoder(w).Encode(struct {
+			Errors     gqlerror.List  `json:"errors,omitempty"`
+			Extensions map[string]any `json:"extensions,omitempty"`
+		}{resp.Errors, resp.Extensions})
+		return
+	}
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
-// The common response, data without errors or extensions, is written around
-// gqlgen's already-encoded data. Encoding it through encoding/json would copy
-// and re-validate the whole document (json.RawMessage is compacted): about 5%
+// The common response, data without errors, is written around gqlgen's
+// already-encoded data. Encoding it through encoding/json would copy and
+// re-validate the whole document (json.RawMessage is compacted): about 5%
 // of a 50-row query's CPU.
-const dataOpen, dataClose = `{"data":`, "}\n"
+const dataOpen, extOpen, dataClose = `{"data":`, `,"extensions":`, "}\n"
 
 func dataOnly(resp *graphql.Response) bool {
-	return len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil &&
-		resp.HasNext == nil && len(resp.Data) > 0
+	return len(resp.Errors) == 0 && resp.Label == "" && resp.Path == nil && resp.HasNext == nil && len(resp.Data) > 0
+}
+
+// extensionsJSON encodes the response's extensions; the usual one, the
+// cost alone, without reflection.
+func extensionsJSON(ext map[string]any) []byte {
+	if len(ext) == 0 {
+		return nil
+	}
+	if c, ok := ext["cost"].(Cost); ok && len(ext) == 1 {
+		b := make([]byte, 0, 64)
+		b = append(b, `{"cost":{"requested":`...)
+		b = strconv.AppendInt(b, int64(c.Requested), 10)
+		if c.Actual != nil {
+			b = append(b, `,"actual":`...)
+			b = strconv.AppendInt(b, int64(*c.Actual), 10)
+		}
+		b = append(b, `,"limit":`...)
+		b = strconv.AppendInt(b, int64(c.Limit), 10)
+		return append(b, "}}"...)
+	}
+	b, err := json.Marshal(ext)
+	if err != nil {
+		return nil
+	}
+	return b
 }

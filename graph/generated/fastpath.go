@@ -24,6 +24,9 @@ import (
 type FastPath struct {
 	es    *executableSchema
 	allow func(ctx context.Context, typeName string) bool
+	// MaxList is the most elements a list of objects outside a connection
+	// may have: the fast path declines a longer one (0: no limit).
+	MaxList int
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
@@ -36,28 +39,34 @@ func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, ty
 	return &FastPath{es: s, allow: allow}
 }
 
-// QueryField executes one root field of a query and returns its JSON value.
+// QueryField executes one root field of a query and returns its JSON value
+// and the number of fields it resolved (itself included, __typename not),
+// as gqlgen's field middleware would have seen them.
 // ok is false when the fast path declined: then nothing it did is visible
 // (errors it met are not recorded) and gqlgen should execute the field.
-func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, ok bool) {
+func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, fields int, ok bool) {
 	if p == nil {
-		return nil, false
+		return nil, 0, false
 	}
 	oc := graphql.GetOperationContext(ctx)
 	ctx = graphql.WithFreshResponseContext(ctx)
 	defer func() {
 		if r := recover(); r != nil {
-			out, ok = nil, false
+			out, fields, ok = nil, 0, false
 		}
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
 	w.allow = p.allow
+	w.maxList = p.MaxList
+	if w.maxList <= 0 {
+		w.maxList = int(^uint(0) >> 1)
+	}
 	defer w.release()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
-		return nil, false
+		return nil, 0, false
 	}
-	return bytes.Clone(w.b.Bytes()), true
+	return bytes.Clone(w.b.Bytes()), 1 + w.fields, true
 }
 
 // fastWriters keeps the buffers of earlier responses: a page of 50 objects
@@ -67,6 +76,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
 	w.allow = nil
+	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
 	if w.b.Cap() > 1<<20 {
@@ -80,6 +90,8 @@ type fastWriter struct {
 	b       bytes.Buffer
 	scratch [64]byte // formatting room for numbers and times
 	allow   func(ctx context.Context, typeName string) bool
+	maxList int // the most elements of a list of objects outside a connection
+	fields  int // fields written, but __typename
 
 	// Per request: the fields collected for each selection set and the
 	// field context (decoded arguments) of each field, the same for every
@@ -400,6 +412,9 @@ func (ec *executionContext) fast_Account(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -424,6 +439,9 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -482,6 +500,9 @@ func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -509,6 +530,9 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -551,6 +575,9 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -586,6 +613,9 @@ func (ec *executionContext) fast_EventEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -613,6 +643,9 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -731,6 +764,9 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -766,6 +802,9 @@ func (ec *executionContext) fast_HubEdge(ctx context.Context, sel ast.SelectionS
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -793,6 +832,9 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -903,6 +945,9 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -938,6 +983,9 @@ func (ec *executionContext) fast_ItemEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -965,6 +1013,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1068,6 +1119,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1108,6 +1162,9 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderEvent2ᚕᚖlogisticsᚋentᚐOrderEventᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1145,6 +1202,9 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1180,6 +1240,9 @@ func (ec *executionContext) fast_OrderEdge(ctx context.Context, sel ast.Selectio
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1207,6 +1270,9 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1277,6 +1343,9 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1312,6 +1381,9 @@ func (ec *executionContext) fast_OrderEventEdge(ctx context.Context, sel ast.Sel
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1339,6 +1411,9 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1425,6 +1500,9 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1460,6 +1538,9 @@ func (ec *executionContext) fast_OrderLineEdge(ctx context.Context, sel ast.Sele
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1488,6 +1569,9 @@ func (ec *executionContext) fast_PageInfo(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1514,6 +1598,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1583,6 +1670,9 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1601,6 +1691,9 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1637,6 +1730,9 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1664,6 +1760,9 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1760,6 +1859,9 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1795,6 +1897,9 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -1822,6 +1927,9 @@ func (ec *executionContext) fast_WebhookDelivery(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1873,6 +1981,9 @@ func (ec *executionContext) fast_WebhookEndpoint(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -1954,6 +2065,9 @@ func (ec *executionContext) fast_WebhookEndpoint(ctx context.Context, sel ast.Se
 				if err != nil {
 					return false
 				}
+				if len(v) > w.maxList {
+					return false
+				}
 				return ec.fastmarshalNWebhookDelivery2ᚕᚖlogisticsᚋentᚐWebhookDeliveryᚄ(ctx, field.Selections, v, w)
 			}() {
 				return false
@@ -1972,6 +2086,9 @@ func (ec *executionContext) fast_WebhookEndpointWithSecret(ctx context.Context, 
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -2000,6 +2117,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
@@ -2035,6 +2155,9 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 			writeGQLString(&w.b, obj.InitialState)
 		case "transitions":
 			if !w.allow(ctx, "WorkflowTransition") {
+				return false
+			}
+			if len(obj.Transitions) > w.maxList {
 				return false
 			}
 			if !ec.fastmarshalNWorkflowTransition2ᚕlogisticsᚋinternalᚋworkflowdefᚐTransitionᚄ(ctx, field.Selections, obj.Transitions, w) {
@@ -2075,6 +2198,9 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -2110,6 +2236,9 @@ func (ec *executionContext) fast_WorkflowEdge(ctx context.Context, sel ast.Selec
 		if field.IsDeferred() {
 			return false
 		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {
 		case "__typename":
@@ -2137,6 +2266,9 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 	for i, field := range fields {
 		if field.IsDeferred() {
 			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
 		}
 		w.key(i == 0, field.Alias)
 		switch field.Name {

@@ -255,6 +255,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	api := http.NewServeMux()
 	gql := graph.NewHandler(a.Service, graph.Options{
 		MaxDepth: a.Config.MaxDepth, MaxComplexity: a.Config.MaxComplexity,
+		MaxFields: a.Config.MaxFields, MaxListLength: a.Config.MaxListLength,
+		MaxResponseBytes: a.Config.MaxRespBytes, MaxExecutionTime: a.Config.MaxExecTime,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
 		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 	})

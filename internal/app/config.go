@@ -31,6 +31,10 @@ type Config struct {
 	WriteTimeout  time.Duration // --write-timeout, LOGISTICS_WRITE_TIMEOUT
 	MaxDepth      int           // --graphql-max-depth, LOGISTICS_GRAPHQL_MAX_DEPTH
 	MaxComplexity int           // --graphql-max-complexity, LOGISTICS_GRAPHQL_MAX_COMPLEXITY
+	MaxFields     int           // --graphql-max-fields, LOGISTICS_GRAPHQL_MAX_FIELDS: fields a document may spell out
+	MaxListLength int           // --graphql-max-list, LOGISTICS_GRAPHQL_MAX_LIST: elements of a plain list of objects
+	MaxRespBytes  int           // --graphql-max-response-bytes, LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES
+	MaxExecTime   time.Duration // --graphql-max-execution-time, LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME
 	RateLimit     float64       // --rate-limit, LOGISTICS_RATE_LIMIT: requests per second per key or session (0: off)
 	RateBurst     int           // --rate-burst, LOGISTICS_RATE_BURST: requests allowed at once per key or session
 	AuthCacheTTL  time.Duration // --auth-cache-ttl, LOGISTICS_AUTH_CACHE_TTL: how long a verified API key is trusted without reading it again
@@ -63,6 +67,10 @@ func Defaults() Config {
 		WriteTimeout:  60 * time.Second,
 		MaxDepth:      12,
 		MaxComplexity: 50_000,
+		MaxFields:     500,
+		MaxListLength: 100,
+		MaxRespBytes:  16 << 20,
+		MaxExecTime:   10 * time.Second,
 		RateLimit:     100,
 		RateBurst:     200,
 		AuthCacheTTL:  2 * time.Second,
@@ -112,7 +120,11 @@ func (c *Config) settings() []setting {
 		{"read-timeout", "LOGISTICS_READ_TIMEOUT", "server read time-out", dur(&c.ReadTimeout)},
 		{"write-timeout", "LOGISTICS_WRITE_TIMEOUT", "server write time-out", dur(&c.WriteTimeout)},
 		{"graphql-max-depth", "LOGISTICS_GRAPHQL_MAX_DEPTH", "deepest GraphQL selection allowed", num(&c.MaxDepth)},
-		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL query cost allowed", num(&c.MaxComplexity)},
+		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL operation cost allowed (README: GraphQL cost)", num(&c.MaxComplexity)},
+		{"graphql-max-fields", "LOGISTICS_GRAPHQL_MAX_FIELDS", "most fields a GraphQL document may spell out, aliases and repetitions included (checked before validation)", num(&c.MaxFields)},
+		{"graphql-max-list", "LOGISTICS_GRAPHQL_MAX_LIST", "most elements of a GraphQL list of objects that is not a connection (Order.lines, Part.orderLines…); also what such a list costs", num(&c.MaxListLength)},
+		{"graphql-max-response-bytes", "LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES", "largest GraphQL response data in bytes; a larger one is replaced by an error (0: no limit)", num(&c.MaxRespBytes)},
+		{"graphql-max-execution-time", "LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME", "longest execution of one GraphQL request; a longer one is stopped with an error (0: no limit; keep it below --write-timeout)", dur(&c.MaxExecTime)},
 		{"graphql-no-fast-path", "LOGISTICS_GRAPHQL_NO_FAST_PATH", "execute every GraphQL query through gqlgen alone, without the generated fast path (a switch for diagnosis)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoFastPath, n, c.NoFastPath, u) }},
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
 		{"rate-burst", "LOGISTICS_RATE_BURST", "requests one API key or session may send at once", num(&c.RateBurst)},
@@ -199,6 +211,12 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
+	if c.MaxFields < 0 || c.MaxListLength < 1 || c.MaxRespBytes < 0 || c.MaxExecTime < 0 {
+		return errors.New("graphql-max-fields, graphql-max-response-bytes and graphql-max-execution-time must be 0 (no limit) or more; graphql-max-list at least 1")
+	}
+	if c.MaxExecTime > 0 && c.WriteTimeout > 0 && c.MaxExecTime >= c.WriteTimeout {
+		return errors.New("graphql-max-execution-time must be below write-timeout: the connection would be cut before the GraphQL error is written")
+	}
 	return nil
 }
 
@@ -217,6 +235,8 @@ func (c Config) Masked() []any {
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
+		"graphql_max_fields", c.MaxFields, "graphql_max_list", c.MaxListLength,
+		"graphql_max_response_bytes", c.MaxRespBytes, "graphql_max_execution_time", c.MaxExecTime.String(),
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
 		"webhook_allow_private", c.WebhookAllowPrivate, "webhook_retry_schedule", c.WebhookSchedule,
 		"webhook_timeout", c.WebhookTimeout.String(), "webhook_workers", c.WebhookWorkers,

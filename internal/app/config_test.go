@@ -30,6 +30,16 @@ func TestLoadEnvThenFlags(t *testing.T) {
 	if cfg.ReadTimeout != 3*time.Second || len(rest) != 1 || rest[0] != "extra" {
 		t.Errorf("read timeout %v, rest %v", cfg.ReadTimeout, rest)
 	}
+	// The GraphQL limits of issue 15, by environment and by flag.
+	g := Defaults()
+	if _, err := g.Load("serve", []string{"--graphql-max-list", "20", "--graphql-max-execution-time", "2s"}, func(k string) string {
+		return map[string]string{"LOGISTICS_GRAPHQL_MAX_FIELDS": "300", "LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES": "1000"}[k]
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if g.MaxFields != 300 || g.MaxRespBytes != 1000 || g.MaxListLength != 20 || g.MaxExecTime != 2*time.Second {
+		t.Errorf("GraphQL limits: %+v", g)
+	}
 	masked := fmt.Sprint(cfg.Masked()...)
 	if strings.Contains(masked, "secret") {
 		t.Errorf("password not masked: %s", masked)
@@ -46,6 +56,9 @@ func TestLoadRejects(t *testing.T) {
 		{nil, []string{"--max-body-bytes", "10"}, "max-body-bytes"},
 		{nil, []string{"--sandbox-url", "/sandbox"}, "base URL"},
 		{nil, []string{"--nope"}, "nope"},
+		{nil, []string{"--graphql-max-execution-time", "90s"}, "write-timeout"},
+		{nil, []string{"--graphql-max-list", "0"}, "graphql-max-list"},
+		{map[string]string{"LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES": "-1"}, nil, "graphql-max-response-bytes"},
 	} {
 		cfg := Defaults()
 		_, err := cfg.Load("serve", tc.args, func(k string) string { return tc.env[k] })

@@ -35,7 +35,10 @@ import (
 //
 // It declines — and gqlgen executes the field from the start — on anything
 // it does not do: interfaces and unions, directives on fields, @defer,
-// nested lists of objects, any error, any null where the schema forbids one.
+// nested lists of objects, any error, any null where the schema forbids one,
+// a list of objects outside a connection longer than FastPath.MaxList (graph's
+// cost model fails it). It counts the fields it resolves as graph's cost
+// middleware counts gqlgen's.
 // So its output is either identical to gqlgen's or not used; graph's
 // fastpath_test.go compares the two on every field of the schema.
 type FastPath struct{ Filename string }
@@ -78,6 +81,9 @@ type fastField struct {
 	Call   bool   // bound to a method or a resolver (else: a struct member)
 	Object bool   // the value is an object or a list of objects (else: scalars or enums)
 	Guard  string // the object type whose read scope is checked, if any
+	// Capped: a list of objects outside a connection, whose length graph's
+	// cost model caps (the fast path declines a longer one).
+	Capped bool
 	// Writer names the direct writer of a non-null scalar (writerMethod,
 	// writerString, …), or is empty for gqlgen's marshal function.
 	Writer string
@@ -143,6 +149,7 @@ func buildFastModel(data *codegen.Data) *fastModel {
 			}
 			if ff.Object {
 				addType(types, f.TypeReference)
+				ff.Capped = !root && f.TypeReference.IsSlice() && !strings.HasSuffix(o.Name, "Connection")
 			}
 			fo.Fields = append(fo.Fields, ff)
 		}

@@ -1,0 +1,450 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// The cost model (README, Decisions: "GraphQL cost") in one place:
+//
+//   - every field occurrence in the operation costs 1, fragments expanded at
+//     every spread and nothing merged: an alias, a repeated field and a field
+//     selected again through a fragment each cost again;
+//   - a field whose value is a list multiplies what it selects by the most
+//     elements the list can have:
+//   - a connection (first/last) by its page size (first or last, 50 when
+//     neither is given); the lists inside it (edges, nodes) add nothing more;
+//   - a plain list of objects (Order.lines, Order.events, Part.orderLines,
+//     Workflow.transitions) by MaxListLength, which execution enforces: such a
+//     list with more elements fails with LIST_LIMIT_EXCEEDED;
+//   - nodes(ids:) by the number of ids;
+//   - an introspection list by its length in this schema: the most any
+//     object has when reached alone (__type, a field's type), the average
+//     over all of them when reached from __schema { types } or
+//     __schema { directives } through lists only — their total is then known
+//     exactly;
+//   - a list of scalars or enums costs 1 (its values are not fields);
+//   - __Type.ofType nested deeper than the schema's deepest type wrapping
+//     ([Hub!]! is 3 deep) costs 1: it is null.
+//
+// cost(field) = 1 + multiplier × Σ cost(selected fields). The operation's
+// cost is the sum over its root fields. It is an upper bound of the actual
+// cost: the number of fields that execution resolved (each object of a list
+// counting its own fields; __typename not counted).
+
+// costPlan is what the cost model needs from the schema, worked out once.
+type costPlan struct {
+	maxList int
+	// introspection list lengths by "Type.field": the most any one parent
+	// has, and the average (rounded up) over all parents of that type.
+	introMax, introAvg map[string]int
+	// plain lists of objects whose length execution caps, by definition.
+	capped map[*ast.FieldDefinition]bool
+	// maxWrap is the most wrappers (non-null, list) of any type in the
+	// schema: [Hub!]! has 3, so __Type.ofType nested deeper is null.
+	maxWrap int
+}
+
+func newCostPlan(s *ast.Schema, maxList int) *costPlan {
+	p := &costPlan{maxList: maxList, introMax: map[string]int{}, introAvg: map[string]int{}, capped: map[*ast.FieldDefinition]bool{}}
+	// Introspection, as gqlgen answers it: every type of the schema.
+	var nTypes, nFields, nArgs, nInput, nEnum, nIfaces, nPossible int
+	maxOf := func(k string, n int) { p.introMax[k] = max(p.introMax[k], n) }
+	for _, d := range s.Types {
+		nTypes++
+		switch d.Kind {
+		case ast.Object, ast.Interface:
+			nFields += len(d.Fields)
+			maxOf("__Type.fields", len(d.Fields))
+			for _, f := range d.Fields {
+				nArgs += len(f.Arguments)
+				maxOf("__Field.args", len(f.Arguments))
+			}
+		case ast.InputObject:
+			nInput += len(d.Fields)
+			maxOf("__Type.inputFields", len(d.Fields))
+		case ast.Enum:
+			nEnum += len(d.EnumValues)
+			maxOf("__Type.enumValues", len(d.EnumValues))
+		}
+		nIfaces += len(d.Interfaces)
+		maxOf("__Type.interfaces", len(d.Interfaces))
+		if d.Kind == ast.Interface || d.Kind == ast.Union {
+			n := len(s.GetPossibleTypes(d))
+			nPossible += n
+			maxOf("__Type.possibleTypes", n)
+		}
+	}
+	var wraps func(t *ast.Type) int
+	wraps = func(t *ast.Type) int {
+		n := 0
+		if t.NonNull {
+			n++
+		}
+		if t.Elem != nil {
+			n += 1 + wraps(t.Elem)
+		}
+		return n
+	}
+	for _, d := range s.Types {
+		for _, f := range d.Fields {
+			p.maxWrap = max(p.maxWrap, wraps(f.Type))
+			for _, a := range f.Arguments {
+				p.maxWrap = max(p.maxWrap, wraps(a.Type))
+			}
+		}
+	}
+	var nDirArgs int
+	for _, d := range s.Directives {
+		for _, a := range d.Arguments {
+			p.maxWrap = max(p.maxWrap, wraps(a.Type))
+		}
+		nDirArgs += len(d.Arguments)
+		maxOf("__Directive.args", len(d.Arguments))
+	}
+	p.introMax["__Schema.types"] = nTypes
+	p.introMax["__Schema.directives"] = len(s.Directives)
+	avg := func(total, parents int) int {
+		if parents == 0 {
+			return 0
+		}
+		return (total + parents - 1) / parents
+	}
+	p.introAvg["__Type.fields"] = avg(nFields, nTypes)
+	p.introAvg["__Field.args"] = avg(nArgs, nFields)
+	p.introAvg["__Type.inputFields"] = avg(nInput, nTypes)
+	p.introAvg["__Type.enumValues"] = avg(nEnum, nTypes)
+	p.introAvg["__Type.interfaces"] = avg(nIfaces, nTypes)
+	p.introAvg["__Type.possibleTypes"] = avg(nPossible, nTypes)
+	p.introAvg["__Directive.args"] = avg(nDirArgs, len(s.Directives))
+
+	for _, d := range s.Types {
+		if d.Kind != ast.Object || d == s.Query || strings.HasPrefix(d.Name, "__") || isConnectionType(d.Name) {
+			continue
+		}
+		for _, f := range d.Fields {
+			if f.Type.Elem == nil || strings.HasPrefix(f.Name, "__") {
+				continue
+			}
+			if et := s.Types[f.Type.Name()]; et != nil && (et.Kind == ast.Object || et.Kind == ast.Interface || et.Kind == ast.Union) {
+				p.capped[f] = true
+			}
+		}
+	}
+	return p
+}
+
+func isConnectionType(name string) bool { return strings.HasSuffix(name, "Connection") }
+
+// isConnection tells a Relay connection field (the page limits apply).
+func isConnection(def *ast.FieldDefinition) bool {
+	return def != nil && def.Type != nil && isConnectionType(def.Type.Name()) &&
+		def.Arguments.ForName("first") != nil && def.Arguments.ForName("last") != nil
+}
+
+// costWalk computes the cost of one operation.
+type costWalk struct {
+	plan     *costPlan
+	frags    ast.FragmentDefinitionList
+	vars     map[string]any
+	usedVars bool // the cost depends on variables: not cached
+	spreads  int
+}
+
+const costCap = 1 << 40 // costs saturate here: no overflow
+
+// set is the cost of a selection set. aggregate: its objects are reached
+// from __schema through lists only; chain: how many __Type.ofType fields
+// lead to it in a row.
+func (w *costWalk) set(set ast.SelectionSet, aggregate bool, chain int) int {
+	total := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			total = satAdd(total, w.field(s, aggregate, chain))
+		case *ast.InlineFragment:
+			total = satAdd(total, w.set(s.SelectionSet, aggregate, chain))
+		case *ast.FragmentSpread:
+			f := w.frags.ForName(s.Name)
+			if f == nil {
+				continue
+			}
+			// Validation refuses fragment cycles; this bounds the walk of
+			// a document that still has one.
+			if w.spreads++; w.spreads > 1<<16 {
+				return costCap
+			}
+			total = satAdd(total, w.set(f.SelectionSet, aggregate, chain))
+		}
+		if total >= costCap {
+			return costCap
+		}
+	}
+	return total
+}
+
+func (w *costWalk) field(f *ast.Field, aggregate bool, chain int) int {
+	if len(f.SelectionSet) == 0 {
+		return 1
+	}
+	if f.Name == "ofType" && f.ObjectDefinition != nil && f.ObjectDefinition.Name == "__Type" {
+		// Past the deepest wrapping in the schema, ofType is null: the
+		// field is resolved, nothing under it.
+		if chain++; chain > w.plan.maxWrap {
+			return 1
+		}
+	} else {
+		chain = 0
+	}
+	mult, childAggregate := w.multiplier(f, aggregate)
+	children := w.set(f.SelectionSet, childAggregate, chain)
+	return satAdd(1, satMul(mult, children))
+}
+
+// multiplier is how many times f's selection is resolved at most, and
+// whether the objects it yields are all the parents of their kind reached
+// through lists from __schema (so their lists cost their average).
+func (w *costWalk) multiplier(f *ast.Field, aggregate bool) (int, bool) {
+	def := f.Definition
+	if def == nil || def.Type == nil {
+		return 1, false
+	}
+	if isConnection(def) {
+		return w.pageSize(f), false
+	}
+	if def.Type.Elem == nil {
+		return 1, false
+	}
+	parent := ""
+	if f.ObjectDefinition != nil {
+		parent = f.ObjectDefinition.Name
+	}
+	switch {
+	case strings.HasPrefix(parent, "__"):
+		key := parent + "." + f.Name
+		if key == "__Schema.types" || key == "__Schema.directives" {
+			return w.plan.introMax[key], true
+		}
+		if aggregate {
+			if n, ok := w.plan.introAvg[key]; ok {
+				return n, true
+			}
+		}
+		return w.plan.introMax[key], false
+	case isConnectionType(parent):
+		return 1, false // edges, nodes: the connection counted its page
+	case f.Name == "nodes" && f.ObjectDefinition != nil && f.ObjectDefinition.Name == "Query":
+		if a := f.Arguments.ForName("ids"); a != nil {
+			w.usedVars = w.usedVars || a.Value.Kind == ast.Variable
+			if v, err := a.Value.Value(w.vars); err == nil {
+				if l, ok := v.([]any); ok {
+					return max(len(l), 1), false
+				}
+			}
+		}
+		return 1, false
+	}
+	return w.plan.maxList, false
+}
+
+func (w *costWalk) pageSize(f *ast.Field) int {
+	n := DefaultPageSize
+	for _, name := range []string{"first", "last"} {
+		a := f.Arguments.ForName(name)
+		if a == nil {
+			continue
+		}
+		if a.Value.Kind == ast.Variable {
+			w.usedVars = true
+		}
+		if v, err := a.Value.Value(w.vars); err == nil && v != nil {
+			if i, ok := asInt(v); ok {
+				n = int(min(max(i, 0), MaxPageSize))
+			}
+		}
+	}
+	return max(n, 1)
+}
+
+func satAdd(a, b int) int { return min(a+b, costCap) }
+func satMul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > costCap/b {
+		return costCap
+	}
+	return min(a*b, costCap)
+}
+
+// Cost is what extensions.cost reports: the static estimate of the
+// operation (requested), the fields execution resolved (actual; absent when
+// the request did not run) and the largest cost allowed (limit).
+type Cost struct {
+	Requested int  `json:"requested"`
+	Actual    *int `json:"actual,omitempty"`
+	Limit     int  `json:"limit"`
+}
+
+// costState is one request's cost: the estimate, then the count of
+// resolved fields, which gqlgen's field middleware and the fast path add to.
+type costState struct {
+	requested int
+	actual    atomic.Int64
+}
+
+const costExtension = "Cost"
+
+// costLimits is the handler extension of the cost model: it prices the
+// operation before it runs (refusing one over the limit), bounds its run
+// time and response size, and reports extensions.cost on the response.
+type costLimits struct {
+	plan        *costPlan
+	limit       int
+	maxBytes    int
+	maxDuration time.Duration
+	// cache holds the cost of operations that read no variables; keyed by
+	// the operation node of a document in gqlgen's query cache.
+	cache *lru.Cache[*ast.OperationDefinition, int]
+}
+
+var (
+	_ graphql.HandlerExtension        = (*costLimits)(nil)
+	_ graphql.OperationContextMutator = (*costLimits)(nil)
+	_ graphql.ResponseInterceptor     = (*costLimits)(nil)
+)
+
+func newCostLimits(s *ast.Schema, opt Options) *costLimits {
+	c, _ := lru.New[*ast.OperationDefinition, int](1000)
+	return &costLimits{plan: newCostPlan(s, opt.MaxListLength), limit: opt.MaxComplexity,
+		maxBytes: opt.MaxResponseBytes, maxDuration: opt.MaxExecutionTime, cache: c}
+}
+
+func (*costLimits) ExtensionName() string                   { return "CostLimits" }
+func (*costLimits) Validate(graphql.ExecutableSchema) error { return nil }
+
+// operationCost is the static cost of rc's operation.
+func (c *costLimits) operationCost(rc *graphql.OperationContext) int {
+	if n, ok := c.cache.Get(rc.Operation); ok {
+		return n
+	}
+	w := costWalk{plan: c.plan, frags: rc.Doc.Fragments, vars: rc.Variables}
+	n := w.set(rc.Operation.SelectionSet, false, 0)
+	if !w.usedVars {
+		c.cache.Add(rc.Operation, n)
+	}
+	return n
+}
+
+func (c *costLimits) MutateOperationContext(_ context.Context, rc *graphql.OperationContext) *gqlerror.Error {
+	if rc.Operation == nil {
+		return nil
+	}
+	st := &costState{requested: c.operationCost(rc)}
+	rc.Stats.SetExtension(costExtension, st)
+	if c.limit > 0 && st.requested > c.limit {
+		return &gqlerror.Error{
+			Message:    fmt.Sprintf("the operation costs %s; the limit is %d (README: GraphQL cost)", costString(st.requested), c.limit),
+			Extensions: map[string]any{"code": "COMPLEXITY_LIMIT_EXCEEDED"},
+		}
+	}
+	return nil
+}
+
+func costString(n int) string {
+	if n >= costCap {
+		return "more than 1099511627776"
+	}
+	return fmt.Sprint(n)
+}
+
+func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	var cancel context.CancelFunc
+	if c.maxDuration > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, c.maxDuration, errTimeLimit)
+		defer cancel()
+	}
+	resp := next(ctx)
+	if resp == nil {
+		return nil
+	}
+	st := requestCost(ctx)
+	switch {
+	// A request that finished without errors stands, even if the limit
+	// passed meanwhile (a mutation has committed by now).
+	case c.maxDuration > 0 && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
+		resp.Data = []byte("null")
+		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the request ran longer than the limit of %s and was stopped", c.maxDuration), "TIME_LIMIT_EXCEEDED")}
+	// Queries only: a mutation's response, bounded by its cost, reports
+	// what has been committed.
+	case c.maxBytes > 0 && len(resp.Data) > c.maxBytes && isQuery(ctx):
+		resp.Data = []byte("null")
+		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the response is larger than the limit of %d bytes; select fewer fields or smaller pages", c.maxBytes), "RESPONSE_SIZE_LIMIT_EXCEEDED")}
+	}
+	if st != nil {
+		if resp.Extensions == nil {
+			resp.Extensions = map[string]any{}
+		}
+		actual := int(st.actual.Load())
+		resp.Extensions["cost"] = Cost{Requested: st.requested, Actual: &actual, Limit: c.limit}
+	}
+	return resp
+}
+
+var errTimeLimit = errors.New("graphql: execution time limit")
+
+func isQuery(ctx context.Context) bool {
+	oc := graphql.GetOperationContext(ctx)
+	return oc.Operation != nil && oc.Operation.Operation == ast.Query
+}
+
+// limitError is a request that exceeded a limit while it ran: the same
+// shape the presenter gives the limits checked before.
+func limitError(msg, reason string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": "BAD_USER_INPUT", "reason": reason}}
+}
+
+// requestCost is the request's cost state, if the cost extension ran.
+func requestCost(ctx context.Context) *costState {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	st, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(costExtension).(*costState)
+	return st
+}
+
+// costFields is the field middleware of the cost model: it counts every
+// field gqlgen resolves, and fails a plain list longer than MaxListLength
+// (the fast path declines such a list, so gqlgen reports it).
+func (p *costPlan) costFields(ctx context.Context, next graphql.Resolver) (any, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if st := requestCost(ctx); st != nil {
+		st.actual.Add(1)
+	}
+	if fc == nil || !p.capped[fc.Field.Definition] {
+		return next(ctx)
+	}
+	res, err := next(ctx)
+	if err != nil {
+		return res, err
+	}
+	if v := reflect.ValueOf(res); v.Kind() == reflect.Slice && v.Len() > p.maxList {
+		// The presenter gives it code BAD_USER_INPUT and this as reason.
+		return nil, &gqlerror.Error{
+			Message: fmt.Sprintf("%s.%s has %d elements, more than the limit of %d for a list that is not a connection; query the matching connection with where: instead",
+				fc.Field.ObjectDefinition.Name, fc.Field.Name, v.Len(), p.maxList),
+			Extensions: map[string]any{"code": "LIST_LIMIT_EXCEEDED"},
+		}
+	}
+	return res, nil
+}
