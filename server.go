@@ -136,6 +136,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer a.Close()
 	runtimeSettings := a.Config.ApplyRuntime()
+	a.StartWebhooks()
 	srv := &http.Server{
 		Handler:           a.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

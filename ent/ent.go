@@ -19,6 +19,8 @@ import (
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
+	"logistics/ent/webhookdelivery"
+	"logistics/ent/webhookendpoint"
 	"logistics/ent/workflow"
 	"reflect"
 	"sync"
@@ -86,20 +88,22 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apitoken.Table:       apitoken.ValidColumn,
-			event.Table:          event.ValidColumn,
-			hub.Table:            hub.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			item.Table:           item.ValidColumn,
-			order.Table:          order.ValidColumn,
-			orderevent.Table:     orderevent.ValidColumn,
-			orderline.Table:      orderline.ValidColumn,
-			part.Table:           part.ValidColumn,
-			reservation.Table:    reservation.ValidColumn,
-			session.Table:        session.ValidColumn,
-			trackingentry.Table:  trackingentry.ValidColumn,
-			user.Table:           user.ValidColumn,
-			workflow.Table:       workflow.ValidColumn,
+			apitoken.Table:        apitoken.ValidColumn,
+			event.Table:           event.ValidColumn,
+			hub.Table:             hub.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			item.Table:            item.ValidColumn,
+			order.Table:           order.ValidColumn,
+			orderevent.Table:      orderevent.ValidColumn,
+			orderline.Table:       orderline.ValidColumn,
+			part.Table:            part.ValidColumn,
+			reservation.Table:     reservation.ValidColumn,
+			session.Table:         session.ValidColumn,
+			trackingentry.Table:   trackingentry.ValidColumn,
+			user.Table:            user.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			webhookendpoint.Table: webhookendpoint.ValidColumn,
+			workflow.Table:        workflow.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

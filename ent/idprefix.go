@@ -18,6 +18,8 @@ import (
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
+	"logistics/ent/webhookdelivery"
+	"logistics/ent/webhookendpoint"
 	"logistics/ent/workflow"
 	"logistics/internal/resourceid"
 )
@@ -37,6 +39,8 @@ var tableByPrefix = map[string]string{
 	"ses": session.Table,
 	"trk": trackingentry.Table,
 	"usr": user.Table,
+	"whd": webhookdelivery.Table,
+	"whe": webhookendpoint.Table,
 	"wfl": workflow.Table,
 }
 

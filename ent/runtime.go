@@ -17,6 +17,8 @@ import (
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
 	"logistics/ent/user"
+	"logistics/ent/webhookdelivery"
+	"logistics/ent/webhookendpoint"
 	"logistics/ent/workflow"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
@@ -1276,6 +1278,164 @@ func init() {
 	user.DefaultID = userDescID.Default.(func() resourceid.ID)
 	// user.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	user.IDValidator = userDescID.Validators[0].(func(string) error)
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryMixinFields1 := webhookdeliveryMixin[1].Fields()
+	_ = webhookdeliveryMixinFields1
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields1[0].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields1[1].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescEndpointID is the schema descriptor for endpoint_id field.
+	webhookdeliveryDescEndpointID := webhookdeliveryFields[0].Descriptor()
+	// webhookdelivery.EndpointIDValidator is a validator for the "endpoint_id" field. It is called by the builders before save.
+	webhookdelivery.EndpointIDValidator = func() func(string) error {
+		validators := webhookdeliveryDescEndpointID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(endpoint string) error {
+			for _, fn := range fns {
+				if err := fn(endpoint); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// webhookdeliveryDescEventID is the schema descriptor for event_id field.
+	webhookdeliveryDescEventID := webhookdeliveryFields[1].Descriptor()
+	// webhookdelivery.DefaultEventID holds the default value on creation for the event_id field.
+	webhookdelivery.DefaultEventID = webhookdeliveryDescEventID.Default.(string)
+	// webhookdelivery.EventIDValidator is a validator for the "event_id" field. It is called by the builders before save.
+	webhookdelivery.EventIDValidator = webhookdeliveryDescEventID.Validators[0].(func(string) error)
+	// webhookdeliveryDescEventType is the schema descriptor for event_type field.
+	webhookdeliveryDescEventType := webhookdeliveryFields[2].Descriptor()
+	// webhookdelivery.EventTypeValidator is a validator for the "event_type" field. It is called by the builders before save.
+	webhookdelivery.EventTypeValidator = func() func(string) error {
+		validators := webhookdeliveryDescEventType.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(event_type string) error {
+			for _, fn := range fns {
+				if err := fn(event_type); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[5].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdeliveryDescNextAttemptAt is the schema descriptor for next_attempt_at field.
+	webhookdeliveryDescNextAttemptAt := webhookdeliveryFields[6].Descriptor()
+	// webhookdelivery.DefaultNextAttemptAt holds the default value on creation for the next_attempt_at field.
+	webhookdelivery.DefaultNextAttemptAt = webhookdeliveryDescNextAttemptAt.Default.(func() time.Time)
+	// webhookdeliveryDescLastStatusCode is the schema descriptor for last_status_code field.
+	webhookdeliveryDescLastStatusCode := webhookdeliveryFields[8].Descriptor()
+	// webhookdelivery.DefaultLastStatusCode holds the default value on creation for the last_status_code field.
+	webhookdelivery.DefaultLastStatusCode = webhookdeliveryDescLastStatusCode.Default.(int)
+	// webhookdeliveryDescLastLatencyMs is the schema descriptor for last_latency_ms field.
+	webhookdeliveryDescLastLatencyMs := webhookdeliveryFields[9].Descriptor()
+	// webhookdelivery.DefaultLastLatencyMs holds the default value on creation for the last_latency_ms field.
+	webhookdelivery.DefaultLastLatencyMs = webhookdeliveryDescLastLatencyMs.Default.(int)
+	// webhookdeliveryDescLastResponse is the schema descriptor for last_response field.
+	webhookdeliveryDescLastResponse := webhookdeliveryFields[10].Descriptor()
+	// webhookdelivery.DefaultLastResponse holds the default value on creation for the last_response field.
+	webhookdelivery.DefaultLastResponse = webhookdeliveryDescLastResponse.Default.(string)
+	// webhookdelivery.LastResponseValidator is a validator for the "last_response" field. It is called by the builders before save.
+	webhookdelivery.LastResponseValidator = webhookdeliveryDescLastResponse.Validators[0].(func(string) error)
+	// webhookdeliveryDescLastError is the schema descriptor for last_error field.
+	webhookdeliveryDescLastError := webhookdeliveryFields[11].Descriptor()
+	// webhookdelivery.DefaultLastError holds the default value on creation for the last_error field.
+	webhookdelivery.DefaultLastError = webhookdeliveryDescLastError.Default.(string)
+	// webhookdelivery.LastErrorValidator is a validator for the "last_error" field. It is called by the builders before save.
+	webhookdelivery.LastErrorValidator = webhookdeliveryDescLastError.Validators[0].(func(string) error)
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultID holds the default value on creation for the id field.
+	webhookdelivery.DefaultID = webhookdeliveryDescID.Default.(func() resourceid.ID)
+	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookdelivery.IDValidator = webhookdeliveryDescID.Validators[0].(func(string) error)
+	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()
+	webhookendpointMixinFields0 := webhookendpointMixin[0].Fields()
+	_ = webhookendpointMixinFields0
+	webhookendpointMixinFields1 := webhookendpointMixin[1].Fields()
+	_ = webhookendpointMixinFields1
+	webhookendpointFields := schema.WebhookEndpoint{}.Fields()
+	_ = webhookendpointFields
+	// webhookendpointDescCreatedAt is the schema descriptor for created_at field.
+	webhookendpointDescCreatedAt := webhookendpointMixinFields1[0].Descriptor()
+	// webhookendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookendpoint.DefaultCreatedAt = webhookendpointDescCreatedAt.Default.(func() time.Time)
+	// webhookendpointDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookendpointDescUpdatedAt := webhookendpointMixinFields1[1].Descriptor()
+	// webhookendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookendpoint.DefaultUpdatedAt = webhookendpointDescUpdatedAt.Default.(func() time.Time)
+	// webhookendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookendpoint.UpdateDefaultUpdatedAt = webhookendpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookendpointDescURL is the schema descriptor for url field.
+	webhookendpointDescURL := webhookendpointFields[0].Descriptor()
+	// webhookendpoint.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	webhookendpoint.URLValidator = func() func(string) error {
+		validators := webhookendpointDescURL.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(url string) error {
+			for _, fn := range fns {
+				if err := fn(url); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// webhookendpointDescDescription is the schema descriptor for description field.
+	webhookendpointDescDescription := webhookendpointFields[1].Descriptor()
+	// webhookendpoint.DefaultDescription holds the default value on creation for the description field.
+	webhookendpoint.DefaultDescription = webhookendpointDescDescription.Default.(string)
+	// webhookendpoint.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	webhookendpoint.DescriptionValidator = webhookendpointDescDescription.Validators[0].(func(string) error)
+	// webhookendpointDescDisabled is the schema descriptor for disabled field.
+	webhookendpointDescDisabled := webhookendpointFields[3].Descriptor()
+	// webhookendpoint.DefaultDisabled holds the default value on creation for the disabled field.
+	webhookendpoint.DefaultDisabled = webhookendpointDescDisabled.Default.(bool)
+	// webhookendpointDescDisabledReason is the schema descriptor for disabled_reason field.
+	webhookendpointDescDisabledReason := webhookendpointFields[4].Descriptor()
+	// webhookendpoint.DefaultDisabledReason holds the default value on creation for the disabled_reason field.
+	webhookendpoint.DefaultDisabledReason = webhookendpointDescDisabledReason.Default.(string)
+	// webhookendpoint.DisabledReasonValidator is a validator for the "disabled_reason" field. It is called by the builders before save.
+	webhookendpoint.DisabledReasonValidator = webhookendpointDescDisabledReason.Validators[0].(func(string) error)
+	// webhookendpointDescSecret is the schema descriptor for secret field.
+	webhookendpointDescSecret := webhookendpointFields[5].Descriptor()
+	// webhookendpoint.SecretValidator is a validator for the "secret" field. It is called by the builders before save.
+	webhookendpoint.SecretValidator = webhookendpointDescSecret.Validators[0].(func(string) error)
+	// webhookendpointDescPreviousSecret is the schema descriptor for previous_secret field.
+	webhookendpointDescPreviousSecret := webhookendpointFields[6].Descriptor()
+	// webhookendpoint.DefaultPreviousSecret holds the default value on creation for the previous_secret field.
+	webhookendpoint.DefaultPreviousSecret = webhookendpointDescPreviousSecret.Default.(string)
+	// webhookendpointDescID is the schema descriptor for id field.
+	webhookendpointDescID := webhookendpointMixinFields0[0].Descriptor()
+	// webhookendpoint.DefaultID holds the default value on creation for the id field.
+	webhookendpoint.DefaultID = webhookendpointDescID.Default.(func() resourceid.ID)
+	// webhookendpoint.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookendpoint.IDValidator = webhookendpointDescID.Validators[0].(func(string) error)
 	workflowMixin := schema.Workflow{}.Mixin()
 	workflowMixinFields0 := workflowMixin[0].Fields()
 	_ = workflowMixinFields0

@@ -40,6 +40,10 @@ type Tx struct {
 	TrackingEntry *TrackingEntryClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
 	// Workflow is the client for interacting with the Workflow builders.
 	Workflow *WorkflowClient
 
@@ -186,6 +190,8 @@ func (tx *Tx) init() {
 	tx.Session = NewSessionClient(tx.config)
 	tx.TrackingEntry = NewTrackingEntryClient(tx.config)
 	tx.User = NewUserClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
 	tx.Workflow = NewWorkflowClient(tx.config)
 }
 

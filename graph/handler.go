@@ -23,6 +23,7 @@ import (
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // Options configure the GraphQL endpoint.
@@ -52,6 +53,8 @@ type Options struct {
 	KeepAlive     time.Duration            // WebSocket ping and SSE comment interval (0: 15 s)
 	OutBuffer     int                      // messages waiting for a subscriber's connection before it is closed as too slow (0: 256)
 	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
+	// Webhooks manages webhook endpoints (the same code as REST).
+	Webhooks *webhooks.Manager
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -76,7 +79,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.Recheck <= 0 {
 		opt.Recheck = 2 * time.Second
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger}}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger, Webhooks: opt.Webhooks}}
 	cfg.Directives.HasScope = hasScope
 	schema := generated.NewExecutableSchema(cfg)
 	cost := newCostLimits(schema.Schema(), opt)

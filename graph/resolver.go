@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"time"
 
+	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/eventstream"
+	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // Resolver is the root of dependency injection for the resolvers. It holds no
@@ -23,6 +26,8 @@ type Resolver struct {
 	Recheck   time.Duration       // how often a subscription checks its caller's credentials again
 	OutBuffer int                 // messages waiting for a subscription's client before it is closed as too slow
 	Log       *slog.Logger
+	// Webhooks manages webhook endpoints (the same code as REST).
+	Webhooks *webhooks.Manager
 }
 
 // Page sizes of connections: the default when neither first nor last is
@@ -47,4 +52,41 @@ func pageSize(first, last *int) (*int, *int, error) {
 		first = &n
 	}
 	return first, last, nil
+}
+
+// webhookInput converts the GraphQL input to the webhooks package's.
+func webhookInput(in model.WebhookEndpointInput) webhooks.EndpointInput {
+	out := webhooks.EndpointInput{URL: in.URL, Description: in.Description, Enabled: in.Enabled}
+	if in.EventTypes != nil {
+		out.EventTypes = &in.EventTypes
+	}
+	return out
+}
+
+// resendRef is the event or delivery id a resend names ("" when neither).
+func resendRef(eventID, deliveryID *resourceid.ID) string {
+	switch {
+	case eventID != nil && deliveryID != nil:
+		return "both"
+	case eventID != nil:
+		return string(*eventID)
+	case deliveryID != nil:
+		return string(*deliveryID)
+	}
+	return ""
+}
+
+// nullIfNotFound answers null for a missing webhook endpoint, as node() does.
+func nullIfNotFound[T any](v *T, err error) (*T, error) {
+	if e := apperr.From(err); e != nil && e.Kind == apperr.KindNotFound {
+		return nil, nil
+	}
+	return v, err
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

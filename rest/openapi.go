@@ -18,6 +18,7 @@ import (
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // obj is a JSON object of the OpenAPI document.
@@ -33,7 +34,17 @@ var schemaTypes = map[string]any{
 	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
 	"Workflow": workflowJSON{}, "Event": eventlog.Event{},
 	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
-	"ImportResult": service.ImportResult{},
+	"ImportResult":    service.ImportResult{},
+	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
+	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
+}
+
+// operationIDs name the operations the kind and schema alone cannot.
+var operationIDs = map[string]string{
+	"POST /v1/webhook-endpoints/{id}/rotate-secret": "rotateWebhookEndpointSecret",
+	"POST /v1/webhook-endpoints/{id}/resend":        "resendWebhookEvent",
+	"POST /v1/webhook-endpoints/{id}/test":          "sendWebhookTestEvent",
+	"GET /v1/webhook-endpoints/{id}/deliveries":     "listWebhookDeliveries",
 }
 
 // enumValues are the allowed values of the enum types of request bodies.
@@ -116,7 +127,7 @@ func OpenAPI(rs []route) obj {
 		"security": []obj{{"bearer": []string{}}},
 		"tags":     tags(rs),
 		"paths":    paths,
-		"webhooks": webhooks(),
+		"webhooks": eventWebhooks(),
 		"components": obj{
 			"schemas": schemas,
 			"securitySchemes": obj{
@@ -261,6 +272,31 @@ func operation(rt route) obj {
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		op["responses"] = merge(obj{"200": obj{"description": "Done.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "412", "413", "415", "422"))
+	case opSecret:
+		if rt.doc.input != "" {
+			op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		}
+		op["responses"] = merge(obj{"201": obj{"description": "Done; secret holds the signing secret (whsec_…), shown only in this answer.", "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "409", "413", "415", "422"))
+		if rt.doc.input == "" {
+			op["responses"].(obj)["200"] = op["responses"].(obj)["201"]
+			delete(op["responses"].(obj), "201")
+		}
+	case opCommand:
+		if rt.doc.input != "" {
+			op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		}
+		op["responses"] = merge(obj{"202": obj{"description": "Queued.", "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "409", "413", "415", "422"))
+	case opPlainList:
+		op["responses"] = merge(obj{"200": obj{"description": "The list, newest first.", "content": jsonContent(obj{
+			"type": "object", "required": []string{"data", "has_more", "next_cursor"},
+			"properties": obj{
+				"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
+				"has_more":    obj{"type": "boolean", "const": false},
+				"next_cursor": obj{"type": "null"},
+			},
+		})}}, errs("400", "404"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}
@@ -274,14 +310,17 @@ func operation(rt route) obj {
 }
 
 func operationID(rt route) string {
-	words := map[opKind]string{opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import"}
+	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
+		return id
+	}
+	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case rt.doc.kind == opList && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name
@@ -306,9 +345,9 @@ func eventLogParams() []obj {
 	}
 }
 
-// webhooks is the OpenAPI webhooks section: one entry per event type, the
+// eventWebhooks is the OpenAPI webhooks section: one entry per event type, the
 // body each webhook delivery (and GET /v1/events) carries for it.
-func webhooks() obj {
+func eventWebhooks() obj {
 	out := obj{}
 	for _, t := range eventlog.Catalog {
 		object := obj{"type": "object"}

@@ -9,11 +9,13 @@ import (
 	"net/http"
 
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 )
 
 // Deps is what the handlers need.
 type Deps struct {
 	Service      *service.Service
+	Webhooks     *webhooks.Manager
 	Log          *slog.Logger
 	Version      string
 	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)

@@ -39,6 +39,11 @@ const (
 	opOther
 	opAction // POST of a JSON command on a resource, answering 200 with it
 	opImport // POST of a text/csv file
+	// opSecret is a POST whose answer carries a secret shown once: never
+	// replayed from an Idempotency-Key (the key store would keep the secret).
+	opSecret
+	opCommand   // POST queuing work, answering 202 with what was queued
+	opPlainList // GET of a short list without filters or cursor
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -89,6 +94,16 @@ func routes(d Deps) []route {
 		{"POST", "/v1/workflows", "workflows:write", handleCreateWorkflow(d), opDoc{"Create a workflow, or the next version of one", opCreate, "Workflow", "WorkflowInput", nil}},
 		{"GET", "/v1/workflows/{id}", "workflows:read", handleGetWorkflow(d), opDoc{"Get a workflow version", opGet, "Workflow", "", nil}},
 
+		{"GET", "/v1/webhook-endpoints", "webhooks:read", handleListWebhooks(d), opDoc{"List webhook endpoints (at most 50 per environment)", opPlainList, "WebhookEndpoint", "", nil}},
+		{"POST", "/v1/webhook-endpoints", "webhooks:write", handleCreateWebhook(d), opDoc{"Register a webhook endpoint; the answer holds its signing secret, shown only this once", opSecret, "WebhookEndpoint", "WebhookEndpointInput", nil}},
+		{"GET", "/v1/webhook-endpoints/{id}", "webhooks:read", handleGetWebhook(d), opDoc{"Get a webhook endpoint (never its secret)", opGet, "WebhookEndpoint", "", nil}},
+		{"PATCH", "/v1/webhook-endpoints/{id}", "webhooks:write", handleUpdateWebhook(d), opDoc{"Change a webhook endpoint; enabled: true re-enables a disabled one", opUpdate, "WebhookEndpoint", "WebhookEndpointInput", nil}},
+		{"DELETE", "/v1/webhook-endpoints/{id}", "webhooks:write", handleDeleteWebhook(d), opDoc{"Delete a webhook endpoint and its deliveries", opDelete, "WebhookEndpoint", "", nil}},
+		{"POST", "/v1/webhook-endpoints/{id}/rotate-secret", "webhooks:write", handleRotateWebhookSecret(d), opDoc{"Replace the signing secret (shown once); the old one keeps signing for the grace period", opSecret, "WebhookEndpoint", "", nil}},
+		{"POST", "/v1/webhook-endpoints/{id}/resend", "webhooks:write", handleResendWebhook(d), opDoc{"Send an event (or a delivery's event) to the endpoint again", opCommand, "WebhookDelivery", "WebhookResendInput", nil}},
+		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
+		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
+
 		{"GET", "/v1/events", readAll, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
 		{"GET", "/v1/events/{id}", readAll, handleGetEvent(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},
 	}
@@ -104,7 +119,7 @@ func need(scope string, h http.Handler) http.Handler {
 		return h
 	case readAll:
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if err := auth.RequireAll(r.Context(), auth.ReadScopes()); err != nil {
+			if err := auth.RequireAll(r.Context(), auth.EventScopes()); err != nil {
 				apperr.Write(w, r, nil, err)
 				return
 			}
@@ -127,7 +142,7 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	var paths []string
 	for _, rt := range routes(d) {
 		h := rt.h
-		if rt.method == http.MethodPost && rt.doc.kind != opImport {
+		if rt.method == http.MethodPost && rt.doc.kind != opImport && rt.doc.kind != opSecret {
 			h = d.idempotent(h) // an import is all or nothing already, and not JSON
 		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key

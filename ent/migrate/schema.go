@@ -777,6 +777,103 @@ var (
 			},
 		},
 	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "event_id", Type: field.TypeString, Size: 40, Default: ""},
+		{Name: "event_type", Type: field.TypeString, Size: 64},
+		{Name: "payload", Type: field.TypeBytes, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "last_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_status_code", Type: field.TypeInt, Default: 0},
+		{Name: "last_latency_ms", Type: field.TypeInt, Default: 0},
+		{Name: "last_response", Type: field.TypeString, Size: 1024, Default: ""},
+		{Name: "last_error", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeString, Size: 40},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[15]},
+				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1]},
+			},
+			{
+				Name:    "webhookdelivery_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[2]},
+			},
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[8]},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[15], WebhookDeliveriesColumns[1]},
+			},
+			{
+				Name:    "webhookdelivery_event_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[3]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "url", Type: field.TypeString, Size: 2048},
+		{Name: "description", Type: field.TypeString, Size: 500, Default: ""},
+		{Name: "event_types", Type: field.TypeJSON, Nullable: true},
+		{Name: "disabled", Type: field.TypeBool, Default: false},
+		{Name: "disabled_reason", Type: field.TypeString, Size: 300, Default: ""},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "previous_secret", Type: field.TypeString, Default: ""},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[1]},
+			},
+			{
+				Name:    "webhookendpoint_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[2]},
+			},
+			{
+				Name:    "webhookendpoint_disabled",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[6]},
+			},
+		},
+	}
 	// WorkflowsColumns holds the columns for the "workflows" table.
 	WorkflowsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -834,6 +931,8 @@ var (
 		SessionsTable,
 		TrackingEntriesTable,
 		UsersTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 		WorkflowsTable,
 	}
 )
@@ -850,4 +949,5 @@ func init() {
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	TrackingEntriesTable.ForeignKeys[0].RefTable = HubsTable
 	TrackingEntriesTable.ForeignKeys[1].RefTable = OrdersTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
 }

@@ -71,6 +71,20 @@ type TrackingEntryChange struct {
 	TrackingEntry *ent.TrackingEntry `json:"trackingEntry,omitempty"`
 }
 
+// Fields to set; those left out stay as they are.
+type WebhookEndpointInput struct {
+	URL         *string  `json:"url,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	EventTypes  []string `json:"eventTypes,omitempty"`
+	Enabled     *bool    `json:"enabled,omitempty"`
+}
+
+// An endpoint and its signing secret (whsec_…), which cannot be read again.
+type WebhookEndpointWithSecret struct {
+	Endpoint *ent.WebhookEndpoint `json:"endpoint"`
+	Secret   string               `json:"secret"`
+}
+
 // A new workflow, or a new version of an existing key.
 type WorkflowInput struct {
 	// Lower-case letters, digits and _; an existing key gets a new version.

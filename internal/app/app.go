@@ -29,6 +29,7 @@ import (
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
 	"logistics/internal/service"
+	"logistics/internal/webhooks"
 	"logistics/rest"
 )
 
@@ -60,6 +61,10 @@ type App struct {
 
 	stopListen context.CancelFunc // ends the event notification listeners
 	listening  sync.WaitGroup
+	// Webhooks manages endpoints and sends deliveries (internal/webhooks);
+	// its dispatcher runs from StartWebhooks until Close.
+	Webhooks    *webhooks.Manager
+	stopWebhook func()
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -75,6 +80,10 @@ type Options struct {
 	HoldAfterCommit string
 	// HoldBeforeCommit: see rest.Deps.HoldBeforeCommit (LOGISTICS_TEST_HOLD_BEFORE_COMMIT).
 	HoldBeforeCommit string
+	// Now and Jitter replace the webhook dispatcher's clock and retry jitter
+	// (tests of the back-off).
+	Now    func() time.Time
+	Jitter func(time.Duration) time.Duration
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -89,6 +98,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
 	}
 	a.Service.SetRepresenter(rest.Representer(a.Service))
+	schedule, _ := cfg.WebhookRetrySchedule() // checked by Validate
+	a.Webhooks = webhooks.New(webhooks.Options{
+		AllowPrivate: cfg.WebhookAllowPrivate, Schedule: schedule, Timeout: cfg.WebhookTimeout,
+		Workers: cfg.WebhookWorkers, Poll: cfg.WebhookPoll, SecretGrace: cfg.WebhookSecretGrace,
+		Now: opt.Now, Jitter: opt.Jitter,
+	}, log)
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name     environment.Name
@@ -109,6 +124,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		}
 		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
 		envs = append(envs, env)
+		a.Webhooks.Register(env) // before anything writes an event
 		if err := db.Migrate(ctx); err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -175,6 +191,21 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	return a, nil
 }
 
+// StartWebhooks runs the webhook dispatcher until Close. serve starts it (the
+// other subcommands open the app without sending webhooks); so do tests.
+func (a *App) StartWebhooks() {
+	if a.stopWebhook != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Webhooks.Run(ctx, a.Envs.All())
+	}()
+	a.stopWebhook = func() { cancel(); <-done }
+}
+
 // registerMetrics exposes each environment's connection pool at /metrics,
 // and the GraphQL fast path's counts.
 func (a *App) registerMetrics() {
@@ -184,6 +215,15 @@ func (a *App) registerMetrics() {
 			return []metrics.Sample{
 				{Labels: []string{"served"}, Value: float64(a.FastPath.Served.Load())},
 				{Labels: []string{"declined"}, Value: float64(a.FastPath.Declined.Load())},
+			}
+		})
+	a.Metrics.Counter("logistics_webhook_attempts_total",
+		"Webhook delivery attempts this instance made, by outcome (delivered: a 2xx answer).",
+		[]string{"outcome"}, func() []metrics.Sample {
+			attempts, delivered := a.Webhooks.Counts()
+			return []metrics.Sample{
+				{Labels: []string{"delivered"}, Value: float64(delivered)},
+				{Labels: []string{"failed"}, Value: float64(attempts - delivered)},
 			}
 		})
 	for _, g := range []struct {
@@ -263,8 +303,12 @@ func (a *App) closeRedis() {
 	}
 }
 
-// Close stops the listeners and closes both databases and the Redis connections.
+// Close stops the webhook dispatcher (attempts in flight finish) and the
+// listeners, and closes both databases and the Redis connections.
 func (a *App) Close() error {
+	if a.stopWebhook != nil {
+		a.stopWebhook()
+	}
 	if a.stopListen != nil {
 		a.stopListen()
 		a.listening.Wait()
@@ -323,12 +367,12 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxFields: a.Config.MaxFields, MaxListLength: a.Config.MaxListLength,
 		MaxResponseBytes: a.Config.MaxRespBytes, MaxExecutionTime: a.Config.MaxExecTime,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
-		FastPathCounts: &a.FastPath,
-		Streams:        a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
+		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
+		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256),
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
 		HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
@@ -348,6 +392,11 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		Playground: prod.URL("/playground"), SandboxPlayground: a.Envs.Get(environment.Sandbox).URL("/playground"),
 		Store: a.Auth.Store, Guard: a.Login, Log: a.Log, Auth: a.Auth, Origins: a.Origins, Cookies: a.Cookies}
 	if env == prod {
+		sandboxGraphQL := ""
+		if sb := a.Envs.Get(environment.Sandbox); strings.EqualFold(sb.BaseURL.Host, env.BaseURL.Host) {
+			sandboxGraphQL = sb.Path("/graphql")
+		}
+		cd.SandboxGraphQL, cd.BaseURL = sandboxGraphQL, env.BaseURL
 		console.Mount(mux, cd)
 	} else {
 		// The session endpoints answer under every base address (an app

@@ -55,6 +55,13 @@ type Config struct {
 	SubscriptionLimit     int           // --subscription-limit, LOGISTICS_SUBSCRIPTION_LIMIT: open subscriptions per API key or session on one instance
 	SubscriptionBuffer    int           // --subscription-buffer, LOGISTICS_SUBSCRIPTION_BUFFER: events waiting per subscriber before it reads the log itself
 	SubscriptionKeepAlive time.Duration // --subscription-keepalive, LOGISTICS_SUBSCRIPTION_KEEPALIVE: WebSocket ping / SSE comment interval
+
+	WebhookAllowPrivate bool          // --webhook-allow-private, LOGISTICS_WEBHOOK_ALLOW_PRIVATE: deliver to loopback/private/link-local addresses
+	WebhookSchedule     string        // --webhook-retry-schedule, LOGISTICS_WEBHOOK_RETRY_SCHEDULE: waits before each retry, comma-separated
+	WebhookTimeout      time.Duration // --webhook-timeout, LOGISTICS_WEBHOOK_TIMEOUT: per attempt
+	WebhookWorkers      int           // --webhook-workers, LOGISTICS_WEBHOOK_WORKERS: attempts in flight per environment (0: this instance sends none)
+	WebhookPoll         time.Duration // --webhook-poll, LOGISTICS_WEBHOOK_POLL: how often to look for deliveries other instances committed
+	WebhookSecretGrace  time.Duration // --webhook-secret-grace, LOGISTICS_WEBHOOK_SECRET_GRACE: how long a rotated-out secret keeps signing
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -85,6 +92,12 @@ func Defaults() Config {
 		SubscriptionLimit:     100,
 		SubscriptionBuffer:    1000,
 		SubscriptionKeepAlive: 15 * time.Second,
+
+		WebhookSchedule:    "5s,5m,30m,2h,5h,10h,14h,20h,24h",
+		WebhookTimeout:     15 * time.Second,
+		WebhookWorkers:     8,
+		WebhookPoll:        time.Second,
+		WebhookSecretGrace: 24 * time.Hour,
 	}
 }
 
@@ -141,6 +154,12 @@ func (c *Config) settings() []setting {
 		{"subscription-limit", "LOGISTICS_SUBSCRIPTION_LIMIT", "most GraphQL subscriptions one API key or console session may hold open on one instance", num(&c.SubscriptionLimit)},
 		{"subscription-buffer", "LOGISTICS_SUBSCRIPTION_BUFFER", "most events waiting for one subscriber before it falls back to reading the event log itself", num(&c.SubscriptionBuffer)},
 		{"subscription-keepalive", "LOGISTICS_SUBSCRIPTION_KEEPALIVE", "interval of WebSocket pings and SSE keep-alive comments on subscriptions", dur(&c.SubscriptionKeepAlive)},
+		{"webhook-allow-private", "LOGISTICS_WEBHOOK_ALLOW_PRIVATE", "let webhook endpoints point at loopback, private, link-local and metadata addresses (local development and tests only)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.WebhookAllowPrivate, n, c.WebhookAllowPrivate, u) }},
+		{"webhook-retry-schedule", "LOGISTICS_WEBHOOK_RETRY_SCHEDULE", "waits before each webhook retry after a failed attempt, comma-separated Go durations (jittered ±20%); a delivery fails after the last", str(&c.WebhookSchedule)},
+		{"webhook-timeout", "LOGISTICS_WEBHOOK_TIMEOUT", "time-out of one webhook attempt (connect, send, response headers and the first bytes of the body)", dur(&c.WebhookTimeout)},
+		{"webhook-workers", "LOGISTICS_WEBHOOK_WORKERS", "webhook attempts in flight per environment on this instance (0: this instance delivers nothing; others must)", num(&c.WebhookWorkers)},
+		{"webhook-poll", "LOGISTICS_WEBHOOK_POLL", "how often an instance looks for webhook deliveries that other instances committed (its own commits wake it at once)", dur(&c.WebhookPoll)},
+		{"webhook-secret-grace", "LOGISTICS_WEBHOOK_SECRET_GRACE", "how long a webhook secret replaced by a rotation keeps signing, next to the new one", dur(&c.WebhookSecretGrace)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
@@ -228,6 +247,12 @@ func (c *Config) Validate() error {
 	if c.SubscriptionLimit < 1 || c.SubscriptionBuffer < 1 || c.SubscriptionKeepAlive < time.Second {
 		return errors.New("subscription-limit and subscription-buffer must be at least 1, subscription-keepalive at least 1s")
 	}
+	if _, err := c.WebhookRetrySchedule(); err != nil {
+		return err
+	}
+	if c.WebhookTimeout < 10*time.Millisecond || c.WebhookPoll < 10*time.Millisecond || c.WebhookWorkers < 0 || c.WebhookSecretGrace < 0 {
+		return errors.New("webhook-timeout and webhook-poll must be at least 10ms, webhook-workers and webhook-secret-grace not negative")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -258,6 +283,8 @@ func (c Config) Masked() []any {
 		"graphql_max_fields", c.MaxFields, "graphql_max_list", c.MaxListLength,
 		"graphql_max_response_bytes", c.MaxRespBytes, "graphql_max_execution_time", c.MaxExecTime.String(),
 		"rate_limit", c.RateLimit, "rate_burst", c.RateBurst, "redis_url", maskRedis(c.RedisURL), "redis_prefix", c.RedisPrefix, "auth_cache_ttl", c.AuthCacheTTL.String(), "admin_email", c.AdminEmail,
+		"webhook_allow_private", c.WebhookAllowPrivate, "webhook_retry_schedule", c.WebhookSchedule,
+		"webhook_timeout", c.WebhookTimeout.String(), "webhook_workers", c.WebhookWorkers,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 		"subscription_limit", c.SubscriptionLimit, "subscription_buffer", c.SubscriptionBuffer, "subscription_keepalive", c.SubscriptionKeepAlive.String(),
 	}
@@ -294,4 +321,21 @@ func maskRedis(s string) string {
 		return "redis://…"
 	}
 	return u.Redacted()
+}
+
+// WebhookRetrySchedule parses --webhook-retry-schedule: at least one and at
+// most 50 positive durations.
+func (c Config) WebhookRetrySchedule() ([]time.Duration, error) {
+	var out []time.Duration
+	for _, p := range strings.Split(c.WebhookSchedule, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("webhook-retry-schedule %q: %q is not a positive duration", c.WebhookSchedule, p)
+		}
+		out = append(out, d)
+	}
+	if len(out) > 50 {
+		return nil, fmt.Errorf("webhook-retry-schedule: at most 50 retries")
+	}
+	return out, nil
 }

@@ -69,6 +69,9 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver // wraps the database drivers
 	Config func(*app.Config)                   // edits the configuration
 	Log    io.Writer                           // receives the logs (default: discarded)
+	// Now and Jitter replace the webhook dispatcher's clock and retry jitter.
+	Now    func() time.Time
+	Jitter func(time.Duration) time.Duration
 }
 
 // Postgres reports whether the suite runs on PostgreSQL.
@@ -149,6 +152,11 @@ func New(t testing.TB, opts ...Options) *Server {
 	cfg.RateLimit = 0     // tests opt in to rate limiting through Config
 	cfg.AuthCacheTTL = 0  // tests see every revocation at once; the cache's own tests opt in
 	cfg.NoDemoData = true // tests start from empty databases
+	if opt.Driver != nil {
+		// A test that counts statements gets no background webhook
+		// dispatcher polling through its driver (Config may turn it on).
+		cfg.WebhookWorkers = 0
+	}
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
@@ -159,7 +167,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Docs: ModuleFS()})
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Docs: ModuleFS(), Now: opt.Now, Jitter: opt.Jitter})
 	if err != nil {
 		hs.Close()
 		t.Fatalf("apptest: open: %v", err)
@@ -176,6 +184,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
+	a.StartWebhooks()
 	t.Cleanup(func() {
 		stopStreams(a)
 		hs.Close()
@@ -208,6 +217,7 @@ func (s *Server) Twin(t testing.TB, edit ...func(*app.Config)) *Server {
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
+	a.StartWebhooks()
 	t.Cleanup(func() {
 		stopStreams(a)
 		hs.Close()

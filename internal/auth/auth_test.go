@@ -55,7 +55,7 @@ func TestLimiterForgetsFullBuckets(t *testing.T) {
 
 func TestParseScopes(t *testing.T) {
 	all, err := ParseScopes([]string{"all"})
-	if err != nil || len(all) != 12 || !slices.Equal(all, AllScopes()) {
+	if err != nil || len(all) != 14 || !slices.Equal(all, AllScopes()) || !slices.Contains(all, "webhooks:write") {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	got, err := ParseScopes([]string{" orders:write", "hubs:read", "orders:write", ""})
@@ -86,7 +86,7 @@ func TestPrincipalHas(t *testing.T) {
 	if nobody.Has("") {
 		t.Error("nil principal has a scope")
 	}
-	if RoleScopes("viewer")[1] != "parts:read" || len(RoleScopes("member")) != 12 {
+	if RoleScopes("viewer")[1] != "parts:read" || len(RoleScopes("member")) != 14 || !slices.Contains(RoleScopes("viewer"), "webhooks:read") || slices.Contains(RoleScopes("viewer"), "webhooks:write") {
 		t.Error("RoleScopes")
 	}
 }
@@ -101,8 +101,13 @@ func TestTypeScopes(t *testing.T) {
 			t.Errorf("%s: %v %v", typ, got, ok)
 		}
 	}
-	if got, ok := TypeScopes("Event"); !ok || !slices.Equal(got, ReadScopes()) {
+	// Events need the read scope of every resource whose changes they
+	// describe; webhook endpoints are configuration, not among them.
+	if got, ok := TypeScopes("Event"); !ok || !slices.Equal(got, EventScopes()) || slices.Contains(got, "webhooks:read") || len(got) != len(ReadScopes())-1 {
 		t.Errorf("Event: %v", got)
+	}
+	if got, ok := TypeScopes("WebhookEndpoint"); !ok || !slices.Equal(got, []string{"webhooks:read"}) {
+		t.Errorf("WebhookEndpoint: %v", got)
 	}
 	for _, typ := range []string{"String", "PageInfo", "ApiToken", "Account", "__Schema"} {
 		if _, ok := TypeScopes(typ); ok {

@@ -24,12 +24,16 @@ var Policy = []Resource{
 	{Name: "orders", GraphQLTypes: []string{"Order", "OrderLine", "OrderEvent"}},
 	{Name: "tracking", GraphQLTypes: []string{"TrackingEntry"}},
 	{Name: "workflows", GraphQLTypes: []string{"Workflow"}},
+	{Name: "webhooks", GraphQLTypes: []string{"WebhookEndpoint", "WebhookDelivery"}, NotEvents: true},
 }
 
 // Resource is one row of the policy table.
 type Resource struct {
 	Name         string   // "hubs": its scopes are hubs:read and hubs:write
 	GraphQLTypes []string // object types readable with Name:read
+	// NotEvents leaves the resource's read scope out of what reading domain
+	// events needs (webhook endpoints are configuration, not domain data).
+	NotEvents bool
 }
 
 // Read is the resource's read scope.
@@ -52,6 +56,18 @@ func ReadScopes() []string {
 	var out []string
 	for _, r := range Policy {
 		out = append(out, r.Read())
+	}
+	return out
+}
+
+// EventScopes lists the read scopes that reading domain events needs: those
+// of every resource whose changes are events.
+func EventScopes() []string {
+	var out []string
+	for _, r := range Policy {
+		if !r.NotEvents {
+			out = append(out, r.Read())
+		}
 	}
 	return out
 }
@@ -95,7 +111,7 @@ func buildTypeScopes() {
 			add(t, []string{r.Read()})
 		}
 	}
-	add("Event", ReadScopes())
+	add("Event", EventScopes())
 }
 
 // ParseScopes checks a list of scopes; "all" stands for every scope and

@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"net/url"
 	"mime"
 	"net/http"
 	"strconv"
@@ -40,6 +41,10 @@ type Deps struct {
 	// Origins may sign in (the CORS list); Cookies are the cookie attributes.
 	Origins *auth.Origins
 	Cookies auth.CookieOptions
+	// SandboxGraphQL is the sandbox's GraphQL path when it is on the same
+	// host (the session cookie reaches it); empty otherwise.
+	SandboxGraphQL string
+	BaseURL        *url.URL
 }
 
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
@@ -55,11 +60,11 @@ func Mount(mux *http.ServeMux, d Deps) {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		_ = page.Execute(w, map[string]string{"Prefix": d.Prefix, "GraphQL": d.GraphQL,
-			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground})
+			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground, "SandboxGraphQL": d.SandboxGraphQL})
 	}
 	mux.HandleFunc("GET "+d.Prefix, index)
 	mux.HandleFunc("GET "+d.Prefix+"/{$}", index)
-	for _, f := range []string{"app.js", "app.css"} {
+	for _, f := range []string{"app.js", "app.css", "webhooks.js"} {
 		body, err := webFS.ReadFile("web/" + f)
 		if err != nil {
 			panic(err)

@@ -34,6 +34,7 @@ var Catalog = []Type{
 	{"tracking_entry.updated", "TrackingEntry", "A tracking entry was corrected."},
 	{"tracking_entry.deleted", "TrackingEntry", "A tracking entry was deleted; object is its last state, with \"deleted\": true."},
 	{"workflow.created", "Workflow", "A workflow version was created (a new key, or a new version of one)."},
+	{"webhook_endpoint.disabled", "WebhookEndpoint", "A webhook endpoint was turned off by the service: it answered 410 Gone, or every attempt of a delivery's retry schedule failed; data.reason says which."},
 	{"demo_data.loaded", "", "The sandbox's demo data was loaded; object holds the counts."},
 }
 

@@ -35,6 +35,8 @@ const (
 	Session       = "ses"
 	Idempotency   = "idk"
 	Reservation   = "rsv"
+	Webhook       = "whe" // a webhook endpoint
+	Delivery      = "whd" // a webhook delivery
 )
 
 // New returns a fresh id with the given prefix. The random part comes from

@@ -1,0 +1,279 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+
+	"logistics/ent"
+	"logistics/ent/webhookdelivery"
+	"logistics/ent/webhookendpoint"
+	"logistics/internal/environment"
+	"logistics/internal/eventlog"
+	"logistics/internal/resourceid"
+	"logistics/standardwebhooks"
+)
+
+// claim takes up to n due deliveries: in one transaction, it selects them
+// (skipping rows another instance holds locked, on PostgreSQL) and moves
+// their next_attempt_at one lease ahead, counting the attempt. Until the
+// lease ends no other claimer sees them; if this process dies mid-attempt,
+// they come due again then.
+func (m *Manager) claim(ctx context.Context, env *environment.Env, n int) ([]*ent.WebhookDelivery, error) {
+	tx, err := env.DB.Client.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	now := m.now()
+	q := tx.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now)).
+		Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).
+		Limit(n)
+	if env.DB.Dialect == dialect.Postgres {
+		q = q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+	}
+	ds, err := q.All(ctx)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	ids := make([]resourceid.ID, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	until := now.Add(m.lease())
+	if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+		AddAttempts(1).SetNextAttemptAt(until).SetLastAttemptAt(now).Exec(ctx); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		d.Attempts++
+		d.NextAttemptAt = until
+	}
+	return ds, nil
+}
+
+// result is what one attempt gave.
+type result struct {
+	status  int
+	latency time.Duration
+	body    string
+	err     error
+}
+
+// attempt sends one claimed delivery and records what happened.
+func (m *Manager) attempt(ctx context.Context, env *environment.Env, d *ent.WebhookDelivery) {
+	c := env.DB.Client
+	ep, err := c.WebhookEndpoint.Get(ctx, d.EndpointID)
+	if ent.IsNotFound(err) {
+		return // deleted with its deliveries meanwhile
+	}
+	if err != nil {
+		m.log.Warn("webhooks: load endpoint", "environment", env.Name, "delivery", d.ID, "err", err)
+		return // due again when the lease ends
+	}
+	var r result
+	if ep.Disabled {
+		r.err = errDisabled
+	} else {
+		r = m.send(ctx, env, ep, d)
+		m.attempts.Add(1)
+		if r.err == nil && r.status >= 200 && r.status < 300 {
+			m.delivered.Add(1)
+		}
+	}
+	if err := m.record(ctx, env, ep, d, r); err != nil {
+		m.log.Warn("webhooks: record attempt", "environment", env.Name, "delivery", d.ID, "err", err)
+	}
+}
+
+// body renders what a delivery sends.
+func (m *Manager) body(ctx context.Context, env *environment.Env, d *ent.WebhookDelivery) ([]byte, error) {
+	if d.EventID == "" {
+		return d.Payload, nil
+	}
+	ev, err := env.DB.Client.Event.Get(ctx, resourceid.ID(d.EventID))
+	if err != nil {
+		return nil, fmt.Errorf("load event %s: %w", d.EventID, err)
+	}
+	return eventlog.JSON(string(env.Name), ev)
+}
+
+// webhookID is the webhook-id header: the event's id, the same on every
+// retry and resend so a receiver can ignore what it already handled (a test
+// delivery has no event and uses its own id).
+func webhookID(d *ent.WebhookDelivery) string {
+	if d.EventID != "" {
+		return d.EventID
+	}
+	return string(d.ID)
+}
+
+// secrets are the secrets that sign now: the current one, and the previous
+// one during its grace period after a rotation.
+func (m *Manager) secrets(ep *ent.WebhookEndpoint) []string {
+	out := []string{ep.Secret}
+	if ep.PreviousSecret != "" && ep.PreviousSecretExpiresAt != nil && m.now().Before(*ep.PreviousSecretExpiresAt) {
+		out = append(out, ep.PreviousSecret)
+	}
+	return out
+}
+
+func (m *Manager) send(ctx context.Context, env *environment.Env, ep *ent.WebhookEndpoint, d *ent.WebhookDelivery) result {
+	body, err := m.body(ctx, env, d)
+	if err != nil {
+		return result{err: err}
+	}
+	now := m.now()
+	sig, err := standardwebhooks.SignAll(m.secrets(ep), webhookID(d), now, body)
+	if err != nil {
+		return result{err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
+	if err != nil {
+		return result{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Logistics-Webhooks/1")
+	req.Header.Set(standardwebhooks.HeaderID, webhookID(d))
+	req.Header.Set(standardwebhooks.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(standardwebhooks.HeaderSignature, sig)
+	start := time.Now()
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return result{latency: time.Since(start), err: err}
+	}
+	defer resp.Body.Close()
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, int64(m.opts.ResponseBytes)))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets a small response's connection be reused
+	return result{status: resp.StatusCode, latency: time.Since(start), body: validUTF8(head)}
+}
+
+// validUTF8 keeps the response's first bytes storable as text.
+func validUTF8(b []byte) string {
+	for len(b) > 0 && !utf8.Valid(b) {
+		b = b[:len(b)-1] // a character cut by the cap
+	}
+	if !utf8.Valid(b) {
+		return ""
+	}
+	return string(b)
+}
+
+// record stores an attempt's outcome, if the claim is still ours (a delivery
+// whose lease ran out may have been claimed again: its newer attempt wins).
+func (m *Manager) record(ctx context.Context, env *environment.Env, ep *ent.WebhookEndpoint, d *ent.WebhookDelivery, r result) error {
+	now := m.now()
+	errText := ""
+	if r.err != nil {
+		errText = r.err.Error()
+		if len(errText) > 500 {
+			errText = errText[:500]
+		}
+	}
+	return withTx(ctx, env.DB.Client, func(ctx context.Context, tx *ent.Tx) error {
+		u := tx.WebhookDelivery.Update().
+			Where(webhookdelivery.ID(d.ID), webhookdelivery.Attempts(d.Attempts), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+			SetLastStatusCode(r.status).SetLastLatencyMs(int(r.latency.Milliseconds())).
+			SetLastResponse(r.body).SetLastError(errText)
+		var disable string
+		switch {
+		case r.err == nil && r.status >= 200 && r.status < 300:
+			u.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now)
+		case errors.Is(r.err, errDisabled):
+			u.SetStatus(webhookdelivery.StatusFailed)
+		case r.err == nil && r.status == http.StatusGone:
+			u.SetStatus(webhookdelivery.StatusFailed)
+			disable = "the endpoint answered 410 Gone"
+		case d.Attempts > len(m.opts.Schedule):
+			u.SetStatus(webhookdelivery.StatusFailed)
+			// Disabled when nothing got through since this delivery was
+			// created: the endpoint failed for the whole schedule.
+			ok, err := tx.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID),
+				webhookdelivery.StatusEQ(webhookdelivery.StatusSucceeded), webhookdelivery.DeliveredAtGT(d.CreatedAt)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				disable = fmt.Sprintf("every attempt failed for %s (%d attempts)", total(m.opts.Schedule), d.Attempts)
+			}
+		default:
+			u.SetNextAttemptAt(now.Add(m.opts.Jitter(m.opts.Schedule[d.Attempts-1])))
+		}
+		n, err := u.Save(ctx)
+		if err != nil || n == 0 || disable == "" {
+			return err
+		}
+		return m.disable(ctx, tx, ep.ID, disable)
+	})
+}
+
+// disable turns an endpoint off for a reason and records the event
+// webhook_endpoint.disabled (delivered to the other endpoints that want it).
+func (m *Manager) disable(ctx context.Context, tx *ent.Tx, id resourceid.ID, reason string) error {
+	n, err := tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(id), webhookendpoint.Disabled(false)).
+		SetDisabled(true).SetDisabledReason(reason).Save(ctx)
+	if err != nil || n == 0 {
+		return err
+	}
+	ep, err := tx.WebhookEndpoint.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	m.log.Warn("webhooks: endpoint disabled", "endpoint", id, "reason", reason)
+	return recordEvent(ctx, "webhook_endpoint.disabled", id, "system", Render(ep), map[string]any{"reason": reason})
+}
+
+// recordEvent records a domain event of this package in the transaction of
+// ctx (started by withTx through eventlog.Begin, so it is numbered at commit
+// like every other event): the service's emit is for requests; these come
+// from the dispatcher too.
+func recordEvent(ctx context.Context, typ string, subject resourceid.ID, actor string, object any, extra map[string]any) error {
+	// Round-trip through JSON so the stored map holds plain JSON values.
+	b, err := json.Marshal(object)
+	if err != nil {
+		return err
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err
+	}
+	return eventlog.Record(ctx, eventlog.Change{Type: typ, SubjectID: subject, Actor: actor, Object: plain, Extra: extra})
+}
+
+func total(s []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range s {
+		t += d
+	}
+	return t
+}
+
+// withTx runs fn in a transaction of c, prepared to record events
+// (eventlog.Begin): they are numbered and written at its commit.
+func withTx(ctx context.Context, c *ent.Client, fn func(context.Context, *ent.Tx) error) error {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(eventlog.Begin(ctx, tx), tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,430 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/webhookdelivery"
+	"logistics/ent/webhookendpoint"
+	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/environment"
+	"logistics/internal/resourceid"
+	"logistics/standardwebhooks"
+)
+
+// Limits of the management API.
+const (
+	MaxEndpoints     = 50  // per environment
+	MaxEventTypes    = 100 // per endpoint
+	MaxDeliveryPage  = 100
+	TestEventType    = "webhook.test"
+	maxDescription   = 500
+	maxEventTypeSize = 64
+)
+
+// eventTypePattern is a dotted event type, a family ("order.*") or "*".
+var eventTypePattern = regexp.MustCompile(`^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$`)
+
+// EndpointJSON is an endpoint as the API shows it: never its secret.
+type EndpointJSON struct {
+	ID             resourceid.ID `json:"id"`
+	URL            string        `json:"url"`
+	Description    string        `json:"description"`
+	EventTypes     []string      `json:"event_types"`
+	Enabled        bool          `json:"enabled"`
+	DisabledReason string        `json:"disabled_reason"`
+	SecretRotating bool          `json:"secret_rotating"` // the previous secret still signs
+	CreatedAt      string        `json:"created_at"`
+	UpdatedAt      string        `json:"updated_at"`
+	// Secret is set only in the response that creates it (create, rotate).
+	Secret string `json:"secret,omitempty"`
+}
+
+// Render is the API representation of an endpoint.
+func Render(ep *ent.WebhookEndpoint) EndpointJSON {
+	types := ep.EventTypes
+	if types == nil {
+		types = []string{}
+	}
+	return EndpointJSON{
+		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: types,
+		Enabled: !ep.Disabled, DisabledReason: ep.DisabledReason,
+		SecretRotating: Rotating(ep),
+		CreatedAt:      ts(ep.CreatedAt), UpdatedAt: ts(ep.UpdatedAt),
+	}
+}
+
+// DeliveryJSON is a delivery as the API shows it.
+type DeliveryJSON struct {
+	ID             resourceid.ID `json:"id"`
+	EndpointID     resourceid.ID `json:"endpoint_id"`
+	EventID        string        `json:"event_id"`
+	EventType      string        `json:"event_type"`
+	Status         string        `json:"status"`
+	Attempts       int           `json:"attempts"`
+	NextAttemptAt  *string       `json:"next_attempt_at"`
+	LastAttemptAt  *string       `json:"last_attempt_at"`
+	LastStatusCode int           `json:"last_status_code"`
+	LastLatencyMs  int           `json:"last_latency_ms"`
+	LastResponse   string        `json:"last_response"`
+	LastError      string        `json:"last_error"`
+	DeliveredAt    *string       `json:"delivered_at"`
+	CreatedAt      string        `json:"created_at"`
+}
+
+// RenderDelivery is the API representation of a delivery.
+func RenderDelivery(d *ent.WebhookDelivery) DeliveryJSON {
+	out := DeliveryJSON{
+		ID: d.ID, EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType, Status: d.Status.String(),
+		Attempts: d.Attempts, LastAttemptAt: tsp(d.LastAttemptAt), LastStatusCode: d.LastStatusCode,
+		LastLatencyMs: d.LastLatencyMs, LastResponse: d.LastResponse, LastError: d.LastError,
+		DeliveredAt: tsp(d.DeliveredAt), CreatedAt: ts(d.CreatedAt),
+	}
+	if d.Status == webhookdelivery.StatusPending {
+		out.NextAttemptAt = tsp(&d.NextAttemptAt)
+	}
+	return out
+}
+
+// Rotating reports whether a rotated-out secret still signs next to the
+// current one.
+func Rotating(ep *ent.WebhookEndpoint) bool {
+	return ep.PreviousSecret != "" && ep.PreviousSecretExpiresAt != nil && time.Now().Before(*ep.PreviousSecretExpiresAt)
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func tsp(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := ts(*t)
+	return &s
+}
+
+// EndpointInput creates or changes an endpoint; nil leaves a field as it is.
+type EndpointInput struct {
+	URL         *string   `json:"url"`
+	Description *string   `json:"description"`
+	EventTypes  *[]string `json:"event_types"`
+	Enabled     *bool     `json:"enabled"`
+}
+
+// validate checks the input's fields; the URL's destination is checked by
+// checkDestination.
+func (in EndpointInput) validate(creating bool) error {
+	var errs []apperr.FieldError
+	if in.URL == nil && creating {
+		errs = append(errs, apperr.FieldError{Field: "url", Message: "is required"})
+	}
+	if in.URL != nil {
+		if _, err := checkURL(*in.URL); err != nil {
+			errs = append(errs, apperr.FieldError{Field: "url", Message: err.Error()})
+		}
+	}
+	if in.Description != nil && len(*in.Description) > maxDescription {
+		errs = append(errs, apperr.FieldError{Field: "description", Message: "is longer than 500 bytes"})
+	}
+	if in.EventTypes != nil {
+		if len(*in.EventTypes) > MaxEventTypes {
+			errs = append(errs, apperr.FieldError{Field: "event_types", Message: "lists more than 100 types"})
+		}
+		for _, t := range *in.EventTypes {
+			if len(t) > maxEventTypeSize || !eventTypePattern.MatchString(t) {
+				errs = append(errs, apperr.FieldError{Field: "event_types", Message: "has " + quote(t) + ": an event type is dotted lower-case words (order.created), a family (order.*) or *"})
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return apperr.Validation(errs...)
+	}
+	return nil
+}
+
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// checkDestination refuses a URL whose host is or resolves to a refused
+// address, as a 422 on the url field.
+func (m *Manager) checkDestination(ctx context.Context, raw string) error {
+	u, err := checkURL(raw)
+	if err == nil {
+		err = m.resolveAndCheck(ctx, u)
+	}
+	if err != nil {
+		return apperr.Validation(apperr.FieldError{Field: "url", Message: err.Error()})
+	}
+	return nil
+}
+
+func client(ctx context.Context) *ent.Client {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return tx.Client()
+	}
+	return ent.FromContext(ctx)
+}
+
+func notFound(id resourceid.ID) error {
+	return apperr.NotFound("webhook endpoint %s not found", id)
+}
+
+// Create registers an endpoint and returns it with its secret, the only time
+// the secret is shown.
+func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEndpoint, string, error) {
+	if err := in.validate(true); err != nil {
+		return nil, "", err
+	}
+	if err := m.checkDestination(ctx, *in.URL); err != nil {
+		return nil, "", err
+	}
+	c := client(ctx)
+	n, err := c.WebhookEndpoint.Query().Count(ctx)
+	if err != nil {
+		return nil, "", apperr.From(err)
+	}
+	if n >= MaxEndpoints {
+		return nil, "", apperr.Conflict("too_many_endpoints", "an environment has at most %d webhook endpoints: delete one first", MaxEndpoints)
+	}
+	secret := standardwebhooks.NewSecret()
+	cr := c.WebhookEndpoint.Create().SetURL(*in.URL).SetSecret(secret)
+	if in.Description != nil {
+		cr.SetDescription(*in.Description)
+	}
+	if in.EventTypes != nil {
+		cr.SetEventTypes(*in.EventTypes)
+	}
+	if in.Enabled != nil && !*in.Enabled {
+		cr.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
+	}
+	ep, err := cr.Save(ctx)
+	if err != nil {
+		return nil, "", apperr.From(err)
+	}
+	return ep, secret, nil
+}
+
+// List returns the environment's endpoints, newest first.
+func (m *Manager) List(ctx context.Context) ([]*ent.WebhookEndpoint, error) {
+	eps, err := client(ctx).WebhookEndpoint.Query().Order(ent.Desc(webhookendpoint.FieldCreatedAt), ent.Desc(webhookendpoint.FieldID)).
+		Limit(MaxEndpoints).All(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return eps, nil
+}
+
+func (m *Manager) get(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error) {
+	if _, err := resourceid.Parse(string(id), resourceid.Webhook); err != nil {
+		return nil, notFound(id)
+	}
+	ep, err := client(ctx).WebhookEndpoint.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return ep, nil
+}
+
+// Get returns one endpoint.
+func (m *Manager) Get(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error) {
+	return m.get(ctx, id)
+}
+
+// Update changes an endpoint. Enabling it clears the reason it was disabled.
+func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput) (*ent.WebhookEndpoint, error) {
+	if err := in.validate(false); err != nil {
+		return nil, err
+	}
+	if _, err := m.get(ctx, id); err != nil {
+		return nil, err
+	}
+	if in.URL != nil {
+		if err := m.checkDestination(ctx, *in.URL); err != nil {
+			return nil, err
+		}
+	}
+	u := client(ctx).WebhookEndpoint.UpdateOneID(id)
+	if in.URL != nil {
+		u.SetURL(*in.URL)
+	}
+	if in.Description != nil {
+		u.SetDescription(*in.Description)
+	}
+	if in.EventTypes != nil {
+		u.SetEventTypes(*in.EventTypes)
+	}
+	if in.Enabled != nil {
+		if *in.Enabled {
+			u.SetDisabled(false).SetDisabledReason("")
+		} else {
+			u.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
+		}
+	}
+	ep, err := u.Save(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return ep, nil
+}
+
+// Delete removes an endpoint and its deliveries.
+func (m *Manager) Delete(ctx context.Context, id resourceid.ID) error {
+	if _, err := m.get(ctx, id); err != nil {
+		return err
+	}
+	c := client(ctx)
+	if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(ctx); err != nil {
+		return apperr.From(err)
+	}
+	if err := c.WebhookEndpoint.DeleteOneID(id).Exec(ctx); err != nil {
+		if ent.IsNotFound(err) {
+			return notFound(id)
+		}
+		return apperr.From(err)
+	}
+	return nil
+}
+
+// RotateSecret gives the endpoint a new secret, returned once; the old one
+// keeps signing (both signatures sent) for the grace period.
+func (m *Manager) RotateSecret(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, string, error) {
+	ep, err := m.get(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	secret := standardwebhooks.NewSecret()
+	until := m.now().Add(m.opts.SecretGrace)
+	ep, err = client(ctx).WebhookEndpoint.UpdateOne(ep).SetSecret(secret).SetPreviousSecret(ep.Secret).
+		SetPreviousSecretExpiresAt(until).Save(ctx)
+	if err != nil {
+		return nil, "", apperr.From(err)
+	}
+	return ep, secret, nil
+}
+
+// Resend queues an event again for the endpoint, as a new delivery (with a
+// fresh schedule). ref is an event id (evt_…) or a delivery id (whd_…) of
+// this endpoint.
+func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (*ent.WebhookDelivery, error) {
+	ep, err := m.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c := client(ctx)
+	var eventID, typ string
+	var payload []byte
+	switch {
+	case resourceid.ID(ref).Prefix() == resourceid.Event:
+		ev, err := c.Event.Get(ctx, resourceid.ID(ref))
+		if ent.IsNotFound(err) {
+			return nil, apperr.Validation(apperr.FieldError{Field: "event_id", Message: quote(ref) + " does not exist"})
+		}
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		eventID, typ = string(ev.ID), ev.Type
+	case resourceid.ID(ref).Prefix() == resourceid.Delivery:
+		d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(resourceid.ID(ref)), webhookdelivery.EndpointID(ep.ID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.Validation(apperr.FieldError{Field: "delivery_id", Message: quote(ref) + " is not a delivery of this endpoint"})
+		}
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		eventID, typ, payload = d.EventID, d.EventType, d.Payload
+	default:
+		return nil, apperr.Invalid("event_id", "give an event id (evt_…) or a delivery id (whd_…)")
+	}
+	if ep.Disabled {
+		return nil, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
+	}
+	d, err := c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(eventID).SetEventType(typ).
+		SetPayload(payload).SetNextAttemptAt(m.now()).SetCreatedAt(m.now()).Save(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	m.wakeCtx(ctx)
+	return d, nil
+}
+
+// SendTest queues a webhook.test delivery to the endpoint (not an event of
+// the log: only this endpoint receives it).
+func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookDelivery, error) {
+	ep, err := m.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if ep.Disabled {
+		return nil, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)
+	}
+	did := resourceid.New(resourceid.Delivery)
+	env := environment.FromContext(ctx)
+	name := ""
+	if env != nil {
+		name = string(env.Name)
+	}
+	body, err := json.Marshal(map[string]any{
+		"id": did, "type": TestEventType, "timestamp": ts(m.now()), "environment": name, "actor": auth.Actor(ctx),
+		"subject_id": ep.ID, "data": map[string]any{"message": "a test event sent from the Logistics Service", "endpoint_id": ep.ID},
+	})
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	d, err := client(ctx).WebhookDelivery.Create().SetID(did).SetEndpointID(ep.ID).SetEventType(TestEventType).
+		SetPayload(body).SetNextAttemptAt(m.now()).SetCreatedAt(m.now()).Save(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	m.wakeCtx(ctx)
+	return d, nil
+}
+
+// Deliveries lists an endpoint's latest deliveries, newest first; status
+// ("pending", "succeeded", "failed") filters when not empty.
+func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status string, limit int) ([]*ent.WebhookDelivery, error) {
+	if _, err := m.get(ctx, id); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > MaxDeliveryPage {
+		limit = MaxDeliveryPage
+	}
+	q := client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(id))
+	if status != "" {
+		st := webhookdelivery.Status(status)
+		if err := webhookdelivery.StatusValidator(st); err != nil {
+			return nil, apperr.Invalid("status", "must be pending, succeeded or failed")
+		}
+		q.Where(webhookdelivery.StatusEQ(st))
+	}
+	ds, err := q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldID)).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return ds, nil
+}
+
+// wakeCtx wakes the dispatcher of the request's environment (new work).
+func (m *Manager) wakeCtx(ctx context.Context) {
+	if env := environment.FromContext(ctx); env != nil {
+		notify(m.wake(env))
+	}
+}
+
+// IsRefused reports whether err is a destination refused by the address checks.
+func IsRefused(err error) bool { return errors.Is(err, errRefused) }

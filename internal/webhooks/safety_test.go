@@ -1,0 +1,257 @@
+package webhooks_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"logistics/ent/webhookdelivery"
+	"logistics/internal/app"
+	"logistics/internal/apptest"
+	"logistics/internal/auth"
+	"logistics/internal/environment"
+	"logistics/standardwebhooks"
+)
+
+// TestRegistrationRefusesPrivateDestinations: without
+// --webhook-allow-private, loopback, private, link-local and metadata
+// addresses, local names and non-http schemes are refused with a 422 on url.
+func TestRegistrationRefusesPrivateDestinations(t *testing.T) {
+	srv := apptest.New(t)
+	for _, u := range []string{
+		"http://127.0.0.1:8080/hook", "http://127.1.2.3/", "http://10.0.0.5/", "http://172.16.3.4/", "http://192.168.1.1/",
+		"http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[fd00:ec2::254]/", "http://[fe80::1]/",
+		"http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://100.100.100.200/", "http://localhost:9000/", "http://api.localhost/",
+		"ftp://example.com/", "file:///etc/passwd", "http:///nohost", "http://user:pw@example.com/", "not a url",
+	} {
+		resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", map[string]any{"url": u}, nil)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(resp.Body), `"field":"url"`) {
+			t.Errorf("%s: %d %s", u, resp.StatusCode, resp.Body)
+		}
+	}
+	resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", map[string]any{"url": "http://203.0.113.10/hook", "event_types": []string{"order.*", "hub.created"}}, nil)
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("a public address: %d %s", resp.StatusCode, resp.Body)
+	}
+	for _, body := range []map[string]any{
+		{"url": "http://203.0.113.10/", "event_types": []string{"Order Created"}},
+		{"url": "http://203.0.113.10/", "description": strings.Repeat("x", 501)},
+		{"url": "http://203.0.113.10/" + strings.Repeat("x", 2048)},
+		{},
+	} {
+		if resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", body, nil); resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("%v: %d %s", body, resp.StatusCode, resp.Body)
+		}
+	}
+}
+
+// TestDeliveryRefusesPrivateAfterResolution: an endpoint whose name
+// resolves to a loopback address at delivery time (the row written past the
+// registration check, as a DNS change would do) is refused by the dialer:
+// the receiver sees nothing and the delivery records the refusal.
+func TestDeliveryRefusesPrivateAfterResolution(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.WebhookWorkers = 0 }})
+	rc := newReceiver(t)
+	ctx := srv.Ctx(environment.Production)
+	env := srv.Env(environment.Production)
+	port := rc.URL[strings.LastIndex(rc.URL, ":"):]
+	ep, err := env.DB.Client.WebhookEndpoint.Create().SetURL("http://localhost" + port + "/").
+		SetSecret(standardwebhooks.NewSecret()).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createHub(t, srv, "SS1")
+	if n, err := srv.App.Webhooks.RunOnce(ctx, env); n != 1 || err != nil {
+		t.Fatalf("RunOnce = %d %v", n, err)
+	}
+	d, err := env.DB.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID)).Only(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.LastError, "refused destination") || d.Status != webhookdelivery.StatusPending || d.LastStatusCode != 0 {
+		t.Errorf("delivery = %+v", d)
+	}
+	if rc.requests != 0 {
+		t.Errorf("the receiver got %d requests", rc.requests)
+	}
+}
+
+// TestRedirectsNotFollowedBodyCapped: a 3xx is a failed attempt (the
+// Location is never requested), and only the first KiB of an answer is kept.
+func TestRedirectsNotFollowedBodyCapped(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { allowPrivate(c); c.WebhookWorkers = 0 }})
+	target := newReceiver(t)
+	redirect := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
+	t.Cleanup(redirect.Close)
+	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(strings.Repeat("é", 1<<20)))
+	}))
+	t.Cleanup(big.Close)
+	r1 := createEndpoint(t, srv, redirect.URL)
+	r2 := createEndpoint(t, srv, big.URL)
+	createHub(t, srv, "RD1")
+	ctx := srv.Ctx(environment.Production)
+	if n, err := srv.App.Webhooks.RunOnce(ctx, srv.Env(environment.Production)); n != 2 || err != nil {
+		t.Fatalf("RunOnce = %d %v", n, err)
+	}
+	if ds := deliveries(t, srv, r1.ID, ""); len(ds) != 1 || ds[0].LastStatusCode != 307 || ds[0].Status != "pending" {
+		t.Errorf("redirected delivery: %+v", ds)
+	}
+	if target.requests != 0 {
+		t.Errorf("the redirect was followed")
+	}
+	ds := deliveries(t, srv, r2.ID, "")
+	if len(ds) != 1 || ds[0].Status != "succeeded" || len(ds[0].LastResponse) > 1024 || len(ds[0].LastResponse) < 1000 {
+		t.Errorf("big answer: status %s, %d bytes kept", ds[0].Status, len(ds[0].LastResponse))
+	}
+}
+
+// TestWebhookScopes: webhooks:read lists, webhooks:write changes; other
+// scopes do neither; reading events does not need webhooks:read.
+func TestWebhookScopes(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: allowPrivate})
+	ctx := srv.Ctx(environment.Production)
+	key := func(scopes ...string) http.Header {
+		secret, _, err := srv.App.Auth.Store.CreateToken(ctx, auth.TokenInput{Name: "t", Environment: environment.Production, Scopes: scopes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return apptest.Bearer(secret)
+	}
+	rc := newReceiver(t)
+	ep := createEndpoint(t, srv, rc.URL)
+	reader, writer, other := key("webhooks:read"), key("webhooks:write"), key("hubs:read", "hubs:write", "parts:read", "items:read", "orders:read", "tracking:read", "workflows:read")
+	base := srv.URL + "/v1/webhook-endpoints"
+	for _, c := range []struct {
+		method, url string
+		h           map[string][]string
+		body        any
+		want        int
+	}{
+		{"GET", base, reader, nil, 200},
+		{"GET", base + "/" + string(ep.ID), reader, nil, 200},
+		{"GET", base + "/" + string(ep.ID) + "/deliveries", reader, nil, 200},
+		{"POST", base, reader, map[string]any{"url": rc.URL}, 403},
+		{"PATCH", base + "/" + string(ep.ID), reader, map[string]any{"enabled": false}, 403},
+		{"POST", base + "/" + string(ep.ID) + "/test", reader, nil, 403},
+		{"POST", base + "/" + string(ep.ID) + "/rotate-secret", reader, nil, 403},
+		{"GET", base, other, nil, 403},
+		{"POST", base, other, map[string]any{"url": rc.URL}, 403},
+		{"GET", srv.URL + "/v1/events", other, nil, 200},
+		{"GET", base, writer, nil, 200}, // write implies read
+		{"POST", base + "/" + string(ep.ID) + "/test", writer, nil, 202},
+		{"DELETE", base + "/" + string(ep.ID), reader, nil, 403},
+		{"DELETE", base + "/" + string(ep.ID), writer, nil, 204},
+	} {
+		if resp := srv.Do(t, c.method, c.url, c.body, c.h); resp.StatusCode != c.want {
+			t.Errorf("%s %s: %d, want %d: %s", c.method, c.url, resp.StatusCode, c.want, resp.Body)
+		}
+	}
+}
+
+// TestRotateResendAndTest: rotation returns a new secret once and signs with
+// both during the grace period; resend and the test event are delivered.
+func TestRotateResendAndTest(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: allowPrivate})
+	rc := newReceiver(t)
+	ep := createEndpoint(t, srv, rc.URL)
+	resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints/"+string(ep.ID)+"/rotate-secret", nil, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("rotate: %d %s", resp.StatusCode, resp.Body)
+	}
+	var rotated struct {
+		Secret         string
+		SecretRotating bool `json:"secret_rotating"`
+	}
+	resp.JSON(t, &rotated)
+	if !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Secret == ep.Secret || !rotated.SecretRotating {
+		t.Fatalf("rotate answered %s", resp.Body)
+	}
+	rc.accept(rotated.Secret) // the receiver knows only the new secret
+	resp = srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints/"+string(ep.ID)+"/test", nil, nil)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("test: %d %s", resp.StatusCode, resp.Body)
+	}
+	var test struct{ ID string }
+	resp.JSON(t, &test)
+	waitFor(t, 10*time.Second, "the test event", func() bool { return rc.count(test.ID) == 1 })
+	rc.mu.Lock()
+	sig := rc.sigs[len(rc.sigs)-1]
+	typ := rc.bodies[test.ID]["type"]
+	rc.mu.Unlock()
+	if len(strings.Fields(sig)) != 2 || typ != "webhook.test" {
+		t.Errorf("during the grace period: signature %q (want two), type %v", sig, typ)
+	}
+	// The old secret alone verifies too (what a receiver not yet updated does).
+	hubID := createHub(t, srv, "RS1")
+	evID := eventOf(t, srv, "hub.created", hubID)
+	waitFor(t, 10*time.Second, "the event", func() bool { return rc.count(evID) == 1 })
+	resp = srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints/"+string(ep.ID)+"/resend", map[string]any{"event_id": evID}, nil)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("resend: %d %s", resp.StatusCode, resp.Body)
+	}
+	waitFor(t, 10*time.Second, "the event resent", func() bool { return rc.count(evID) == 2 })
+	for _, body := range []map[string]any{{}, {"event_id": "evt_01ARZ3NDEKTSV4RRFFQ69G5FAV"}, {"event_id": "nope"}, {"event_id": evID, "delivery_id": "whd_x"}} {
+		if resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints/"+string(ep.ID)+"/resend", body, nil); resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("resend %v: %d %s", body, resp.StatusCode, resp.Body)
+		}
+	}
+	if resp := srv.Do(t, "GET", srv.URL+"/v1/webhook-endpoints/whe_01ARZ3NDEKTSV4RRFFQ69G5FAV", nil, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown endpoint: %d", resp.StatusCode)
+	}
+}
+
+// TestGraphQLWebhooks: the GraphQL fields call the same code: create shows
+// the secret once, the endpoint reads back without it, a test event is
+// delivered and listed, scopes guard every field.
+func TestGraphQLWebhooks(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: allowPrivate})
+	rc := newReceiver(t)
+	var created struct {
+		CreateWebhookEndpoint struct {
+			Endpoint struct{ ID, URL string }
+			Secret   string
+		}
+	}
+	srv.MustGraphQL(t, environment.Production, `mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["hub.*"]}) { endpoint { id url } secret } }`,
+		map[string]any{"url": rc.URL}, &created)
+	ep := created.CreateWebhookEndpoint
+	if !strings.HasPrefix(ep.Secret, "whsec_") || ep.Endpoint.URL != rc.URL {
+		t.Fatalf("created %+v", ep)
+	}
+	rc.accept(ep.Secret)
+	var test struct{ SendWebhookTestEvent struct{ ID string } }
+	srv.MustGraphQL(t, environment.Production, `mutation($id: ID!) { sendWebhookTestEvent(endpointId: $id) { id } }`, map[string]any{"id": ep.Endpoint.ID}, &test)
+	waitFor(t, 10*time.Second, "the test event", func() bool { return rc.count(test.SendWebhookTestEvent.ID) == 1 })
+	var list struct {
+		WebhookEndpoints []struct {
+			ID         string
+			Enabled    bool
+			EventTypes []string
+			Deliveries []struct {
+				Status         string
+				LastStatusCode int
+				EventType      string
+			}
+		}
+	}
+	waitFor(t, 5*time.Second, "the delivery listed", func() bool {
+		srv.MustGraphQL(t, environment.Production, `{ webhookEndpoints { id enabled eventTypes deliveries { status lastStatusCode eventType } } }`, nil, &list)
+		return len(list.WebhookEndpoints) == 1 && len(list.WebhookEndpoints[0].Deliveries) == 1 && list.WebhookEndpoints[0].Deliveries[0].Status == "succeeded"
+	})
+	if got := list.WebhookEndpoints[0]; !got.Enabled || got.EventTypes[0] != "hub.*" || got.Deliveries[0].EventType != "webhook.test" {
+		t.Errorf("listed %+v", got)
+	}
+	ctx := srv.Ctx(environment.Production)
+	secret, _, err := srv.App.Auth.Store.CreateToken(ctx, auth.TokenInput{Name: "r", Environment: environment.Production, Scopes: []string{"hubs:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := srv.GraphQLWith(t, environment.Production, `{ webhookEndpoints { id } }`, nil, apptest.Bearer(secret))
+	if len(resp.Errors) == 0 || resp.Errors[0].Code() != "FORBIDDEN" {
+		t.Errorf("without webhooks:read: %+v", resp.Errors)
+	}
+}

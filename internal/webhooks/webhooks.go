@@ -1,0 +1,288 @@
+// Package webhooks delivers each environment's events to the webhook
+// endpoints registered in it, signed per Standard Webhooks 1.0.
+//
+// The design in one paragraph: an ent hook on Event creation writes one
+// delivery row per matching endpoint in the same transaction as the event (a
+// change that rolls back sends nothing; a committed one has its deliveries on
+// disk). A dispatcher per environment claims due deliveries — on PostgreSQL
+// with SELECT … FOR UPDATE SKIP LOCKED, so several instances share the work —
+// by pushing their next_attempt_at one lease ahead, sends them, and records
+// the result: delivered, rescheduled with back-off and jitter, or failed
+// (which may disable the endpoint). A process killed mid-attempt leaves the
+// delivery due again when its lease ends: at least once. The commit wakes the
+// local dispatcher; other instances find the work by polling.
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/hook"
+	"logistics/ent/webhookendpoint"
+	"logistics/internal/environment"
+)
+
+// DefaultSchedule is the wait before each retry after a failed attempt:
+// Standard Webhooks' example schedule, about three days in all (ten attempts).
+var DefaultSchedule = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
+}
+
+// Options configure delivery.
+type Options struct {
+	AllowPrivate  bool            // deliver to loopback, private and link-local addresses (tests, local development)
+	Schedule      []time.Duration // waits before the retries (default DefaultSchedule)
+	Timeout       time.Duration   // per attempt (default 15s)
+	Workers       int             // attempts in flight per environment; 0: this instance sends nothing (Run returns at once)
+	Poll          time.Duration   // how often to look for work other instances committed (default 1s)
+	SecretGrace   time.Duration   // how long a rotated-out secret keeps signing (default 24h)
+	Now           func() time.Time
+	Jitter        func(time.Duration) time.Duration // default: ±20 %
+	ResponseBytes int                               // bytes of a response body kept (default 1024, the most)
+}
+
+// Manager manages endpoints and sends deliveries for every environment.
+type Manager struct {
+	opts     Options
+	log      *slog.Logger
+	client   *http.Client
+	resolver *net.Resolver
+
+	mu    sync.Mutex
+	wakes map[*ent.Client]chan struct{} // one per environment's base client
+
+	attempts, delivered atomic.Int64 // by this instance, since it started
+}
+
+// Counts returns the attempts this instance made and how many of them were
+// delivered (2xx), since it started.
+func (m *Manager) Counts() (attempts, delivered int64) { return m.attempts.Load(), m.delivered.Load() }
+
+// New returns a Manager.
+func New(opts Options, log *slog.Logger) *Manager {
+	if len(opts.Schedule) == 0 {
+		opts.Schedule = DefaultSchedule
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 15 * time.Second
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.SecretGrace <= 0 {
+		opts.SecretGrace = 24 * time.Hour
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Jitter == nil {
+		opts.Jitter = func(d time.Duration) time.Duration {
+			return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
+		}
+	}
+	if opts.ResponseBytes <= 0 || opts.ResponseBytes > 1024 {
+		opts.ResponseBytes = 1024
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{opts: opts, log: log, client: newHTTPClient(opts.AllowPrivate, opts.Timeout),
+		resolver: net.DefaultResolver, wakes: map[*ent.Client]chan struct{}{}}
+}
+
+// Options returns the effective options.
+func (m *Manager) Options() Options { return m.opts }
+
+func (m *Manager) now() time.Time { return m.opts.Now().UTC() }
+
+// lease is how long a claimed delivery stays invisible to other claimers:
+// longer than an attempt can take, so only a dead process's claim expires.
+func (m *Manager) lease() time.Duration { return 2*m.opts.Timeout + 5*time.Second }
+
+// wake returns the environment's wake-up channel.
+func (m *Manager) wake(env *environment.Env) chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.wakes[env.DB.Client]
+	if !ok {
+		c = make(chan struct{}, 1)
+		m.wakes[env.DB.Client] = c
+	}
+	return c
+}
+
+func notify(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// Register installs the fan-out hook on the environment's client. ent shares
+// a client's hooks with the transactions it opens (tx.Client()), so the
+// service's transactions and the GraphQL mutation transactions both run it.
+func (m *Manager) Register(env *environment.Env) {
+	wake := m.wake(env)
+	env.DB.Client.Event.Use(hook.On(func(next ent.Mutator) ent.Mutator {
+		return hook.EventFunc(func(ctx context.Context, mu *ent.EventMutation) (ent.Value, error) {
+			v, err := next.Mutate(ctx, mu)
+			if err != nil {
+				return v, err
+			}
+			id, _ := mu.ID()
+			typ, _ := mu.GetType()
+			if err := m.fanOut(ctx, mu.Client(), string(id), typ); err != nil {
+				return nil, fmt.Errorf("webhooks: record deliveries of %s: %w", id, err)
+			}
+			if tx, err := mu.Tx(); err == nil {
+				tx.OnCommit(func(next ent.Committer) ent.Committer {
+					return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+						err := next.Commit(ctx, tx)
+						if err == nil {
+							notify(wake)
+						}
+						return err
+					})
+				})
+			} else {
+				notify(wake)
+			}
+			return v, nil
+		})
+	}, ent.OpCreate))
+}
+
+// fanOut writes one pending delivery per enabled endpoint that wants the
+// event type, through c (the event's transaction).
+func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eventID, typ string) error {
+	eps, err := c.WebhookEndpoint.Query().Where(webhookendpoint.Disabled(false)).
+		Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(ctx)
+	if err != nil || len(eps) == 0 {
+		return err
+	}
+	now := m.now()
+	var bulk []*ent.WebhookDeliveryCreate
+	for _, ep := range eps {
+		if wants(ep.EventTypes, typ) {
+			bulk = append(bulk, c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(eventID).
+				SetEventType(typ).SetNextAttemptAt(now).SetCreatedAt(now))
+		}
+	}
+	if len(bulk) == 0 {
+		return nil
+	}
+	return c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
+}
+
+// wants reports whether an endpoint with the type filter receives typ:
+// an empty filter or "*" takes everything, "order.*" a whole family.
+func wants(filter []string, typ string) bool {
+	if len(filter) == 0 {
+		return true
+	}
+	for _, f := range filter {
+		if f == "*" || f == typ {
+			return true
+		}
+		if family, ok := strings.CutSuffix(f, "*"); ok && strings.HasSuffix(family, ".") && strings.HasPrefix(typ, family) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run sends the environments' deliveries until ctx ends. With Workers 0 it
+// returns at once (an instance that only serves the API).
+func (m *Manager) Run(ctx context.Context, envs []*environment.Env) {
+	if m.opts.Workers <= 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, env := range envs {
+		wg.Go(func() { m.runEnv(ctx, env) })
+	}
+	wg.Wait()
+}
+
+func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
+	wake := m.wake(env)
+	// Only this loop fills sem, so the free slots it counts stay free until
+	// it uses them: a claimed delivery is sent at once, well inside its lease.
+	sem := make(chan struct{}, m.opts.Workers)
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-timer.C:
+		}
+		for ctx.Err() == nil {
+			free := cap(sem) - len(sem)
+			if free == 0 {
+				break // a finishing attempt wakes the loop
+			}
+			claimed, err := m.claim(ctx, env, free)
+			if err != nil {
+				if ctx.Err() == nil {
+					m.log.Warn("webhooks: claim failed", "environment", env.Name, "err", err)
+				}
+				break
+			}
+			for _, d := range claimed {
+				sem <- struct{}{}
+				inflight.Go(func() {
+					defer func() { <-sem; notify(wake) }()
+					m.attempt(context.WithoutCancel(ctx), env, d)
+				})
+			}
+			if len(claimed) < free {
+				break
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(m.opts.Poll)
+	}
+}
+
+// RunOnce claims and sends every delivery due now in env, one batch after
+// another, and returns when they are recorded (tests drive the clock with it).
+func (m *Manager) RunOnce(ctx context.Context, env *environment.Env) (int, error) {
+	n := 0
+	for {
+		claimed, err := m.claim(ctx, env, 100)
+		if err != nil {
+			return n, err
+		}
+		var wg sync.WaitGroup
+		for _, d := range claimed {
+			wg.Go(func() { m.attempt(ctx, env, d) })
+		}
+		wg.Wait()
+		n += len(claimed)
+		if len(claimed) < 100 {
+			return n, nil
+		}
+	}
+}
+
+var errDisabled = errors.New("endpoint disabled")
