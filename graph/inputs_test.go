@@ -84,6 +84,15 @@ var mutationInputs = []string{
 	"createWorkflow.input.initialState", "createWorkflow.input.key", "createWorkflow.input.name",
 	"createWorkflow.input.states", "createWorkflow.input.transitions.effect", "createWorkflow.input.transitions.from",
 	"createWorkflow.input.transitions.name", "createWorkflow.input.transitions.to",
+	// Webhook endpoints: configuration, checked by internal/webhooks (the
+	// URL at registration and again at every delivery, after DNS).
+	"createWebhookEndpoint.input.url", "createWebhookEndpoint.input.description",
+	"createWebhookEndpoint.input.eventTypes", "createWebhookEndpoint.input.enabled",
+	"updateWebhookEndpoint.id", "updateWebhookEndpoint.input.url", "updateWebhookEndpoint.input.description",
+	"updateWebhookEndpoint.input.eventTypes", "updateWebhookEndpoint.input.enabled",
+	"deleteWebhookEndpoint.id", "rotateWebhookSecret.id",
+	"resendWebhookEvent.endpointId", "resendWebhookEvent.eventId", "resendWebhookEvent.deliveryId",
+	"sendWebhookTestEvent.endpointId",
 	// API tokens (console sessions only).
 	"createApiToken.input.environment", "createApiToken.input.expiresAt", "createApiToken.input.name",
 	"createApiToken.input.scopes",

@@ -153,10 +153,12 @@ func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int6
 	}
 	ctx := r.Context()
 	var preds []predicate.Event
-	if pred, err := where.P(); err == nil {
-		preds = append(preds, pred)
-	} else if err != ent.ErrEmptyEventWhereInput {
+	pred, err := where.P()
+	if err != nil && err != ent.ErrEmptyEventWhereInput {
 		return eventsPageJSON{}, apperr.From(err)
+	}
+	if err == nil {
+		preds = append(preds, pred)
 	}
 	var log *eventlog.Log
 	if env := environment.FromContext(ctx); env != nil {

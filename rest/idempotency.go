@@ -21,6 +21,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 )
 
 // legacyStaleAfter applies only to keys claimed by a version of the service
@@ -219,7 +220,9 @@ func (d Deps) runClaimed(w http.ResponseWriter, r *http.Request, next http.Handl
 			return err
 		}
 	}
-	txCtx := ent.NewContext(ent.NewTxContext(ctx, tx), tx.Client())
+	// eventlog.Begin: the events the handler records are numbered and written
+	// at this transaction's commit, like those of service.WithTx.
+	txCtx := ent.NewContext(ent.NewTxContext(eventlog.Begin(ctx, tx), tx), tx.Client())
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	next.ServeHTTP(rec, r.WithContext(txCtx))
 	if rec.status >= 400 {

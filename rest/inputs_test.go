@@ -74,6 +74,13 @@ var bodyFields = []string{
 	"POST /v1/workflows states[]", "POST /v1/workflows transitions[].effect",
 	"POST /v1/workflows transitions[].from[]", "POST /v1/workflows transitions[].name",
 	"POST /v1/workflows transitions[].to",
+	// Webhook endpoints: configuration, checked by internal/webhooks (the
+	// URL at registration and again at every delivery, after DNS).
+	"POST /v1/webhook-endpoints url", "POST /v1/webhook-endpoints description",
+	"POST /v1/webhook-endpoints event_types[]", "POST /v1/webhook-endpoints enabled",
+	"PATCH /v1/webhook-endpoints/{id} url", "PATCH /v1/webhook-endpoints/{id} description",
+	"PATCH /v1/webhook-endpoints/{id} event_types[]", "PATCH /v1/webhook-endpoints/{id} enabled",
+	"POST /v1/webhook-endpoints/{id}/resend event_id", "POST /v1/webhook-endpoints/{id}/resend delivery_id",
 }
 
 // TestEveryBodyFieldIsAllowed walks the OpenAPI document: every property of

@@ -11,9 +11,9 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
-	"net/url"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 

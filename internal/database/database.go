@@ -20,8 +20,8 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/migrate"
-	"logistics/internal/fieldcheck"
 	"logistics/internal/eventlog"
+	"logistics/internal/fieldcheck"
 )
 
 // DB is an open database with the ent client over it.

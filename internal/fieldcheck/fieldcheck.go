@@ -27,7 +27,7 @@ import (
 // schemas lists every ent schema; TestEverySchemaListed keeps it complete.
 var schemas = []entgo.Interface{
 	schema.User{}, schema.APIToken{}, schema.Session{}, schema.IdempotencyKey{},
-	schema.Event{}, schema.Hub{}, schema.Item{}, schema.Order{}, schema.OrderLine{},
+	schema.Event{}, schema.WebhookEndpoint{}, schema.WebhookDelivery{}, schema.Hub{}, schema.Item{}, schema.Order{}, schema.OrderLine{},
 	schema.OrderEvent{}, schema.Part{}, schema.Reservation{}, schema.TrackingEntry{},
 	schema.Workflow{},
 }

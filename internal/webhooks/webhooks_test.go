@@ -237,9 +237,8 @@ func TestRollbackSendsNothing(t *testing.T) {
 		if _, err := srv.App.Service.CreateHub(ctx, ent.CreateHubInput{Code: "RB1", Name: "rolled back", Country: "NL"}); err != nil {
 			return err
 		}
-		if n, _ := ent.TxFromContext(ctx).WebhookDelivery.Query().Count(ctx); n != 1 {
-			t.Errorf("inside the transaction: %d deliveries, want 1", n)
-		}
+		// Events (and so their deliveries) are written at the commit
+		// (eventlog.Begin), which never comes.
 		return boom
 	})
 	if !errors.Is(err, boom) {
