@@ -408,11 +408,6 @@ func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.Respons
 
 var errTimeLimit = errors.New("graphql: execution time limit")
 
-func isSubscription(ctx context.Context) bool {
-	oc := graphql.GetOperationContext(ctx)
-	return oc.Operation != nil && oc.Operation.Operation == ast.Subscription
-}
-
 func isQuery(ctx context.Context) bool {
 	oc := graphql.GetOperationContext(ctx)
 	return oc.Operation != nil && oc.Operation.Operation == ast.Query
