@@ -130,10 +130,10 @@ enum ComparisonOperator {
 		w(`
 extend type Query {
   """
-  Aggregates of the %[1]s that ` + "`where`" + ` selects (the filter of the list), in groups by
-  ` + "`groupBy`" + ` (one group of every row without it), with ` + "`having`" + `, ` + "`orderBy`" + ` and at most
-  ` + "`first`" + ` groups (100 by default, at most %[3]d). Select the aggregates in the group:
-  ` + "`count`" + `, ` + "`sum { … }`" + `, ` + "`min { … }`" + `…
+  Aggregates of the %[1]s that `+"`where`"+` selects (the filter of the list), in groups by
+  `+"`groupBy`"+` (one group of every row without it), with `+"`having`"+`, `+"`orderBy`"+` and at most
+  `+"`first`"+` groups (100 by default, at most %[3]d). Select the aggregates in the group:
+  `+"`count`"+`, `+"`sum { … }`"+`, `+"`min { … }`"+`…
   """
   %[2]s(
     "The rows to aggregate: the same filter as the list's where."
@@ -163,7 +163,7 @@ input %[4]sGrouping {
   bucket: TimeBucket
 }
 
-"A condition on an aggregate of a group of %[1]s: ` + "`{aggregate: COUNT, op: GT, value: 5}`" + `."
+"A condition on an aggregate of a group of %[1]s: `+"`{aggregate: COUNT, op: GT, value: 5}`"+`."
 input %[4]sHaving {
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
