@@ -10,6 +10,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 
+	"logistics/graph/model"
 	"logistics/internal/aggregate"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
@@ -24,12 +25,19 @@ import (
 // resource comes from its group type (auth: <T>Group), and grouping by a
 // related record needs that type's read scope too (checked by the core).
 
-// groups answers <t>Aggregate(where, groupBy, having, orderBy, first,
-// timeZone) as a list of the generated group type G.
-func groups[G any](ctx context.Context, spec *aggregate.Spec, where, groupBy, having, orderBy any, first *int, timeZone *string) ([]*G, error) {
-	q, err := aggregateQuery(groupBy, having, orderBy, first, timeZone)
+// groups answers <t>Aggregate(where, groupBy, bucket, having, orderBy,
+// first, timeZone) as a list of the generated group type G (groupBy: the
+// generated enum F's values, the core's key names in upper case).
+func groups[G any, F ~string](ctx context.Context, spec *aggregate.Spec, where any, groupBy []F, bucket *model.TimeBucket, having, orderBy any, first *int, timeZone *string) ([]*G, error) {
+	q, err := aggregateQuery(having, orderBy, first, timeZone)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range groupBy {
+		q.GroupBy = append(q.GroupBy, strings.ToLower(string(f)))
+	}
+	if bucket != nil {
+		q.Bucket = aggregate.Bucket(strings.ToLower(string(*bucket)))
 	}
 	q.Select = selectedMeasures(ctx)
 	res, err := aggregate.Run(ctx, spec, where, q)
@@ -65,7 +73,7 @@ func connectionTotals[G any](ctx context.Context, spec *aggregate.Spec) (*G, err
 // aggregateQuery reads the arguments: generated input types per resource,
 // read by their fields (Field, Bucket, Aggregate, Op, …), whose enum values
 // are the core's names in upper case.
-func aggregateQuery(groupBy, having, orderBy any, first *int, timeZone *string) (aggregate.Query, error) {
+func aggregateQuery(having, orderBy any, first *int, timeZone *string) (aggregate.Query, error) {
 	q := aggregate.Query{Params: aggregate.GraphQLParams}
 	if first != nil {
 		if *first < 1 {
@@ -79,9 +87,6 @@ func aggregateQuery(groupBy, having, orderBy any, first *int, timeZone *string) 
 			return q, err
 		}
 		q.Zone = loc
-	}
-	for _, g := range inputs(groupBy) {
-		q.GroupBy = append(q.GroupBy, aggregate.Group{Key: enumName(g.FieldByName("Field")), Bucket: aggregate.Bucket(enumName(g.FieldByName("Bucket")))})
 	}
 	for i, h := range inputs(having) {
 		c := aggregate.Condition{
@@ -168,7 +173,7 @@ func fillGroup[G any](q aggregate.Query, r aggregate.Row) *G {
 	v := reflect.ValueOf(g).Elem()
 	keys := field(v, "keys")
 	for i, k := range q.GroupBy {
-		setValue(field(keys, aggregate.Camel(k.Key)), r.Keys[i])
+		setValue(field(keys, aggregate.Camel(k)), r.Keys[i])
 	}
 	v.FieldByName("Count").SetInt(r.Count)
 	for _, fn := range []string{"sum", "avg", "min", "max"} {

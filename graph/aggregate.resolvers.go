@@ -48,48 +48,48 @@ func (r *partConnectionResolver) Aggregate(ctx context.Context, obj *ent.PartCon
 }
 
 // HubAggregate is the resolver for the hubAggregate field.
-func (r *queryResolver) HubAggregate(ctx context.Context, where *ent.HubWhereInput, groupBy []*model.HubGrouping, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) ([]*model.HubGroup, error) {
-	return groups[model.HubGroup](ctx, aggregate.Hubs, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) HubAggregate(ctx context.Context, where *ent.HubWhereInput, groupBy []model.HubGroupField, bucket *model.TimeBucket, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) ([]*model.HubGroup, error) {
+	return groups[model.HubGroup](ctx, aggregate.Hubs, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // PartAggregate is the resolver for the partAggregate field.
-func (r *queryResolver) PartAggregate(ctx context.Context, where *ent.PartWhereInput, groupBy []*model.PartGrouping, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) ([]*model.PartGroup, error) {
-	return groups[model.PartGroup](ctx, aggregate.Parts, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) PartAggregate(ctx context.Context, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) ([]*model.PartGroup, error) {
+	return groups[model.PartGroup](ctx, aggregate.Parts, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // ItemAggregate is the resolver for the itemAggregate field.
-func (r *queryResolver) ItemAggregate(ctx context.Context, where *ent.ItemWhereInput, groupBy []*model.ItemGrouping, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) ([]*model.ItemGroup, error) {
-	return groups[model.ItemGroup](ctx, aggregate.Items, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) ItemAggregate(ctx context.Context, where *ent.ItemWhereInput, groupBy []model.ItemGroupField, bucket *model.TimeBucket, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) ([]*model.ItemGroup, error) {
+	return groups[model.ItemGroup](ctx, aggregate.Items, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // OrderAggregate is the resolver for the orderAggregate field.
-func (r *queryResolver) OrderAggregate(ctx context.Context, where *ent.OrderWhereInput, groupBy []*model.OrderGrouping, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) ([]*model.OrderGroup, error) {
-	return groups[model.OrderGroup](ctx, aggregate.Orders, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) OrderAggregate(ctx context.Context, where *ent.OrderWhereInput, groupBy []model.OrderGroupField, bucket *model.TimeBucket, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) ([]*model.OrderGroup, error) {
+	return groups[model.OrderGroup](ctx, aggregate.Orders, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // OrderLineAggregate is the resolver for the orderLineAggregate field.
-func (r *queryResolver) OrderLineAggregate(ctx context.Context, where *ent.OrderLineWhereInput, groupBy []*model.OrderLineGrouping, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) ([]*model.OrderLineGroup, error) {
-	return groups[model.OrderLineGroup](ctx, aggregate.OrderLines, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) OrderLineAggregate(ctx context.Context, where *ent.OrderLineWhereInput, groupBy []model.OrderLineGroupField, bucket *model.TimeBucket, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) ([]*model.OrderLineGroup, error) {
+	return groups[model.OrderLineGroup](ctx, aggregate.OrderLines, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // TrackingEntryAggregate is the resolver for the trackingEntryAggregate field.
-func (r *queryResolver) TrackingEntryAggregate(ctx context.Context, where *ent.TrackingEntryWhereInput, groupBy []*model.TrackingEntryGrouping, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) ([]*model.TrackingEntryGroup, error) {
-	return groups[model.TrackingEntryGroup](ctx, aggregate.TrackingEntries, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) TrackingEntryAggregate(ctx context.Context, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) ([]*model.TrackingEntryGroup, error) {
+	return groups[model.TrackingEntryGroup](ctx, aggregate.TrackingEntries, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // WorkflowAggregate is the resolver for the workflowAggregate field.
-func (r *queryResolver) WorkflowAggregate(ctx context.Context, where *ent.WorkflowWhereInput, groupBy []*model.WorkflowGrouping, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) ([]*model.WorkflowGroup, error) {
-	return groups[model.WorkflowGroup](ctx, aggregate.Workflows, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) WorkflowAggregate(ctx context.Context, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) ([]*model.WorkflowGroup, error) {
+	return groups[model.WorkflowGroup](ctx, aggregate.Workflows, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // OrderEventAggregate is the resolver for the orderEventAggregate field.
-func (r *queryResolver) OrderEventAggregate(ctx context.Context, where *ent.OrderEventWhereInput, groupBy []*model.OrderEventGrouping, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) ([]*model.OrderEventGroup, error) {
-	return groups[model.OrderEventGroup](ctx, aggregate.OrderEvents, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) OrderEventAggregate(ctx context.Context, where *ent.OrderEventWhereInput, groupBy []model.OrderEventGroupField, bucket *model.TimeBucket, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) ([]*model.OrderEventGroup, error) {
+	return groups[model.OrderEventGroup](ctx, aggregate.OrderEvents, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // EventAggregate is the resolver for the eventAggregate field.
-func (r *queryResolver) EventAggregate(ctx context.Context, where *ent.EventWhereInput, groupBy []*model.EventGrouping, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) ([]*model.EventGroup, error) {
-	return groups[model.EventGroup](ctx, aggregate.Events, where, groupBy, having, orderBy, first, timeZone)
+func (r *queryResolver) EventAggregate(ctx context.Context, where *ent.EventWhereInput, groupBy []model.EventGroupField, bucket *model.TimeBucket, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) ([]*model.EventGroup, error) {
+	return groups[model.EventGroup](ctx, aggregate.Events, where, groupBy, bucket, having, orderBy, first, timeZone)
 }
 
 // Aggregate is the resolver for the aggregate field.

@@ -532,29 +532,29 @@ type ComplexityRoot struct {
 
 	Query struct {
 		APITokens              func(childComplexity int) int
-		EventAggregate         func(childComplexity int, where *ent.EventWhereInput, groupBy []*model.EventGrouping, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) int
+		EventAggregate         func(childComplexity int, where *ent.EventWhereInput, groupBy []model.EventGroupField, bucket *model.TimeBucket, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) int
 		Events                 func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.EventOrder, where *ent.EventWhereInput) int
-		HubAggregate           func(childComplexity int, where *ent.HubWhereInput, groupBy []*model.HubGrouping, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) int
+		HubAggregate           func(childComplexity int, where *ent.HubWhereInput, groupBy []model.HubGroupField, bucket *model.TimeBucket, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) int
 		Hubs                   func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.HubOrder, where *ent.HubWhereInput) int
-		ItemAggregate          func(childComplexity int, where *ent.ItemWhereInput, groupBy []*model.ItemGrouping, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) int
+		ItemAggregate          func(childComplexity int, where *ent.ItemWhereInput, groupBy []model.ItemGroupField, bucket *model.TimeBucket, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) int
 		Items                  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
 		Me                     func(childComplexity int) int
 		Node                   func(childComplexity int, id resourceid.ID) int
 		Nodes                  func(childComplexity int, ids []resourceid.ID) int
-		OrderAggregate         func(childComplexity int, where *ent.OrderWhereInput, groupBy []*model.OrderGrouping, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) int
-		OrderEventAggregate    func(childComplexity int, where *ent.OrderEventWhereInput, groupBy []*model.OrderEventGrouping, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) int
+		OrderAggregate         func(childComplexity int, where *ent.OrderWhereInput, groupBy []model.OrderGroupField, bucket *model.TimeBucket, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) int
+		OrderEventAggregate    func(childComplexity int, where *ent.OrderEventWhereInput, groupBy []model.OrderEventGroupField, bucket *model.TimeBucket, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) int
 		OrderEvents            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderEventOrder, where *ent.OrderEventWhereInput) int
-		OrderLineAggregate     func(childComplexity int, where *ent.OrderLineWhereInput, groupBy []*model.OrderLineGrouping, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) int
+		OrderLineAggregate     func(childComplexity int, where *ent.OrderLineWhereInput, groupBy []model.OrderLineGroupField, bucket *model.TimeBucket, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) int
 		OrderLines             func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderLineOrder, where *ent.OrderLineWhereInput) int
 		Orders                 func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
-		PartAggregate          func(childComplexity int, where *ent.PartWhereInput, groupBy []*model.PartGrouping, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) int
+		PartAggregate          func(childComplexity int, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) int
 		Parts                  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
 		Scopes                 func(childComplexity int) int
 		TrackingEntries        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
-		TrackingEntryAggregate func(childComplexity int, where *ent.TrackingEntryWhereInput, groupBy []*model.TrackingEntryGrouping, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) int
+		TrackingEntryAggregate func(childComplexity int, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) int
 		WebhookEndpoint        func(childComplexity int, id resourceid.ID) int
 		WebhookEndpoints       func(childComplexity int) int
-		WorkflowAggregate      func(childComplexity int, where *ent.WorkflowWhereInput, groupBy []*model.WorkflowGrouping, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) int
+		WorkflowAggregate      func(childComplexity int, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) int
 		Workflows              func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
 	}
 
@@ -811,15 +811,15 @@ type QueryResolver interface {
 	Parts(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) (*ent.PartConnection, error)
 	TrackingEntries(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) (*ent.TrackingEntryConnection, error)
 	Workflows(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) (*ent.WorkflowConnection, error)
-	HubAggregate(ctx context.Context, where *ent.HubWhereInput, groupBy []*model.HubGrouping, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) ([]*model.HubGroup, error)
-	PartAggregate(ctx context.Context, where *ent.PartWhereInput, groupBy []*model.PartGrouping, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) ([]*model.PartGroup, error)
-	ItemAggregate(ctx context.Context, where *ent.ItemWhereInput, groupBy []*model.ItemGrouping, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) ([]*model.ItemGroup, error)
-	OrderAggregate(ctx context.Context, where *ent.OrderWhereInput, groupBy []*model.OrderGrouping, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) ([]*model.OrderGroup, error)
-	OrderLineAggregate(ctx context.Context, where *ent.OrderLineWhereInput, groupBy []*model.OrderLineGrouping, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) ([]*model.OrderLineGroup, error)
-	TrackingEntryAggregate(ctx context.Context, where *ent.TrackingEntryWhereInput, groupBy []*model.TrackingEntryGrouping, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) ([]*model.TrackingEntryGroup, error)
-	WorkflowAggregate(ctx context.Context, where *ent.WorkflowWhereInput, groupBy []*model.WorkflowGrouping, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) ([]*model.WorkflowGroup, error)
-	OrderEventAggregate(ctx context.Context, where *ent.OrderEventWhereInput, groupBy []*model.OrderEventGrouping, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) ([]*model.OrderEventGroup, error)
-	EventAggregate(ctx context.Context, where *ent.EventWhereInput, groupBy []*model.EventGrouping, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) ([]*model.EventGroup, error)
+	HubAggregate(ctx context.Context, where *ent.HubWhereInput, groupBy []model.HubGroupField, bucket *model.TimeBucket, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) ([]*model.HubGroup, error)
+	PartAggregate(ctx context.Context, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) ([]*model.PartGroup, error)
+	ItemAggregate(ctx context.Context, where *ent.ItemWhereInput, groupBy []model.ItemGroupField, bucket *model.TimeBucket, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) ([]*model.ItemGroup, error)
+	OrderAggregate(ctx context.Context, where *ent.OrderWhereInput, groupBy []model.OrderGroupField, bucket *model.TimeBucket, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) ([]*model.OrderGroup, error)
+	OrderLineAggregate(ctx context.Context, where *ent.OrderLineWhereInput, groupBy []model.OrderLineGroupField, bucket *model.TimeBucket, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) ([]*model.OrderLineGroup, error)
+	TrackingEntryAggregate(ctx context.Context, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) ([]*model.TrackingEntryGroup, error)
+	WorkflowAggregate(ctx context.Context, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) ([]*model.WorkflowGroup, error)
+	OrderEventAggregate(ctx context.Context, where *ent.OrderEventWhereInput, groupBy []model.OrderEventGroupField, bucket *model.TimeBucket, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) ([]*model.OrderEventGroup, error)
+	EventAggregate(ctx context.Context, where *ent.EventWhereInput, groupBy []model.EventGroupField, bucket *model.TimeBucket, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) ([]*model.EventGroup, error)
 	Me(ctx context.Context) (*model.Account, error)
 	APITokens(ctx context.Context) ([]*ent.APIToken, error)
 	Scopes(ctx context.Context) ([]string, error)
@@ -2906,7 +2906,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.EventAggregate(childComplexity, args["where"].(*ent.EventWhereInput), args["groupBy"].([]*model.EventGrouping), args["having"].([]*model.EventHaving), args["orderBy"].([]*model.EventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.EventAggregate(childComplexity, args["where"].(*ent.EventWhereInput), args["groupBy"].([]model.EventGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.EventHaving), args["orderBy"].([]*model.EventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.events":
 		if e.ComplexityRoot.Query.Events == nil {
 			break
@@ -2928,7 +2928,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.HubAggregate(childComplexity, args["where"].(*ent.HubWhereInput), args["groupBy"].([]*model.HubGrouping), args["having"].([]*model.HubHaving), args["orderBy"].([]*model.HubGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.HubAggregate(childComplexity, args["where"].(*ent.HubWhereInput), args["groupBy"].([]model.HubGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.HubHaving), args["orderBy"].([]*model.HubGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.hubs":
 		if e.ComplexityRoot.Query.Hubs == nil {
 			break
@@ -2951,7 +2951,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.ItemAggregate(childComplexity, args["where"].(*ent.ItemWhereInput), args["groupBy"].([]*model.ItemGrouping), args["having"].([]*model.ItemHaving), args["orderBy"].([]*model.ItemGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.ItemAggregate(childComplexity, args["where"].(*ent.ItemWhereInput), args["groupBy"].([]model.ItemGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.ItemHaving), args["orderBy"].([]*model.ItemGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.items":
 		if e.ComplexityRoot.Query.Items == nil {
 			break
@@ -3001,7 +3001,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.OrderAggregate(childComplexity, args["where"].(*ent.OrderWhereInput), args["groupBy"].([]*model.OrderGrouping), args["having"].([]*model.OrderHaving), args["orderBy"].([]*model.OrderGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.OrderAggregate(childComplexity, args["where"].(*ent.OrderWhereInput), args["groupBy"].([]model.OrderGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderHaving), args["orderBy"].([]*model.OrderGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.orderEventAggregate":
 		if e.ComplexityRoot.Query.OrderEventAggregate == nil {
 			break
@@ -3012,7 +3012,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.OrderEventAggregate(childComplexity, args["where"].(*ent.OrderEventWhereInput), args["groupBy"].([]*model.OrderEventGrouping), args["having"].([]*model.OrderEventHaving), args["orderBy"].([]*model.OrderEventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.OrderEventAggregate(childComplexity, args["where"].(*ent.OrderEventWhereInput), args["groupBy"].([]model.OrderEventGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderEventHaving), args["orderBy"].([]*model.OrderEventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.orderEvents":
 		if e.ComplexityRoot.Query.OrderEvents == nil {
 			break
@@ -3034,7 +3034,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.OrderLineAggregate(childComplexity, args["where"].(*ent.OrderLineWhereInput), args["groupBy"].([]*model.OrderLineGrouping), args["having"].([]*model.OrderLineHaving), args["orderBy"].([]*model.OrderLineGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.OrderLineAggregate(childComplexity, args["where"].(*ent.OrderLineWhereInput), args["groupBy"].([]model.OrderLineGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderLineHaving), args["orderBy"].([]*model.OrderLineGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.orderLines":
 		if e.ComplexityRoot.Query.OrderLines == nil {
 			break
@@ -3067,7 +3067,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.PartAggregate(childComplexity, args["where"].(*ent.PartWhereInput), args["groupBy"].([]*model.PartGrouping), args["having"].([]*model.PartHaving), args["orderBy"].([]*model.PartGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.PartAggregate(childComplexity, args["where"].(*ent.PartWhereInput), args["groupBy"].([]model.PartGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.PartHaving), args["orderBy"].([]*model.PartGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.parts":
 		if e.ComplexityRoot.Query.Parts == nil {
 			break
@@ -3106,7 +3106,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.TrackingEntryAggregate(childComplexity, args["where"].(*ent.TrackingEntryWhereInput), args["groupBy"].([]*model.TrackingEntryGrouping), args["having"].([]*model.TrackingEntryHaving), args["orderBy"].([]*model.TrackingEntryGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.TrackingEntryAggregate(childComplexity, args["where"].(*ent.TrackingEntryWhereInput), args["groupBy"].([]model.TrackingEntryGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.TrackingEntryHaving), args["orderBy"].([]*model.TrackingEntryGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.webhookEndpoint":
 		if e.ComplexityRoot.Query.WebhookEndpoint == nil {
 			break
@@ -3134,7 +3134,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.WorkflowAggregate(childComplexity, args["where"].(*ent.WorkflowWhereInput), args["groupBy"].([]*model.WorkflowGrouping), args["having"].([]*model.WorkflowHaving), args["orderBy"].([]*model.WorkflowGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+		return e.ComplexityRoot.Query.WorkflowAggregate(childComplexity, args["where"].(*ent.WorkflowWhereInput), args["groupBy"].([]model.WorkflowGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.WorkflowHaving), args["orderBy"].([]*model.WorkflowGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.workflows":
 		if e.ComplexityRoot.Query.Workflows == nil {
 			break
@@ -3892,30 +3892,24 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreatePartInput,
 		ec.unmarshalInputCreateTrackingEntryInput,
 		ec.unmarshalInputEventGroupOrder,
-		ec.unmarshalInputEventGrouping,
 		ec.unmarshalInputEventHaving,
 		ec.unmarshalInputEventOrder,
 		ec.unmarshalInputEventWhereInput,
 		ec.unmarshalInputHubGroupOrder,
-		ec.unmarshalInputHubGrouping,
 		ec.unmarshalInputHubHaving,
 		ec.unmarshalInputHubOrder,
 		ec.unmarshalInputHubWhereInput,
 		ec.unmarshalInputItemGroupOrder,
-		ec.unmarshalInputItemGrouping,
 		ec.unmarshalInputItemHaving,
 		ec.unmarshalInputItemOrder,
 		ec.unmarshalInputItemWhereInput,
 		ec.unmarshalInputOrderEventGroupOrder,
-		ec.unmarshalInputOrderEventGrouping,
 		ec.unmarshalInputOrderEventHaving,
 		ec.unmarshalInputOrderEventOrder,
 		ec.unmarshalInputOrderEventWhereInput,
 		ec.unmarshalInputOrderGroupOrder,
-		ec.unmarshalInputOrderGrouping,
 		ec.unmarshalInputOrderHaving,
 		ec.unmarshalInputOrderLineGroupOrder,
-		ec.unmarshalInputOrderLineGrouping,
 		ec.unmarshalInputOrderLineHaving,
 		ec.unmarshalInputOrderLineInput,
 		ec.unmarshalInputOrderLineOrder,
@@ -3923,12 +3917,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputOrderOrder,
 		ec.unmarshalInputOrderWhereInput,
 		ec.unmarshalInputPartGroupOrder,
-		ec.unmarshalInputPartGrouping,
 		ec.unmarshalInputPartHaving,
 		ec.unmarshalInputPartOrder,
 		ec.unmarshalInputPartWhereInput,
 		ec.unmarshalInputTrackingEntryGroupOrder,
-		ec.unmarshalInputTrackingEntryGrouping,
 		ec.unmarshalInputTrackingEntryHaving,
 		ec.unmarshalInputTrackingEntryOrder,
 		ec.unmarshalInputTrackingEntryWhereInput,
@@ -3940,7 +3932,6 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateTrackingEntryInput,
 		ec.unmarshalInputWebhookEndpointInput,
 		ec.unmarshalInputWorkflowGroupOrder,
-		ec.unmarshalInputWorkflowGrouping,
 		ec.unmarshalInputWorkflowHaving,
 		ec.unmarshalInputWorkflowInput,
 		ec.unmarshalInputWorkflowOrder,
@@ -4110,8 +4101,10 @@ extend type Query {
   hubAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: HubWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [HubGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [HubGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [HubHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4126,13 +4119,6 @@ extend type Query {
 extend type HubConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use hubAggregate with groupBy)."
   aggregate: HubGroup @aggregate
-}
-
-"A key to group hubs by."
-input HubGrouping {
-  field: HubGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of hubs: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4231,8 +4217,10 @@ extend type Query {
   partAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: PartWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [PartGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [PartGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [PartHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4247,13 +4235,6 @@ extend type Query {
 extend type PartConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use partAggregate with groupBy)."
   aggregate: PartGroup @aggregate
-}
-
-"A key to group parts by."
-input PartGrouping {
-  field: PartGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of parts: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4354,8 +4335,10 @@ extend type Query {
   itemAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: ItemWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [ItemGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [ItemGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [ItemHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4370,13 +4353,6 @@ extend type Query {
 extend type ItemConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use itemAggregate with groupBy)."
   aggregate: ItemGroup @aggregate
-}
-
-"A key to group items by."
-input ItemGrouping {
-  field: ItemGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of items: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4505,8 +4481,10 @@ extend type Query {
   orderAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: OrderWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [OrderGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [OrderHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4521,13 +4499,6 @@ extend type Query {
 extend type OrderConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderAggregate with groupBy)."
   aggregate: OrderGroup @aggregate
-}
-
-"A key to group orders by."
-input OrderGrouping {
-  field: OrderGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of orders: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4638,8 +4609,10 @@ extend type Query {
   orderLineAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: OrderLineWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [OrderLineGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderLineGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [OrderLineHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4654,13 +4627,6 @@ extend type Query {
 extend type OrderLineConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderLineAggregate with groupBy)."
   aggregate: OrderLineGroup @aggregate
-}
-
-"A key to group order lines by."
-input OrderLineGrouping {
-  field: OrderLineGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of order lines: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4773,8 +4739,10 @@ extend type Query {
   trackingEntryAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: TrackingEntryWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [TrackingEntryGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [TrackingEntryGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [TrackingEntryHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4789,13 +4757,6 @@ extend type Query {
 extend type TrackingEntryConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use trackingEntryAggregate with groupBy)."
   aggregate: TrackingEntryGroup @aggregate
-}
-
-"A key to group tracking entries by."
-input TrackingEntryGrouping {
-  field: TrackingEntryGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of tracking entries: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -4902,8 +4863,10 @@ extend type Query {
   workflowAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: WorkflowWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [WorkflowGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [WorkflowGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [WorkflowHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -4918,13 +4881,6 @@ extend type Query {
 extend type WorkflowConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use workflowAggregate with groupBy)."
   aggregate: WorkflowGroup @aggregate
-}
-
-"A key to group workflows by."
-input WorkflowGrouping {
-  field: WorkflowGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of workflows: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -5029,8 +4985,10 @@ extend type Query {
   orderEventAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: OrderEventWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [OrderEventGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderEventGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [OrderEventHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -5045,13 +5003,6 @@ extend type Query {
 extend type OrderEventConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderEventAggregate with groupBy)."
   aggregate: OrderEventGroup @aggregate
-}
-
-"A key to group order events by."
-input OrderEventGrouping {
-  field: OrderEventGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of order events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -5142,8 +5093,10 @@ extend type Query {
   eventAggregate(
     "The rows to aggregate: the same filter as the list's where."
     where: EventWhereInput
-    "At most 5 keys; a time key needs a bucket."
-    groupBy: [EventGrouping!]
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [EventGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most 10)."
     having: [EventHaving!]
     "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
@@ -5158,13 +5111,6 @@ extend type Query {
 extend type EventConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use eventAggregate with groupBy)."
   aggregate: EventGroup @aggregate
-}
-
-"A key to group events by."
-input EventGrouping {
-  field: EventGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
@@ -10596,45 +10542,53 @@ func (ec *executionContext) field_Query_eventAggregate_args(ctx context.Context,
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.EventGrouping, error) {
-			return ec.unmarshalOEventGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.EventGroupField, error) {
+			return ec.unmarshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.EventHaving, error) {
 			return ec.unmarshalOEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.EventGroupOrder, error) {
 			return ec.unmarshalOEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -10704,45 +10658,53 @@ func (ec *executionContext) field_Query_hubAggregate_args(ctx context.Context, r
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.HubGrouping, error) {
-			return ec.unmarshalOHubGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.HubGroupField, error) {
+			return ec.unmarshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.HubHaving, error) {
 			return ec.unmarshalOHubHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.HubGroupOrder, error) {
 			return ec.unmarshalOHubGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -10812,45 +10774,53 @@ func (ec *executionContext) field_Query_itemAggregate_args(ctx context.Context, 
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.ItemGrouping, error) {
-			return ec.unmarshalOItemGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.ItemGroupField, error) {
+			return ec.unmarshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.ItemHaving, error) {
 			return ec.unmarshalOItemHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.ItemGroupOrder, error) {
 			return ec.unmarshalOItemGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -10948,45 +10918,53 @@ func (ec *executionContext) field_Query_orderAggregate_args(ctx context.Context,
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.OrderGrouping, error) {
-			return ec.unmarshalOOrderGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.OrderGroupField, error) {
+			return ec.unmarshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.OrderHaving, error) {
 			return ec.unmarshalOOrderHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.OrderGroupOrder, error) {
 			return ec.unmarshalOOrderGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11002,45 +10980,53 @@ func (ec *executionContext) field_Query_orderEventAggregate_args(ctx context.Con
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.OrderEventGrouping, error) {
-			return ec.unmarshalOOrderEventGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.OrderEventGroupField, error) {
+			return ec.unmarshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.OrderEventHaving, error) {
 			return ec.unmarshalOOrderEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.OrderEventGroupOrder, error) {
 			return ec.unmarshalOOrderEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11110,45 +11096,53 @@ func (ec *executionContext) field_Query_orderLineAggregate_args(ctx context.Cont
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.OrderLineGrouping, error) {
-			return ec.unmarshalOOrderLineGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.OrderLineGroupField, error) {
+			return ec.unmarshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.OrderLineHaving, error) {
 			return ec.unmarshalOOrderLineHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.OrderLineGroupOrder, error) {
 			return ec.unmarshalOOrderLineGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11272,45 +11266,53 @@ func (ec *executionContext) field_Query_partAggregate_args(ctx context.Context, 
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.PartGrouping, error) {
-			return ec.unmarshalOPartGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.PartGroupField, error) {
+			return ec.unmarshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.PartHaving, error) {
 			return ec.unmarshalOPartHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.PartGroupOrder, error) {
 			return ec.unmarshalOPartGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11434,45 +11436,53 @@ func (ec *executionContext) field_Query_trackingEntryAggregate_args(ctx context.
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.TrackingEntryGrouping, error) {
-			return ec.unmarshalOTrackingEntryGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.TrackingEntryGroupField, error) {
+			return ec.unmarshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.TrackingEntryHaving, error) {
 			return ec.unmarshalOTrackingEntryHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.TrackingEntryGroupOrder, error) {
 			return ec.unmarshalOTrackingEntryGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11502,45 +11512,53 @@ func (ec *executionContext) field_Query_workflowAggregate_args(ctx context.Conte
 	}
 	args["where"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
-		func(ctx context.Context, v any) ([]*model.WorkflowGrouping, error) {
-			return ec.unmarshalOWorkflowGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupingᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]model.WorkflowGroupField, error) {
+			return ec.unmarshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
 	args["groupBy"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
 		func(ctx context.Context, v any) ([]*model.WorkflowHaving, error) {
 			return ec.unmarshalOWorkflowHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowHavingᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["having"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
 		func(ctx context.Context, v any) ([]*model.WorkflowGroupOrder, error) {
 			return ec.unmarshalOWorkflowGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrderᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["orderBy"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg4
-	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["timeZone"] = arg5
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -21084,7 +21102,7 @@ func (ec *executionContext) _Query_hubAggregate(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().HubAggregate(ctx, fc.Args["where"].(*ent.HubWhereInput), fc.Args["groupBy"].([]*model.HubGrouping), fc.Args["having"].([]*model.HubHaving), fc.Args["orderBy"].([]*model.HubGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().HubAggregate(ctx, fc.Args["where"].(*ent.HubWhereInput), fc.Args["groupBy"].([]model.HubGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.HubHaving), fc.Args["orderBy"].([]*model.HubGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.HubGroup) graphql.Marshaler {
@@ -21128,7 +21146,7 @@ func (ec *executionContext) _Query_partAggregate(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().PartAggregate(ctx, fc.Args["where"].(*ent.PartWhereInput), fc.Args["groupBy"].([]*model.PartGrouping), fc.Args["having"].([]*model.PartHaving), fc.Args["orderBy"].([]*model.PartGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().PartAggregate(ctx, fc.Args["where"].(*ent.PartWhereInput), fc.Args["groupBy"].([]model.PartGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.PartHaving), fc.Args["orderBy"].([]*model.PartGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.PartGroup) graphql.Marshaler {
@@ -21172,7 +21190,7 @@ func (ec *executionContext) _Query_itemAggregate(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().ItemAggregate(ctx, fc.Args["where"].(*ent.ItemWhereInput), fc.Args["groupBy"].([]*model.ItemGrouping), fc.Args["having"].([]*model.ItemHaving), fc.Args["orderBy"].([]*model.ItemGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().ItemAggregate(ctx, fc.Args["where"].(*ent.ItemWhereInput), fc.Args["groupBy"].([]model.ItemGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.ItemHaving), fc.Args["orderBy"].([]*model.ItemGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.ItemGroup) graphql.Marshaler {
@@ -21216,7 +21234,7 @@ func (ec *executionContext) _Query_orderAggregate(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().OrderAggregate(ctx, fc.Args["where"].(*ent.OrderWhereInput), fc.Args["groupBy"].([]*model.OrderGrouping), fc.Args["having"].([]*model.OrderHaving), fc.Args["orderBy"].([]*model.OrderGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().OrderAggregate(ctx, fc.Args["where"].(*ent.OrderWhereInput), fc.Args["groupBy"].([]model.OrderGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderHaving), fc.Args["orderBy"].([]*model.OrderGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderGroup) graphql.Marshaler {
@@ -21260,7 +21278,7 @@ func (ec *executionContext) _Query_orderLineAggregate(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().OrderLineAggregate(ctx, fc.Args["where"].(*ent.OrderLineWhereInput), fc.Args["groupBy"].([]*model.OrderLineGrouping), fc.Args["having"].([]*model.OrderLineHaving), fc.Args["orderBy"].([]*model.OrderLineGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().OrderLineAggregate(ctx, fc.Args["where"].(*ent.OrderLineWhereInput), fc.Args["groupBy"].([]model.OrderLineGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderLineHaving), fc.Args["orderBy"].([]*model.OrderLineGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderLineGroup) graphql.Marshaler {
@@ -21304,7 +21322,7 @@ func (ec *executionContext) _Query_trackingEntryAggregate(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().TrackingEntryAggregate(ctx, fc.Args["where"].(*ent.TrackingEntryWhereInput), fc.Args["groupBy"].([]*model.TrackingEntryGrouping), fc.Args["having"].([]*model.TrackingEntryHaving), fc.Args["orderBy"].([]*model.TrackingEntryGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().TrackingEntryAggregate(ctx, fc.Args["where"].(*ent.TrackingEntryWhereInput), fc.Args["groupBy"].([]model.TrackingEntryGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.TrackingEntryHaving), fc.Args["orderBy"].([]*model.TrackingEntryGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrackingEntryGroup) graphql.Marshaler {
@@ -21348,7 +21366,7 @@ func (ec *executionContext) _Query_workflowAggregate(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().WorkflowAggregate(ctx, fc.Args["where"].(*ent.WorkflowWhereInput), fc.Args["groupBy"].([]*model.WorkflowGrouping), fc.Args["having"].([]*model.WorkflowHaving), fc.Args["orderBy"].([]*model.WorkflowGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().WorkflowAggregate(ctx, fc.Args["where"].(*ent.WorkflowWhereInput), fc.Args["groupBy"].([]model.WorkflowGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.WorkflowHaving), fc.Args["orderBy"].([]*model.WorkflowGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowGroup) graphql.Marshaler {
@@ -21392,7 +21410,7 @@ func (ec *executionContext) _Query_orderEventAggregate(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().OrderEventAggregate(ctx, fc.Args["where"].(*ent.OrderEventWhereInput), fc.Args["groupBy"].([]*model.OrderEventGrouping), fc.Args["having"].([]*model.OrderEventHaving), fc.Args["orderBy"].([]*model.OrderEventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().OrderEventAggregate(ctx, fc.Args["where"].(*ent.OrderEventWhereInput), fc.Args["groupBy"].([]model.OrderEventGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderEventHaving), fc.Args["orderBy"].([]*model.OrderEventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderEventGroup) graphql.Marshaler {
@@ -21436,7 +21454,7 @@ func (ec *executionContext) _Query_eventAggregate(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().EventAggregate(ctx, fc.Args["where"].(*ent.EventWhereInput), fc.Args["groupBy"].([]*model.EventGrouping), fc.Args["having"].([]*model.EventHaving), fc.Args["orderBy"].([]*model.EventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+			return ec.Resolvers.Query().EventAggregate(ctx, fc.Args["where"].(*ent.EventWhereInput), fc.Args["groupBy"].([]model.EventGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.EventHaving), fc.Args["orderBy"].([]*model.EventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.EventGroup) graphql.Marshaler {
@@ -26365,43 +26383,6 @@ func (ec *executionContext) unmarshalInputEventGroupOrder(ctx context.Context, o
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputEventGrouping(ctx context.Context, obj any) (model.EventGrouping, error) {
-	var it model.EventGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputEventHaving(ctx context.Context, obj any) (model.EventHaving, error) {
 	var it model.EventHaving
 	if obj == nil {
@@ -27106,43 +27087,6 @@ func (ec *executionContext) unmarshalInputHubGroupOrder(ctx context.Context, obj
 				return it, err
 			}
 			it.Direction = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputHubGrouping(ctx context.Context, obj any) (model.HubGrouping, error) {
-	var it model.HubGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
 		}
 	}
 	return it, nil
@@ -28375,43 +28319,6 @@ func (ec *executionContext) unmarshalInputItemGroupOrder(ctx context.Context, ob
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputItemGrouping(ctx context.Context, obj any) (model.ItemGrouping, error) {
-	var it model.ItemGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputItemHaving(ctx context.Context, obj any) (model.ItemHaving, error) {
 	var it model.ItemHaving
 	if obj == nil {
@@ -29380,43 +29287,6 @@ func (ec *executionContext) unmarshalInputOrderEventGroupOrder(ctx context.Conte
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputOrderEventGrouping(ctx context.Context, obj any) (model.OrderEventGrouping, error) {
-	var it model.OrderEventGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputOrderEventHaving(ctx context.Context, obj any) (model.OrderEventHaving, error) {
 	var it model.OrderEventHaving
 	if obj == nil {
@@ -30308,43 +30178,6 @@ func (ec *executionContext) unmarshalInputOrderGroupOrder(ctx context.Context, o
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputOrderGrouping(ctx context.Context, obj any) (model.OrderGrouping, error) {
-	var it model.OrderGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputOrderHaving(ctx context.Context, obj any) (model.OrderHaving, error) {
 	var it model.OrderHaving
 	if obj == nil {
@@ -30453,43 +30286,6 @@ func (ec *executionContext) unmarshalInputOrderLineGroupOrder(ctx context.Contex
 				return it, err
 			}
 			it.Direction = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputOrderLineGrouping(ctx context.Context, obj any) (model.OrderLineGrouping, error) {
-	var it model.OrderLineGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
 		}
 	}
 	return it, nil
@@ -32698,43 +32494,6 @@ func (ec *executionContext) unmarshalInputPartGroupOrder(ctx context.Context, ob
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputPartGrouping(ctx context.Context, obj any) (model.PartGrouping, error) {
-	var it model.PartGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
-		}
-	}
-	return it, nil
-}
-
 func (ec *executionContext) unmarshalInputPartHaving(ctx context.Context, obj any) (model.PartHaving, error) {
 	var it model.PartHaving
 	if obj == nil {
@@ -33495,43 +33254,6 @@ func (ec *executionContext) unmarshalInputTrackingEntryGroupOrder(ctx context.Co
 				return it, err
 			}
 			it.Direction = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputTrackingEntryGrouping(ctx context.Context, obj any) (model.TrackingEntryGrouping, error) {
-	var it model.TrackingEntryGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
 		}
 	}
 	return it, nil
@@ -35109,43 +34831,6 @@ func (ec *executionContext) unmarshalInputWorkflowGroupOrder(ctx context.Context
 				return it, err
 			}
 			it.Direction = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputWorkflowGrouping(ctx context.Context, obj any) (model.WorkflowGrouping, error) {
-	var it model.WorkflowGrouping
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"field", "bucket"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "field":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
-			data, err := ec.unmarshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Field = data
-		case "bucket":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
-			data, err := ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Bucket = data
 		}
 	}
 	return it, nil
@@ -41828,11 +41513,6 @@ func (ec *executionContext) unmarshalNEventGroupOrder2ᚖlogisticsᚋgraphᚋmod
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNEventGrouping2ᚖlogisticsᚋgraphᚋmodelᚐEventGrouping(ctx context.Context, v any) (*model.EventGrouping, error) {
-	res, err := ec.unmarshalInputEventGrouping(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐEventHaving(ctx context.Context, v any) (*model.EventHaving, error) {
 	res, err := ec.unmarshalInputEventHaving(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -41968,11 +41648,6 @@ func (ec *executionContext) marshalNHubGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐ
 
 func (ec *executionContext) unmarshalNHubGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrder(ctx context.Context, v any) (*model.HubGroupOrder, error) {
 	res, err := ec.unmarshalInputHubGroupOrder(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNHubGrouping2ᚖlogisticsᚋgraphᚋmodelᚐHubGrouping(ctx context.Context, v any) (*model.HubGrouping, error) {
-	res, err := ec.unmarshalInputHubGrouping(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42150,11 +41825,6 @@ func (ec *executionContext) marshalNItemGroupKeys2ᚖlogisticsᚋgraphᚋmodel�
 
 func (ec *executionContext) unmarshalNItemGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrder(ctx context.Context, v any) (*model.ItemGroupOrder, error) {
 	res, err := ec.unmarshalInputItemGroupOrder(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNItemGrouping2ᚖlogisticsᚋgraphᚋmodelᚐItemGrouping(ctx context.Context, v any) (*model.ItemGrouping, error) {
-	res, err := ec.unmarshalInputItemGrouping(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42340,11 +42010,6 @@ func (ec *executionContext) unmarshalNOrderEventGroupOrder2ᚖlogisticsᚋgraph�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNOrderEventGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGrouping(ctx context.Context, v any) (*model.OrderEventGrouping, error) {
-	res, err := ec.unmarshalInputOrderEventGrouping(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNOrderEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventHaving(ctx context.Context, v any) (*model.OrderEventHaving, error) {
 	res, err := ec.unmarshalInputOrderEventHaving(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -42437,11 +42102,6 @@ func (ec *executionContext) unmarshalNOrderGroupOrder2ᚖlogisticsᚋgraphᚋmod
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNOrderGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderGrouping(ctx context.Context, v any) (*model.OrderGrouping, error) {
-	res, err := ec.unmarshalInputOrderGrouping(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNOrderHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderHaving(ctx context.Context, v any) (*model.OrderHaving, error) {
 	res, err := ec.unmarshalInputOrderHaving(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -42525,11 +42185,6 @@ func (ec *executionContext) marshalNOrderLineGroupKeys2ᚖlogisticsᚋgraphᚋmo
 
 func (ec *executionContext) unmarshalNOrderLineGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrder(ctx context.Context, v any) (*model.OrderLineGroupOrder, error) {
 	res, err := ec.unmarshalInputOrderLineGroupOrder(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNOrderLineGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGrouping(ctx context.Context, v any) (*model.OrderLineGrouping, error) {
-	res, err := ec.unmarshalInputOrderLineGrouping(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42697,11 +42352,6 @@ func (ec *executionContext) marshalNPartGroupKeys2ᚖlogisticsᚋgraphᚋmodel�
 
 func (ec *executionContext) unmarshalNPartGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrder(ctx context.Context, v any) (*model.PartGroupOrder, error) {
 	res, err := ec.unmarshalInputPartGroupOrder(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNPartGrouping2ᚖlogisticsᚋgraphᚋmodelᚐPartGrouping(ctx context.Context, v any) (*model.PartGrouping, error) {
-	res, err := ec.unmarshalInputPartGrouping(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42938,11 +42588,6 @@ func (ec *executionContext) unmarshalNTrackingEntryGroupOrder2ᚖlogisticsᚋgra
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNTrackingEntryGrouping2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGrouping(ctx context.Context, v any) (*model.TrackingEntryGrouping, error) {
-	res, err := ec.unmarshalInputTrackingEntryGrouping(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNTrackingEntryHaving2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHaving(ctx context.Context, v any) (*model.TrackingEntryHaving, error) {
 	res, err := ec.unmarshalInputTrackingEntryHaving(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -43169,11 +42814,6 @@ func (ec *executionContext) marshalNWorkflowGroupKeys2ᚖlogisticsᚋgraphᚋmod
 
 func (ec *executionContext) unmarshalNWorkflowGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrder(ctx context.Context, v any) (*model.WorkflowGroupOrder, error) {
 	res, err := ec.unmarshalInputWorkflowGroupOrder(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalNWorkflowGrouping2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGrouping(ctx context.Context, v any) (*model.WorkflowGrouping, error) {
-	res, err := ec.unmarshalInputWorkflowGrouping(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -43572,6 +43212,42 @@ func (ec *executionContext) marshalOEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐEv
 	return ec._EventGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx context.Context, v any) ([]model.EventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EventGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupField(ctx context.Context, v any) (*model.EventGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -43598,23 +43274,6 @@ func (ec *executionContext) unmarshalOEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋ
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOEventGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupingᚄ(ctx context.Context, v any) ([]*model.EventGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.EventGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNEventGrouping2ᚖlogisticsᚋgraphᚋmodelᚐEventGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -43783,6 +43442,42 @@ func (ec *executionContext) marshalOHubGroup2ᚖlogisticsᚋgraphᚋmodelᚐHubG
 	return ec._HubGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx context.Context, v any) ([]model.HubGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.HubGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.HubGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOHubGroupField2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupField(ctx context.Context, v any) (*model.HubGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -43809,23 +43504,6 @@ func (ec *executionContext) unmarshalOHubGroupOrder2ᚕᚖlogisticsᚋgraphᚋmo
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNHubGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOHubGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupingᚄ(ctx context.Context, v any) ([]*model.HubGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.HubGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNHubGrouping2ᚖlogisticsᚋgraphᚋmodelᚐHubGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -44105,6 +43783,42 @@ func (ec *executionContext) marshalOItemGroup2ᚖlogisticsᚋgraphᚋmodelᚐIte
 	return ec._ItemGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx context.Context, v any) ([]model.ItemGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ItemGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ItemGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOItemGroupField2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupField(ctx context.Context, v any) (*model.ItemGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -44131,23 +43845,6 @@ func (ec *executionContext) unmarshalOItemGroupOrder2ᚕᚖlogisticsᚋgraphᚋm
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNItemGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOItemGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupingᚄ(ctx context.Context, v any) ([]*model.ItemGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.ItemGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNItemGrouping2ᚖlogisticsᚋgraphᚋmodelᚐItemGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -44403,6 +44100,42 @@ func (ec *executionContext) marshalOOrderEventGroup2ᚖlogisticsᚋgraphᚋmodel
 	return ec._OrderEventGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderEventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderEventGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderEventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOOrderEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx context.Context, v any) (*model.OrderEventGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -44429,23 +44162,6 @@ func (ec *executionContext) unmarshalOOrderEventGroupOrder2ᚕᚖlogisticsᚋgra
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNOrderEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOOrderEventGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupingᚄ(ctx context.Context, v any) ([]*model.OrderEventGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.OrderEventGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNOrderEventGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -44519,6 +44235,42 @@ func (ec *executionContext) marshalOOrderGroup2ᚖlogisticsᚋgraphᚋmodelᚐOr
 	return ec._OrderGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOOrderGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupField(ctx context.Context, v any) (*model.OrderGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -44545,23 +44297,6 @@ func (ec *executionContext) unmarshalOOrderGroupOrder2ᚕᚖlogisticsᚋgraphᚋ
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNOrderGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOOrderGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupingᚄ(ctx context.Context, v any) ([]*model.OrderGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.OrderGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNOrderGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -44655,6 +44390,42 @@ func (ec *executionContext) marshalOOrderLineGroup2ᚖlogisticsᚋgraphᚋmodel�
 	return ec._OrderLineGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderLineGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderLineGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderLineGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOOrderLineGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx context.Context, v any) (*model.OrderLineGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -44681,23 +44452,6 @@ func (ec *executionContext) unmarshalOOrderLineGroupOrder2ᚕᚖlogisticsᚋgrap
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNOrderLineGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOOrderLineGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupingᚄ(ctx context.Context, v any) ([]*model.OrderLineGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.OrderLineGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNOrderLineGrouping2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -44932,6 +44686,42 @@ func (ec *executionContext) marshalOPartGroup2ᚖlogisticsᚋgraphᚋmodelᚐPar
 	return ec._PartGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx context.Context, v any) ([]model.PartGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.PartGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.PartGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOPartGroupField2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupField(ctx context.Context, v any) (*model.PartGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -44958,23 +44748,6 @@ func (ec *executionContext) unmarshalOPartGroupOrder2ᚕᚖlogisticsᚋgraphᚋm
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNPartGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOPartGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupingᚄ(ctx context.Context, v any) ([]*model.PartGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.PartGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNPartGrouping2ᚖlogisticsᚋgraphᚋmodelᚐPartGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -45284,6 +45057,42 @@ func (ec *executionContext) marshalOTrackingEntryGroup2ᚖlogisticsᚋgraphᚋmo
 	return ec._TrackingEntryGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx context.Context, v any) ([]model.TrackingEntryGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TrackingEntryGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TrackingEntryGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOTrackingEntryGroupField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx context.Context, v any) (*model.TrackingEntryGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -45310,23 +45119,6 @@ func (ec *executionContext) unmarshalOTrackingEntryGroupOrder2ᚕᚖlogisticsᚋ
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNTrackingEntryGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOTrackingEntryGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupingᚄ(ctx context.Context, v any) ([]*model.TrackingEntryGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.TrackingEntryGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNTrackingEntryGrouping2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -45512,6 +45304,42 @@ func (ec *executionContext) marshalOWorkflowGroup2ᚖlogisticsᚋgraphᚋmodel�
 	return ec._WorkflowGroup(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx context.Context, v any) ([]model.WorkflowGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.WorkflowGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WorkflowGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOWorkflowGroupField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx context.Context, v any) (*model.WorkflowGroupField, error) {
 	if v == nil {
 		return nil, nil
@@ -45538,23 +45366,6 @@ func (ec *executionContext) unmarshalOWorkflowGroupOrder2ᚕᚖlogisticsᚋgraph
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNWorkflowGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrder(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) unmarshalOWorkflowGrouping2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupingᚄ(ctx context.Context, v any) ([]*model.WorkflowGrouping, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]*model.WorkflowGrouping, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNWorkflowGrouping2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGrouping(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}

@@ -88,13 +88,6 @@ type EventGroupOrder struct {
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
-// A key to group events by.
-type EventGrouping struct {
-	Field EventGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
-}
-
 // A condition on an aggregate of a group of events: `{aggregate: COUNT, op: GT, value: 5}`.
 type EventHaving struct {
 	Aggregate AggregateFunction `json:"aggregate"`
@@ -159,13 +152,6 @@ type HubGroupOrder struct {
 	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
 	Field     *HubAggregateField    `json:"field,omitempty"`
 	Direction entgql.OrderDirection `json:"direction"`
-}
-
-// A key to group hubs by.
-type HubGrouping struct {
-	Field HubGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
 }
 
 // A condition on an aggregate of a group of hubs: `{aggregate: COUNT, op: GT, value: 5}`.
@@ -246,13 +232,6 @@ type ItemGroupOrder struct {
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
-// A key to group items by.
-type ItemGrouping struct {
-	Field ItemGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
-}
-
 // A condition on an aggregate of a group of items: `{aggregate: COUNT, op: GT, value: 5}`.
 type ItemHaving struct {
 	Aggregate AggregateFunction `json:"aggregate"`
@@ -331,13 +310,6 @@ type OrderEventGroupOrder struct {
 	Direction entgql.OrderDirection     `json:"direction"`
 }
 
-// A key to group order events by.
-type OrderEventGrouping struct {
-	Field OrderEventGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
-}
-
 // A condition on an aggregate of a group of order events: `{aggregate: COUNT, op: GT, value: 5}`.
 type OrderEventHaving struct {
 	Aggregate AggregateFunction `json:"aggregate"`
@@ -404,13 +376,6 @@ type OrderGroupOrder struct {
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
-// A key to group orders by.
-type OrderGrouping struct {
-	Field OrderGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
-}
-
 // A condition on an aggregate of a group of orders: `{aggregate: COUNT, op: GT, value: 5}`.
 type OrderHaving struct {
 	Aggregate AggregateFunction `json:"aggregate"`
@@ -473,13 +438,6 @@ type OrderLineGroupOrder struct {
 	Aggregate *AggregateFunction       `json:"aggregate,omitempty"`
 	Field     *OrderLineAggregateField `json:"field,omitempty"`
 	Direction entgql.OrderDirection    `json:"direction"`
-}
-
-// A key to group order lines by.
-type OrderLineGrouping struct {
-	Field OrderLineGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
 }
 
 // A condition on an aggregate of a group of order lines: `{aggregate: COUNT, op: GT, value: 5}`.
@@ -562,13 +520,6 @@ type PartGroupOrder struct {
 	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
 	Field     *PartAggregateField   `json:"field,omitempty"`
 	Direction entgql.OrderDirection `json:"direction"`
-}
-
-// A key to group parts by.
-type PartGrouping struct {
-	Field PartGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
 }
 
 // A condition on an aggregate of a group of parts: `{aggregate: COUNT, op: GT, value: 5}`.
@@ -667,13 +618,6 @@ type TrackingEntryGroupOrder struct {
 	Direction entgql.OrderDirection        `json:"direction"`
 }
 
-// A key to group tracking entries by.
-type TrackingEntryGrouping struct {
-	Field TrackingEntryGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
-}
-
 // A condition on an aggregate of a group of tracking entries: `{aggregate: COUNT, op: GT, value: 5}`.
 type TrackingEntryHaving struct {
 	Aggregate AggregateFunction `json:"aggregate"`
@@ -748,13 +692,6 @@ type WorkflowGroupOrder struct {
 	Aggregate *AggregateFunction      `json:"aggregate,omitempty"`
 	Field     *WorkflowAggregateField `json:"field,omitempty"`
 	Direction entgql.OrderDirection   `json:"direction"`
-}
-
-// A key to group workflows by.
-type WorkflowGrouping struct {
-	Field WorkflowGroupField `json:"field"`
-	// The bucket of a time field (required for one, refused for others).
-	Bucket *TimeBucket `json:"bucket,omitempty"`
 }
 
 // A condition on an aggregate of a group of workflows: `{aggregate: COUNT, op: GT, value: 5}`.

@@ -167,11 +167,7 @@ func (s *Spec) Field(name string) (Field, bool) {
 func (s *Spec) keyNames() string {
 	var out []string
 	for _, k := range s.Keys {
-		if k.Type == Time {
-			out = append(out, k.Name+":<hour|day|week|month>")
-		} else {
-			out = append(out, k.Name)
-		}
+		out = append(out, k.Name)
 	}
 	return strings.Join(out, ", ")
 }
@@ -186,11 +182,6 @@ func (s *Spec) fieldNames(fn Func) string {
 	return strings.Join(out, ", ")
 }
 
-// Group is one key to group by: a key, and a bucket for a time key.
-type Group struct {
-	Key    string
-	Bucket Bucket
-}
 
 // Measure is one aggregate: Count (Field empty), or a function of a field.
 type Measure struct {
@@ -240,7 +231,8 @@ type Order struct {
 
 // Query is one aggregate request.
 type Query struct {
-	GroupBy []Group
+	GroupBy []string  // key names
+	Bucket  Bucket    // the width of the time keys' buckets; required with one, refused without
 	Select  []Measure // the aggregates to answer besides count, which always comes
 	Having  []Condition
 	Order   []Order
@@ -252,13 +244,13 @@ type Query struct {
 }
 
 // Params are the names of a request's parameters, for error messages.
-type Params struct{ GroupBy, Select, Having, Order, Limit, Zone string }
+type Params struct{ GroupBy, Bucket, Select, Having, Order, Limit, Zone string }
 
 // RESTParams are REST's parameter names.
-var RESTParams = Params{GroupBy: "group_by", Select: "sum|avg|min|max", Having: "having", Order: "sort", Limit: "limit", Zone: "tz"}
+var RESTParams = Params{GroupBy: "group_by", Bucket: "bucket", Select: "sum|avg|min|max", Having: "having", Order: "sort", Limit: "limit", Zone: "tz"}
 
 // GraphQLParams are GraphQL's argument names.
-var GraphQLParams = Params{GroupBy: "groupBy", Select: "selection", Having: "having", Order: "orderBy", Limit: "first", Zone: "timeZone"}
+var GraphQLParams = Params{GroupBy: "groupBy", Bucket: "bucket", Select: "selection", Having: "having", Order: "orderBy", Limit: "first", Zone: "timeZone"}
 
 // RefValue is the value of a Ref key: the related record's id and labels
 // (in Reference.Labels order: its code, sku, number, key and version).
@@ -396,23 +388,29 @@ func (s *Spec) plan(q Query) (*plan, error) {
 	if len(q.GroupBy) > MaxGroupBy {
 		return nil, apperr.Invalid(q.Params.GroupBy, "at most %d keys", MaxGroupBy).WithCode("limit_exceeded")
 	}
-	for _, g := range q.GroupBy {
-		k, ok := s.Key(g.Key)
+	if q.Bucket != "" && !slices.Contains(Buckets, q.Bucket) {
+		return nil, badName(q.Params.Bucket, "invalid_group_by", "%q is not a bucket; use hour, day, week or month", truncate(string(q.Bucket)))
+	}
+	timed := false
+	for _, name := range q.GroupBy {
+		k, ok := s.Key(name)
 		if !ok {
-			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%s cannot be grouped by %q; keys: %s", s.Resource, truncate(g.Key), s.keyNames())
+			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%s cannot be grouped by %q; keys: %s", s.Resource, truncate(name), s.keyNames())
 		}
-		switch {
-		case k.Type == Time && g.Bucket == "":
-			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%s is a time: group it by a bucket, e.g. %s:day (hour, day, week, month)", k.Name, k.Name)
-		case k.Type == Time && !slices.Contains(Buckets, g.Bucket):
-			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%q is not a bucket of %s; buckets: hour, day, week, month", truncate(string(g.Bucket)), k.Name)
-		case k.Type != Time && g.Bucket != "":
-			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%s is not a time: it has no %s buckets", k.Name, truncate(string(g.Bucket)))
+		if k.Type == Time && q.Bucket == "" {
+			return nil, badName(q.Params.Bucket, "invalid_group_by", "%s is a time: give the width of its buckets (hour, day, week or month) in %s", k.Name, q.Params.Bucket)
 		}
 		if slices.ContainsFunc(p.keys, func(pk plannedKey) bool { return pk.key.Name == k.Name }) {
 			return nil, badName(q.Params.GroupBy, "invalid_group_by", "%s is given twice", k.Name)
 		}
-		p.keys = append(p.keys, plannedKey{key: k, bucket: g.Bucket})
+		pk := plannedKey{key: k}
+		if k.Type == Time {
+			pk.bucket, timed = q.Bucket, true
+		}
+		p.keys = append(p.keys, pk)
+	}
+	if q.Bucket != "" && !timed {
+		return nil, badName(q.Params.Bucket, "invalid_group_by", "%s is the width of time buckets, but no time field is grouped by", q.Params.Bucket)
 	}
 	for _, m := range q.Select {
 		pm, err := s.measure(m, q.Params.Select)

@@ -138,8 +138,10 @@ extend type Query {
   %[2]s(
     "The rows to aggregate: the same filter as the list's where."
     where: %[4]sWhereInput
-    "At most %[5]d keys; a time key needs a bucket."
-    groupBy: [%[4]sGrouping!]
+    "The keys to group by, at most %[5]d; a time field needs bucket."
+    groupBy: [%[4]sGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
     "Conditions on the aggregates that every group answered meets (at most %[6]d)."
     having: [%[4]sHaving!]
     "The order of the groups (at most %[7]d keys), then the grouped keys, ascending; nulls last."
@@ -154,13 +156,6 @@ extend type Query {
 extend type %[4]sConnection {
   "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use %[2]s with groupBy)."
   aggregate: %[4]sGroup @aggregate
-}
-
-"A key to group %[1]s by."
-input %[4]sGrouping {
-  field: %[4]sGroupField!
-  "The bucket of a time field (required for one, refused for others)."
-  bucket: TimeBucket
 }
 
 "A condition on an aggregate of a group of %[1]s: `+"`{aggregate: COUNT, op: GT, value: 5}`"+`."
