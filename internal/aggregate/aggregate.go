@@ -182,7 +182,6 @@ func (s *Spec) fieldNames(fn Func) string {
 	return strings.Join(out, ", ")
 }
 
-
 // Measure is one aggregate: Count (Field empty), or a function of a field.
 type Measure struct {
 	Func  Func
