@@ -177,7 +177,7 @@ var tagDescriptions = map[string]string{
 
 func tagOf(path string) string {
 	p := strings.Split(strings.TrimPrefix(path, "/v1/"), "/")[0]
-	if p == "order-lines" {
+	if p == "order-lines" || p == "order-events" {
 		return "orders"
 	}
 	return strings.TrimSuffix(p, ".json")
@@ -297,6 +297,13 @@ func operation(rt route) obj {
 				"next_cursor": obj{"type": "null"},
 			},
 		})}}, errs("400", "404"))
+	case opAggregate:
+		params = append(params, aggregateParamsDoc(rt.doc.table)...)
+		op["responses"] = merge(obj{"200": obj{
+			"description": "The groups of " + rt.doc.table.Resource + ", in order.",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content":     jsonContent(aggregateResponseDoc(rt.doc.table)),
+		}}, errs("400", "422"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}
@@ -313,14 +320,14 @@ func operationID(rt route) string {
 	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
 		return id
 	}
-	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import"}
+	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case (rt.doc.kind == opList || rt.doc.kind == opPlainList) && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList || rt.doc.kind == opPlainList:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name

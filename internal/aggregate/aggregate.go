@@ -242,11 +242,12 @@ type Query struct {
 	Params Params
 }
 
-// Params are the names of a request's parameters, for error messages.
+// Params are the names of a request's parameters, for error messages
+// (Select "": the function's name, sum or max, names the parameter).
 type Params struct{ GroupBy, Bucket, Select, Having, Order, Limit, Zone string }
 
 // RESTParams are REST's parameter names.
-var RESTParams = Params{GroupBy: "group_by", Bucket: "bucket", Select: "sum|avg|min|max", Having: "having", Order: "sort", Limit: "limit", Zone: "tz"}
+var RESTParams = Params{GroupBy: "group_by", Bucket: "bucket", Having: "having", Order: "sort", Limit: "limit", Zone: "tz"}
 
 // GraphQLParams are GraphQL's argument names.
 var GraphQLParams = Params{GroupBy: "groupBy", Bucket: "bucket", Select: "selection", Having: "having", Order: "orderBy", Limit: "first", Zone: "timeZone"}
@@ -265,7 +266,8 @@ type Row struct {
 	// instant, in the query's zone).
 	Keys  []any
 	Count int64
-	// Values holds one value per Query.Select: nil (no value in the group),
+	// Values holds one value per Query.Select (nil for count, which is
+	// Count): nil (no value in the group),
 	// a decimal.Decimal (sum and avg, min and max of decimals), an int64
 	// (min and max of integers) or a time.Time (UTC).
 	Values []any
@@ -325,6 +327,14 @@ func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		// One value per asked aggregate, repetitions included.
+		vals := make([]any, len(q.Select))
+		for i, m := range q.Select {
+			if j := slices.IndexFunc(p.measures[:p.answered], func(x plannedMeasure) bool { return x.Measure == m }); j >= 0 {
+				vals[i] = r.Values[j]
+			}
+		}
+		r.Values = vals
 		res.Rows = append(res.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -412,7 +422,11 @@ func (s *Spec) plan(q Query) (*plan, error) {
 		return nil, badName(q.Params.Bucket, "invalid_group_by", "%s is the width of time buckets, but no time field is grouped by", q.Params.Bucket)
 	}
 	for _, m := range q.Select {
-		pm, err := s.measure(m, q.Params.Select)
+		param := q.Params.Select
+		if param == "" {
+			param = string(m.Func) // REST: the parameter is the function
+		}
+		pm, err := s.measure(m, param)
 		if err != nil {
 			return nil, err
 		}
@@ -472,6 +486,19 @@ func (p *plan) groupedNames() string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
+}
+
+// MeasureType checks an aggregate and returns the type of its
+// field's values (Int for count): what a having value must be.
+func (s *Spec) MeasureType(m Measure, param string) (Type, error) {
+	pm, err := s.measure(m, param)
+	if err != nil {
+		return "", err
+	}
+	if m.Func == Count {
+		return Int, nil
+	}
+	return pm.field.Type, nil
 }
 
 // measure checks an aggregate's function and field.
