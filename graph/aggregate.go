@@ -171,14 +171,18 @@ func selectedMeasures(ctx context.Context) []aggregate.Measure {
 func fillGroup[G any](q aggregate.Query, r aggregate.Row) *G {
 	g := new(G)
 	v := reflect.ValueOf(g).Elem()
+	// keys, sum, avg, min and max are non-null objects, whose fields are
+	// null when not grouped by or not asked for.
+	for _, name := range []string{"keys", "sum", "avg", "min", "max"} {
+		if f := field(v, name); f.IsValid() {
+			f.Set(reflect.New(f.Type().Elem()))
+		}
+	}
 	keys := field(v, "keys")
 	for i, k := range q.GroupBy {
 		setValue(field(keys, aggregate.Camel(k)), r.Keys[i])
 	}
 	v.FieldByName("Count").SetInt(r.Count)
-	for _, fn := range []string{"sum", "avg", "min", "max"} {
-		field(v, fn) // non-null objects, with null fields when not asked for
-	}
 	for i, m := range q.Select {
 		if m.Func == aggregate.Count {
 			continue
@@ -188,26 +192,22 @@ func fillGroup[G any](q aggregate.Query, r aggregate.Row) *G {
 	return g
 }
 
-// field returns the struct field with the JSON name, allocating a nil
-// pointer to a struct on the way; an invalid Value when there is none.
+// field returns the struct field with the JSON name (through a pointer to
+// the struct); an invalid Value when there is none.
 func field(v reflect.Value, name string) reflect.Value {
 	if !v.IsValid() {
 		return v
 	}
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
+			return reflect.Value{}
 		}
 		v = v.Elem()
 	}
 	t := v.Type()
 	for i := range t.NumField() {
 		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
-			f := v.Field(i)
-			if f.Kind() == reflect.Pointer && f.IsNil() && f.Type().Elem().Kind() == reflect.Struct && f.Type().Elem() != reflect.TypeFor[time.Time]() {
-				f.Set(reflect.New(f.Type().Elem()))
-			}
-			return f
+			return v.Field(i)
 		}
 	}
 	return reflect.Value{}
@@ -221,8 +221,8 @@ func setValue(dst reflect.Value, val any) {
 		return
 	}
 	if ref, ok := val.(aggregate.RefValue); ok {
-		obj := field(dst, "id") // allocates the *HubRef
-		obj.SetString(ref.ID)
+		dst.Set(reflect.New(dst.Type().Elem())) // the *HubRef
+		field(dst, "id").SetString(ref.ID)
 		t := dst.Elem().Type()
 		n := 0
 		for i := range t.NumField() {

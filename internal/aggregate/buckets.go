@@ -40,7 +40,7 @@ func ParseZone(name, param string) (*time.Location, error) {
 	if name == "" || name == "UTC" {
 		return time.UTC, nil
 	}
-	if len(name) > MaxZone || !zoneName.MatchString(name) {
+	if len(name) > MaxZone || !zoneName.MatchString(name) || name == "Local" {
 		return nil, apperr.Invalid(param, "%q is not an IANA time zone name such as Europe/Paris", truncate(name))
 	}
 	loc, err := time.LoadLocation(name)
