@@ -757,7 +757,9 @@ func TestAggregateBucketsAcrossDST(t *testing.T) {
 		rest := f.s.Do(t, "GET", f.s.URL+"/v1/tracking-entries/aggregate?carrier=DST&group_by=occurred_at&bucket="+tc.bucket+"&tz="+tc.zone, nil, nil)
 		var rb struct {
 			Data []struct {
-				Keys  struct{ OccurredAt string `json:"occurred_at"` }
+				Keys struct {
+					OccurredAt string `json:"occurred_at"`
+				}
 				Count int64
 			}
 		}
