@@ -999,3 +999,30 @@ func TestAggregateStatementsAreConstant(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateOverflow: a sum beyond what an exact decimal holds is a 422
+// naming the problem, on both databases (SQLite's SUM fails, PostgreSQL's
+// numeric is checked), never a 500; the average of the same rows is exact.
+func TestAggregateOverflow(t *testing.T) {
+	f := newFixture(t)
+	var csv strings.Builder
+	csv.WriteString("sku,hub,quantity\n")
+	for range 9300 { // 9,300 × 10^12 > 9.22 × 10^15 (int64 thousandths)
+		csv.WriteString("NUT-M8,RTM2,1000000000000\n")
+	}
+	if r := f.s.Do(t, "POST", f.s.URL+"/v1/items/import", csv.String(), http.Header{"Content-Type": {"text/csv"}}); r.StatusCode != http.StatusCreated {
+		t.Fatalf("import: %d %.300s", r.StatusCode, r.Body)
+	}
+	r := f.s.Do(t, "GET", f.s.URL+"/v1/items/aggregate?hub=RTM2&sum=quantity", nil, nil)
+	if r.StatusCode != 422 || !strings.Contains(string(r.Body), `"code":"aggregate_overflow"`) {
+		t.Errorf("sum: %d %s", r.StatusCode, r.Body)
+	}
+	g := f.s.GraphQL(t, environment.Production, `{ itemAggregate(where: {hasHubWith: [{code: "RTM2"}]}) { sum { quantity } } }`, nil)
+	if len(g.Errors) == 0 || g.Errors[0].Extensions["reason"] != "aggregate_overflow" {
+		t.Errorf("GraphQL sum: %v", g.Errors)
+	}
+	r = f.s.Do(t, "GET", f.s.URL+"/v1/items/aggregate?hub=RTM2&sku=NUT-M8&avg=quantity&max=quantity", nil, nil)
+	if r.StatusCode != 200 || !strings.Contains(string(r.Body), `"avg":{"quantity":1000000000000},"max":{"quantity":1000000000000}`) {
+		t.Errorf("avg: %d %s", r.StatusCode, r.Body)
+	}
+}

@@ -355,10 +355,13 @@ func addPath(err error, path string) error {
 // queryError classifies a database error: SQLite's SUM fails on an integer
 // overflow (PostgreSQL's is scanned and checked in Go).
 func queryError(err error) error {
-	if strings.Contains(err.Error(), "integer overflow") {
+	if err != nil && strings.Contains(err.Error(), "integer overflow") {
 		return overflow()
 	}
-	return apperr.From(err)
+	if err != nil {
+		return apperr.From(err)
+	}
+	return nil
 }
 
 // plan is a checked query.
@@ -371,6 +374,7 @@ type plan struct {
 	order    []Order
 	limit    int
 	zone     *time.Location
+	split    bool // SQLite: avg's sum in two parts (build)
 }
 
 type plannedKey struct {
@@ -561,6 +565,7 @@ func truncate(s string) string {
 // (with the where input's predicates), wrapped in one that joins the
 // related records' labels, orders and limits.
 func (p *plan) build(d string, where func(*sql.Selector)) (string, []any) {
+	p.split = d != dialect.Postgres
 	b := sql.Dialect(d)
 	t := b.Table(p.spec.Table)
 	inner := b.Select().From(t)
@@ -587,8 +592,15 @@ func (p *plan) build(d string, where func(*sql.Selector)) (string, []any) {
 		case Sum:
 			cols = append(cols, "SUM("+expr+") AS "+fmt.Sprintf("a%d", i))
 		case Avg:
-			cols = append(cols, "SUM("+expr+") AS "+fmt.Sprintf("a%d", i),
-				"COUNT("+expr+") AS "+fmt.Sprintf("c%d", i))
+			if p.split {
+				// SQLite's SUM fails beyond int64, where an average of
+				// the same values still fits: sum the millions and the
+				// rest apart, and add them in Go.
+				cols = append(cols, "SUM("+expr+" / 1000000) AS "+fmt.Sprintf("a%d", i), "SUM("+expr+" % 1000000) AS "+fmt.Sprintf("b%d", i))
+			} else {
+				cols = append(cols, "SUM("+expr+") AS "+fmt.Sprintf("a%d", i))
+			}
+			cols = append(cols, "COUNT("+expr+") AS "+fmt.Sprintf("c%d", i))
 		case Min, Max:
 			cols = append(cols, strings.ToUpper(string(m.Func))+"("+expr+") AS "+fmt.Sprintf("a%d", i))
 		}
@@ -621,6 +633,9 @@ func (p *plan) build(d string, where func(*sql.Selector)) (string, []any) {
 	out = append(out, g.C("n"))
 	for i, m := range p.measures[:p.answered] {
 		out = append(out, g.C(fmt.Sprintf("a%d", i)))
+		if m.Func == Avg && p.split {
+			out = append(out, g.C(fmt.Sprintf("b%d", i)))
+		}
 		if m.Func == Avg {
 			out = append(out, g.C(fmt.Sprintf("c%d", i)))
 		}
@@ -703,7 +718,7 @@ func (p *plan) measureOrder(d string, g *sql.Selector, m Measure) string {
 	if d == dialect.Postgres {
 		return "(" + a + "::numeric / NULLIF(" + c + ", 0))"
 	}
-	return "(CAST(" + a + " AS REAL) / NULLIF(" + c + ", 0))"
+	return "((CAST(" + a + " AS REAL) * 1000000 + " + g.C(fmt.Sprintf("b%d", i)) + ") / NULLIF(" + c + ", 0))"
 }
 
 // havingPredicate compares an aggregate with a value, exactly: numbers as
@@ -775,9 +790,13 @@ func (p *plan) scan(rows *sql.Rows) (Row, error) {
 	var count int64
 	dest = append(dest, &count)
 	vals := make([]any, p.answered)
+	rests := make([]any, p.answered)
 	cnts := make([]any, p.answered)
 	for i, m := range p.measures[:p.answered] {
 		dest = append(dest, &vals[i])
+		if m.Func == Avg && p.split {
+			dest = append(dest, &rests[i])
+		}
 		if m.Func == Avg {
 			dest = append(dest, &cnts[i])
 		}
@@ -794,7 +813,7 @@ func (p *plan) scan(rows *sql.Rows) (Row, error) {
 		r.Keys[i] = v
 	}
 	for i, m := range p.measures[:p.answered] {
-		v, err := measureValue(m, vals[i], cnts[i])
+		v, err := measureValue(m, vals[i], rests[i], cnts[i])
 		if err != nil {
 			return Row{}, err
 		}
@@ -870,7 +889,9 @@ var (
 
 func fitsInt64(n *big.Int) bool { return n.Cmp(maxInt64) <= 0 && n.Cmp(minInt64) >= 0 }
 
-func measureValue(m plannedMeasure, v, cnt any) (any, error) {
+// measureValue reads an aggregate: v, and for avg rest (SQLite: the sum of
+// the remainders below a million, v being the sum of the millions) and cnt.
+func measureValue(m plannedMeasure, v, rest, cnt any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -890,6 +911,13 @@ func measureValue(m plannedMeasure, v, cnt any) (any, error) {
 	s, err := integer(v)
 	if err != nil {
 		return nil, err
+	}
+	if rest != nil {
+		r, err := integer(rest)
+		if err != nil {
+			return nil, err
+		}
+		s.Mul(s, big.NewInt(1_000_000)).Add(s, r)
 	}
 	if m.field.Type == Int {
 		s.Mul(s, thousand)
