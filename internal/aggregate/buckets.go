@@ -134,18 +134,36 @@ func zoneTransitions(loc *time.Location) transitions {
 	if v, ok := transitionCache.Load(loc.String()); ok {
 		return v.(transitions)
 	}
-	_, off := rangeStart.In(loc).Zone()
-	tr := transitions{off: []int{off}}
-	for t := rangeStart; ; {
-		_, end := t.In(loc).ZoneBounds()
-		if end.IsZero() || !end.Before(rangeEnd) || !end.After(t) {
-			break
+	offset := func(t time.Time) int { _, o := t.In(loc).Zone(); return o }
+	tr := transitions{off: []int{offset(rangeStart)}}
+	for t := rangeStart; t.Before(rangeEnd); {
+		_, next := t.In(loc).ZoneBounds()
+		if next.IsZero() || !next.After(t) {
+			// ZoneBounds stalls at some period ends (the last day of a
+			// leap year, beyond the zone file's explicit transitions):
+			// walk a day, and find a change within it below.
+			next = t.Add(24 * time.Hour)
 		}
-		if _, o := end.In(loc).Zone(); o != tr.off[len(tr.off)-1] {
-			tr.at = append(tr.at, end.Unix())
-			tr.off = append(tr.off, o)
+		if o := offset(next); o != tr.off[len(tr.off)-1] {
+			// The first second with the new offset, in (t, next].
+			lo, hi := t, next
+			for hi.Sub(lo) > time.Second {
+				mid := lo.Add(hi.Sub(lo) / 2).Truncate(time.Second)
+				if !mid.After(lo) {
+					mid = lo.Add(time.Second)
+				}
+				if offset(mid) == o {
+					hi = mid
+				} else {
+					lo = mid
+				}
+			}
+			if hi.Before(rangeEnd) {
+				tr.at = append(tr.at, hi.Unix())
+				tr.off = append(tr.off, o)
+			}
 		}
-		t = end
+		t = next
 	}
 	transitionCache.Store(loc.String(), tr)
 	return tr
