@@ -381,10 +381,9 @@ func expectedGroups(t *testing.T, c aggCase, rows []map[string]any) []group {
 		}
 	}
 	type acc struct {
-		keys  []any
-		n     int64
-		vals  map[string][]any
-		order []any
+		keys []any
+		n    int64
+		vals map[string][]any
 	}
 	groups := map[string]*acc{}
 	var names []string
