@@ -314,7 +314,7 @@ func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
 	query, args := p.build(drv.Dialect(), pred)
 	var rows sql.Rows
 	if err := drv.Query(ctx, query, args, &rows); err != nil {
-		return nil, queryError(err)
+		return nil, p.queryError(err, q.Params)
 	}
 	defer rows.Close()
 	res := &Result{}
@@ -338,7 +338,7 @@ func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
 		res.Rows = append(res.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, queryError(err)
+		return nil, p.queryError(err, q.Params)
 	}
 	return res, nil
 }
@@ -353,10 +353,14 @@ func addPath(err error, path string) error {
 }
 
 // queryError classifies a database error: SQLite's SUM fails on an integer
-// overflow (PostgreSQL's is scanned and checked in Go).
-func queryError(err error) error {
+// overflow (PostgreSQL's is scanned and checked in Go); PostgreSQL may not
+// know a time zone Go knows (their tz databases differ in age).
+func (p *plan) queryError(err error, params Params) error {
 	if err != nil && strings.Contains(err.Error(), "integer overflow") {
 		return overflow()
+	}
+	if err != nil && strings.Contains(err.Error(), "time zone") && strings.Contains(err.Error(), "not recognized") {
+		return apperr.Invalid(params.Zone, "the database does not know the time zone %q; use another name for it, or UTC", p.zone.String())
 	}
 	if err != nil {
 		return apperr.From(err)
@@ -802,7 +806,7 @@ func (p *plan) scan(rows *sql.Rows) (Row, error) {
 		}
 	}
 	if err := rows.Scan(dest...); err != nil {
-		return Row{}, queryError(err)
+		return Row{}, p.queryError(err, Params{})
 	}
 	r := Row{Keys: make([]any, len(p.keys)), Count: count, Values: make([]any, p.answered)}
 	for i, k := range p.keys {
