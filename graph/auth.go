@@ -8,8 +8,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"logistics/internal/apperr"
 	"logistics/graph/model"
+	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
 	"logistics/internal/filter"

@@ -65,7 +65,7 @@ func (m idMixin) Fields() []ent.Field {
 			DefaultFunc(func() resourceid.ID { return resourceid.New(m.prefix) }).
 			Immutable().
 			MaxLen(40).
-			Comment("Opaque id, prefixed by type (`"+m.prefix+"_…`); the same in GraphQL and REST."),
+			Comment("Opaque id, prefixed by type (`" + m.prefix + "_…`); the same in GraphQL and REST."),
 	}
 }
 
