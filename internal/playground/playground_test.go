@@ -44,7 +44,7 @@ func assetURLs(t *testing.T, html string) (js, css string) {
 }
 
 func TestPage(t *testing.T) {
-	h := Handler("/sandbox/playground", "/sandbox/graphql", "Sandbox API")
+	h := Handler("/sandbox/playground", "/sandbox/graphql", Config{Title: "Sandbox API"})
 	for _, path := range []string{"/sandbox/playground", "/sandbox/playground/", "/sandbox/playground/?query=%7Bhubs%7D"} {
 		rec := get(t, h, "GET", path, nil)
 		if rec.Code != 200 {
@@ -87,7 +87,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestPageEscapes(t *testing.T) {
-	h := Handler("/playground/", `/graphql?x="><script>alert(1)</script>`, `</title><script>alert(2)</script>`)
+	h := Handler("/playground/", `/graphql?x="><script>alert(1)</script>`, Config{Title: `</title><script>alert(2)</script>`})
 	body := get(t, h, "GET", "/playground", nil).Body.String()
 	if strings.Contains(body, "<script>alert") || strings.Count(body, "<script") != 1 {
 		t.Fatalf("inputs not escaped:\n%s", body)
@@ -105,7 +105,7 @@ func TestPageEscapes(t *testing.T) {
 }
 
 func TestAssets(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	js, css := assetURLs(t, get(t, h, "GET", "/playground", nil).Body.String())
 	for _, tc := range []struct {
 		url, contentType, file string
@@ -191,7 +191,7 @@ func TestAssets(t *testing.T) {
 var nonceAttr = regexp.MustCompile(`<link rel="stylesheet" href="[^"]*" nonce="([A-Za-z0-9_-]{24})">`)
 
 func TestPageNonce(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	seen := map[string]bool{}
 	for range 3 {
 		rec := get(t, h, "GET", "/playground", nil)
@@ -218,7 +218,7 @@ func TestPageNonce(t *testing.T) {
 }
 
 func TestMethodsAndNotFound(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	for _, path := range []string{"/playground", "/playground/", "/playground/assets/graphiql.js", "/playground/assets/graphiql.css"} {
 		for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS"} {
 			rec := get(t, h, m, path, nil)
@@ -246,7 +246,7 @@ func TestMethodsAndNotFound(t *testing.T) {
 // comments, documentation links the user may click, XML namespace names,
 // error messages); what matters is that none is loaded by the page.
 func TestNothingExternal(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	html := get(t, h, "GET", "/playground", nil).Body.String()
 	external := regexp.MustCompile(`(?i)^\s*(?:[a-z][a-z0-9+.-]*:|//|\\\\)`)
 	for _, m := range anyURL.FindAllStringSubmatch(html, -1) {
