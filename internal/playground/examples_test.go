@@ -142,7 +142,9 @@ func runSubscription(t *testing.T, srv *apptest.Server, ex playground.Example) {
 	time.Sleep(300 * time.Millisecond) // subscribed
 
 	var orders struct {
-		Orders struct{ Edges []struct{ Node struct{ ID string } } }
+		Orders struct {
+			Edges []struct{ Node struct{ ID string } }
+		}
 	}
 	srv.MustGraphQL(t, environment.Sandbox, `{ orders(first: 1, where: {status: "shipped"}) { edges { node { id } } } }`, nil, &orders)
 	if len(orders.Orders.Edges) == 0 {
