@@ -3,12 +3,16 @@ package playground
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func get(t *testing.T, h http.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
@@ -301,6 +305,8 @@ func TestBundleFetcher(t *testing.T) {
 		`"lsk_csrf"`, `"X-CSRF-Token"`, `credentials:"same-origin"`,
 		`"application/graphql-response+json, application/json"`,
 		`.dataset.endpoint`, `hubs(first: 5)`,
+		// The analysts' additions: header, examples, share links.
+		`PlaygroundViewer`, `.dataset.examples`, `pg-share-link`, `missing_credentials`,
 	} {
 		if !strings.Contains(js, want) {
 			t.Errorf("bundle lacks %s; rebuild it (see README.md)", want)
@@ -318,4 +324,68 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestPageConfig: the environment, base address, sign-in address and the
+// examples reach the page, escaped, as data attributes (the CSP forbids
+// inline scripts).
+func TestPageConfig(t *testing.T) {
+	now := time.Date(2026, 11, 25, 15, 4, 5, 0, time.UTC) // a Wednesday
+	h := Handler("/sandbox/playground", "/sandbox/graphql", Config{Title: "Logistics sandbox", Environment: "sandbox",
+		BaseURL: "http://127.0.0.1:8080/sandbox", SignIn: "http://127.0.0.1:8080/console", Now: func() time.Time { return now }})
+	body := get(t, h, "GET", "/sandbox/playground", nil).Body.String()
+	for _, want := range []string{`data-environment="sandbox"`, `data-base-url="http://127.0.0.1:8080/sandbox"`,
+		`data-sign-in="http://127.0.0.1:8080/console"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	m := regexp.MustCompile(`data-examples="([^"]*)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no data-examples in\n%s", body)
+	}
+	var got []Example
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Examples(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) < 4 {
+		t.Errorf("examples in the page differ from Examples(now): %d vs %d", len(got), len(want))
+	}
+}
+
+// TestExamplesRender: titles and descriptions from the leading comments,
+// dates from the clock (UTC midnights; the week starts on Monday).
+func TestExamplesRender(t *testing.T) {
+	ex, err := Examples(time.Date(2026, 11, 29, 23, 30, 0, 0, time.FixedZone("", 3600))) // Sunday 22:30 UTC
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Example{}
+	for _, e := range ex {
+		byName[e.Name] = e
+		if e.Title == "" || e.Description == "" || strings.Contains(e.Query, "{{") || strings.Contains(e.Variables, "{{") {
+			t.Errorf("%s: title %q description %q, or an unrendered template", e.Name, e.Title, e.Description)
+		}
+	}
+	exc := byName["3-tracking-exceptions"]
+	if exc.Title != "Tracking exceptions this week" || !strings.Contains(exc.Variables, `"since": "2026-11-23T00:00:00Z"`) {
+		t.Errorf("tracking exceptions: %q %s", exc.Title, exc.Variables)
+	}
+	per := byName["4-transitions-per-day"].Query
+	for _, want := range []string{`d2026_11_23: orderEvents(where: {occurredAtGTE: "2026-11-23T00:00:00Z", occurredAtLT: "2026-11-24T00:00:00Z"})`,
+		`d2026_11_29_ship:`, `occurredAtLT: "2026-11-30T00:00:00Z"`} {
+		if !strings.Contains(per, want) {
+			t.Errorf("transitions per day lacks %s:\n%s", want, per)
+		}
+	}
+	if strings.Contains(per, "d2026_11_22:") || strings.Contains(per, "d2026_11_30:") {
+		t.Errorf("transitions per day covers the wrong days:\n%s", per)
+	}
+	if title, desc := describe("# A\n#\n# one\n# two\n#\n# three\nquery { x }"); title != "A" || desc != "one two" {
+		t.Errorf("describe: %q %q", title, desc)
+	}
 }
