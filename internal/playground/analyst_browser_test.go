@@ -77,6 +77,30 @@ func TestAnalystPlaygroundInBrowser(t *testing.T) {
 		}
 	}
 
+	// An example from the panel: its tab when open, else a new one.
+	const exceptions = `.pg-example[data-example="3-tracking-exceptions"]`
+	var before, after int
+	var exVars string
+	err = chromedp.Run(ctx,
+		chromedp.Click(exceptions, chromedp.ByQuery),
+		chromedp.Poll(queryEditor+`.getValue().includes('TrackingExceptionsThisWeek')`, nil),
+		chromedp.Evaluate(`document.querySelectorAll('.graphiql-tab').length`, &before),
+		chromedp.Click(`.graphiql-tab-active .graphiql-tab-close`, chromedp.ByQuery),
+		chromedp.Poll(queryEditor+`.getValue().includes('TrackingExceptionsThisWeek') === false`, nil),
+		chromedp.Click(exceptions, chromedp.ByQuery),
+		chromedp.Poll(queryEditor+`.getValue().includes('TrackingExceptionsThisWeek')`, nil),
+		chromedp.Poll(variablesEditor+`.getValue().includes('since')`, nil),
+		chromedp.Evaluate(variablesEditor+`.getValue()`, &exVars),
+		chromedp.Evaluate(`document.querySelectorAll('.graphiql-tab').length`, &after),
+	)
+	if err != nil {
+		browsertest.Screenshot(t, ctx, "examples-panel")
+		t.Fatalf("Examples panel: %v", err)
+	}
+	if before != 5 || after != 5 || !strings.Contains(exVars, `"since": "20`) {
+		t.Errorf("tabs %d, then %d after closing one and opening it again (want 5 and 5); variables %q", before, after, exVars)
+	}
+
 	// Edit the query and its variables, then share.
 	const edited = "query Shared($n: Int) {\n  hubs(first: $n) {\n    totalCount\n    edges { node { code } }\n  }\n}\n"
 	const vars = `{"n": 2}`
