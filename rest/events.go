@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -87,60 +88,60 @@ func readEventQuery(raw string) (eventQuery, error) {
 	return q, nil
 }
 
+// events is the adapter of /v1/events (read-only).
+func (d Deps) events() *resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}] {
+	return &resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}]{
+		what: "event", prefix: resourceid.Event, table: filter.EventTable, parse: filter.Events,
+		page: func(r *http.Request, where *ent.EventWhereInput, p page) ([]*ent.Event, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).Event.Query().
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orderBy(p.sort, newEventOrder)), ent.WithEventFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.EventEdge) *ent.Event { return e.Node })
+		},
+		load: func(ctx context.Context, id resourceid.ID) (*ent.Event, error) {
+			return ent.FromContext(ctx).Event.Query().Where(event.ID(id)).Only(ctx)
+		},
+		render: renderEvent,
+		key:    func(e *ent.Event) (resourceid.ID, int) { return e.ID, 0 },
+	}
+}
+
+func newEventOrder(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
+	return &ent.EventOrder{Direction: dir, Field: f}
+}
+
 // handleListEvents answers GET /v1/events: with the usual filters, sort and
 // cursor; or, with after=<sequence>, the events after that number in
 // sequence order — a cursor that never skips an event (internal/eventlog) —
 // optionally waiting up to wait= for the first one to commit.
 func handleListEvents(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rs := d.events()
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		eq, err := readEventQuery(r.URL.RawQuery)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		where, ignored, err := filter.Events(eq.rest)
-		if len(ignored) > 0 {
-			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
-		}
+		r = r.Clone(ent.WithoutCount(r.Context()))
+		r.URL.RawQuery = eq.rest
+		q, err := rs.readList(w, r, eq.rest)
 		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		r2 := r.Clone(ent.WithoutCount(r.Context()))
-		r2.URL.RawQuery = eq.rest
-		p, err := readPage(r2, filter.EventTable)
-		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var out eventsPageJSON
 		if eq.after == nil {
-			out.listJSON, err = listEvents(r2, where, p)
+			out.listJSON, err = rs.pageJSON(r, q)
 		} else {
-			out, err = eventsAfter(r2, where, p, *eq.after, eq.wait)
+			out, err = eventsAfter(r, q.where, q.page, *eq.after, eq.wait)
 		}
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusOK, out)
+		return nil
 	})
-}
-
-func listEvents(r *http.Request, where *ent.EventWhereInput, p page) (listJSON, error) {
-	orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
-		return &ent.EventOrder{Direction: dir, Field: f}
-	})
-	if err != nil {
-		return listJSON{}, err
-	}
-	ctx := r.Context()
-	conn, err := ent.FromContext(ctx).Event.Query().
-		Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orders), ent.WithEventFilter(where.Filter))
-	if err != nil {
-		return listJSON{}, apperr.From(err)
-	}
-	return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.EventEdge) any { return renderEvent(r, e.Node) }), nil
 }
 
 // eventsAfter reads the events after sequence after, in sequence order,
@@ -185,23 +186,4 @@ func eventsPage(r *http.Request, evs []*ent.Event, limit int, after int64) event
 	}
 	out.NextAfter = &next
 	return out
-}
-
-func handleGetEvent(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Event, "event")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		e, err := ent.FromContext(r.Context()).Event.Query().Where(event.ID(id)).Only(r.Context())
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("event %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, "", renderEvent(r, e))
-	})
 }
