@@ -14,6 +14,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 )
@@ -124,11 +125,21 @@ func handleListEvents(d Deps) http.Handler {
 		if err != nil {
 			return err
 		}
-		r = r.Clone(ent.WithoutCount(r.Context()))
-		r.URL.RawQuery = eq.rest
-		q, err := rs.readList(w, r, eq.rest)
+		f, err := negotiate(r)
 		if err != nil {
 			return err
+		}
+		r = r.Clone(ent.WithoutCount(r.Context()))
+		r.URL.RawQuery = eq.rest
+		q, err := rs.readList(w, r, eq.rest, f)
+		if err != nil {
+			return err
+		}
+		switch {
+		case f != export.JSON && eq.after == nil:
+			return rs.export(d, w, r, q, f)
+		case f != export.JSON:
+			return exportEventsAfter(d, w, r, q, f, eq)
 		}
 		var out eventsPageJSON
 		if eq.after == nil {
@@ -144,6 +155,41 @@ func handleListEvents(d Deps) http.Handler {
 	})
 }
 
+// exportEventsAfter exports the events after a sequence, in sequence order
+// (what paging with after= and next_after would read, all of it).
+func exportEventsAfter(d Deps, w http.ResponseWriter, r *http.Request, q listQuery[ent.EventWhereInput], f export.Format, eq eventQuery) error {
+	if eq.wait > 0 {
+		return apperr.Invalid("wait", "is for long polls: an export reads the events there are")
+	}
+	if q.page.after != nil || len(q.page.sort) > 0 {
+		return apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
+	}
+	preds, err := eventPredicates(q.where)
+	if err != nil {
+		return err
+	}
+	after, batch := *eq.after, int(exportBatch.Load())
+	return exportRows(d, w, r, f, "events", renderEvent, func() ([]*ent.Event, bool, error) {
+		evs, err := eventlog.After(r.Context(), ent.FromContext(r.Context()), after, batch, preds...)
+		if len(evs) > 0 && evs[len(evs)-1].Sequence != nil {
+			after = int64(*evs[len(evs)-1].Sequence)
+		}
+		return evs, len(evs) == batch, err
+	})
+}
+
+// eventPredicates is the filter of an events list as ent predicates.
+func eventPredicates(where *ent.EventWhereInput) ([]predicate.Event, error) {
+	pred, err := where.P()
+	if err == ent.ErrEmptyEventWhereInput {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return []predicate.Event{pred}, nil
+}
+
 // eventsAfter reads the events after sequence after, in sequence order,
 // waiting up to wait for one to commit when there is none yet
 // (eventlog.Poll: woken by the environment's eventlog.Log, re-reading every
@@ -153,13 +199,9 @@ func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int6
 		return eventsPageJSON{}, apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
 	}
 	ctx := r.Context()
-	var preds []predicate.Event
-	pred, err := where.P()
-	if err != nil && err != ent.ErrEmptyEventWhereInput {
-		return eventsPageJSON{}, apperr.From(err)
-	}
-	if err == nil {
-		preds = append(preds, pred)
+	preds, err := eventPredicates(where)
+	if err != nil {
+		return eventsPageJSON{}, err
 	}
 	var log *eventlog.Log
 	if env := environment.FromContext(ctx); env != nil {

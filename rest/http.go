@@ -311,12 +311,18 @@ type cursorJSON struct {
 	Cursor string `json:"c"`
 }
 
-func readPage(r *http.Request, t *filter.Table) (page, error) {
+// readPage reads the paging parameters of a list request; an export reads
+// all the rows in the sort, so it ignores limit and cursor.
+func readPage(r *http.Request, t *filter.Table, exporting bool) (page, error) {
 	q, err := filter.Params(r.URL.RawQuery)
 	if err != nil {
 		return page{}, err
 	}
 	p := page{first: DefaultLimit, key: q["sort"]}
+	if exporting {
+		delete(q, "limit")
+		delete(q, "cursor")
+	}
 	if s := q["limit"]; s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxLimit || strconv.Itoa(n) != s {

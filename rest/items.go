@@ -22,6 +22,12 @@ type partRefJSON struct {
 	PartName string        `json:"part_name,omitempty"`
 }
 
+// skuRefJSON is the part of an item: its id and SKU.
+type skuRefJSON struct {
+	ID  resourceid.ID `json:"id"`
+	SKU string        `json:"sku"`
+}
+
 type hubRefJSON struct {
 	ID   resourceid.ID `json:"id"`
 	Code string        `json:"code"`
@@ -29,7 +35,7 @@ type hubRefJSON struct {
 
 type itemJSON struct {
 	ID                resourceid.ID   `json:"id"`
-	Part              partRefJSON     `json:"part"`
+	Part              skuRefJSON      `json:"part"`
 	Hub               hubRefJSON      `json:"hub"`
 	Quantity          decimal.Decimal `json:"quantity"`
 	ReservedQuantity  decimal.Decimal `json:"reserved_quantity"`
@@ -45,7 +51,7 @@ type itemJSON struct {
 
 func renderItem(it *ent.Item) itemJSON {
 	out := itemJSON{
-		ID: it.ID, Part: partRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
+		ID: it.ID, Part: skuRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
 		Quantity: it.Quantity, ReservedQuantity: it.ReservedQuantity, AvailableQuantity: it.Quantity - it.ReservedQuantity,
 		Lot: it.Lot, Serial: it.Serial, Status: it.Status.String(), ExpiresAt: tsp(it.ExpiresAt),
 		Revision: it.Revision, CreatedAt: ts(it.CreatedAt), UpdatedAt: ts(it.UpdatedAt),

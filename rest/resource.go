@@ -10,6 +10,7 @@ import (
 	"logistics/ent"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 )
@@ -70,9 +71,10 @@ type listQuery[W any] struct {
 
 // readList reads a list request's filter, checks the scopes it needs
 // (filtering through a relation needs read scope on the related type, as
-// GraphQL's has<Edge>With does), its paging parameters and the parent of a
-// nested list. Unknown filters are reported in X-Ignored-Filters.
-func (rs *resource[T, W, J, In]) readList(w http.ResponseWriter, r *http.Request, rawQuery string) (listQuery[W], error) {
+// GraphQL's has<Edge>With does), its paging parameters (an export's: its
+// sort) and the parent of a nested list. Unknown filters are reported in
+// X-Ignored-Filters.
+func (rs *resource[T, W, J, In]) readList(w http.ResponseWriter, r *http.Request, rawQuery string, f export.Format) (listQuery[W], error) {
 	where, ignored, err := rs.parse(rawQuery)
 	if len(ignored) > 0 {
 		w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
@@ -83,7 +85,7 @@ func (rs *resource[T, W, J, In]) readList(w http.ResponseWriter, r *http.Request
 	if err := auth.RequireFilter(r.Context(), where); err != nil {
 		return listQuery[W]{}, err
 	}
-	p, err := readPage(r, rs.table)
+	p, err := readPage(r, rs.table, f != export.JSON)
 	if err != nil {
 		return listQuery[W]{}, err
 	}
@@ -95,14 +97,22 @@ func (rs *resource[T, W, J, In]) readList(w http.ResponseWriter, r *http.Request
 	return listQuery[W]{where: where, page: p}, nil
 }
 
-// list answers GET /v1/<resources>: one page of the filtered list.
+// list answers GET /v1/<resources>: one page of the filtered list, or,
+// asked for CSV or NDJSON, all of it (export.go).
 func (rs *resource[T, W, J, In]) list(d Deps) http.Handler {
 	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
-		// REST pages never need a row count: has_more comes from one row more.
-		r = r.WithContext(ent.WithoutCount(r.Context()))
-		q, err := rs.readList(w, r, r.URL.RawQuery)
+		f, err := negotiate(r)
 		if err != nil {
 			return err
+		}
+		// REST pages never need a row count: has_more comes from one row more.
+		r = r.WithContext(ent.WithoutCount(r.Context()))
+		q, err := rs.readList(w, r, r.URL.RawQuery, f)
+		if err != nil {
+			return err
+		}
+		if f != export.JSON {
+			return rs.export(d, w, r, q, f)
 		}
 		out, err := rs.pageJSON(r, q)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"logistics/internal/apperr"
+	"logistics/internal/export"
 	"logistics/internal/resourceid"
 	"logistics/internal/webhooks"
 )
@@ -43,8 +44,21 @@ func renderAll[T, J any](rows []T, render func(T) J) []J {
 	return out
 }
 
+// jsonOnly refuses an export format: the webhook lists are short lists of
+// configuration, answered in JSON only (406 rather than JSON in its place).
+func jsonOnly(r *http.Request) error {
+	f, err := negotiate(r)
+	if err == nil && f != export.JSON {
+		err = apperr.NotAcceptable("this list answers in application/json only")
+	}
+	return err
+}
+
 func handleListWebhooks(d Deps) http.Handler {
 	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if err := jsonOnly(r); err != nil {
+			return err
+		}
 		eps, err := d.Webhooks.List(r.Context())
 		if err != nil {
 			return err
@@ -188,6 +202,9 @@ func handleListWebhookDeliveries(d Deps) http.Handler {
 	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
+			return err
+		}
+		if err := jsonOnly(r); err != nil {
 			return err
 		}
 		q := r.URL.Query()
