@@ -41,12 +41,12 @@ type Example struct {
 // Day is one element of {{days N}}.
 type Day struct{ Alias, From, To string }
 
-// Examples renders the examples for the time now.
-func Examples(now time.Time) ([]Example, error) {
+// templateFuncs are the functions the example templates may call.
+func templateFuncs(now time.Time) template.FuncMap {
 	now = now.UTC()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	stamp := func(t time.Time) string { return t.Format(time.RFC3339) }
-	funcs := template.FuncMap{
+	return template.FuncMap{
 		"weekStart": func() string {
 			back := (int(today.Weekday()) + 6) % 7 // days since Monday
 			return stamp(today.AddDate(0, 0, -back))
@@ -61,6 +61,11 @@ func Examples(now time.Time) ([]Example, error) {
 			return out
 		},
 	}
+}
+
+// Examples renders the examples for the time now.
+func Examples(now time.Time) ([]Example, error) {
+	funcs := templateFuncs(now)
 	render := func(name string) (string, error) {
 		b, err := exampleFS.ReadFile(name)
 		if err != nil {

@@ -358,9 +358,11 @@ func TestPageConfig(t *testing.T) {
 }
 
 // TestExamplesRender: titles and descriptions from the leading comments,
-// dates from the clock (UTC midnights; the week starts on Monday).
+// templates rendered; dates from the clock (UTC midnights; the week starts
+// on Monday).
 func TestExamplesRender(t *testing.T) {
-	ex, err := Examples(time.Date(2026, 11, 29, 23, 30, 0, 0, time.FixedZone("", 3600))) // Sunday 22:30 UTC
+	now := time.Date(2026, 11, 29, 23, 30, 0, 0, time.FixedZone("", 3600)) // Sunday 22:30 UTC
+	ex, err := Examples(now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,15 +377,18 @@ func TestExamplesRender(t *testing.T) {
 	if exc.Title != "Tracking exceptions this week" || !strings.Contains(exc.Variables, `"since": "2026-11-23T00:00:00Z"`) {
 		t.Errorf("tracking exceptions: %q %s", exc.Title, exc.Variables)
 	}
-	per := byName["4-transitions-per-day"].Query
-	for _, want := range []string{`d2026_11_23: orderEvents(where: {occurredAtGTE: "2026-11-23T00:00:00Z", occurredAtLT: "2026-11-24T00:00:00Z"})`,
-		`d2026_11_29_ship:`, `occurredAtLT: "2026-11-30T00:00:00Z"`} {
-		if !strings.Contains(per, want) {
-			t.Errorf("transitions per day lacks %s:\n%s", want, per)
-		}
+
+	funcs := templateFuncs(now)
+	if got := funcs["weekStart"].(func() string)(); got != "2026-11-23T00:00:00Z" {
+		t.Errorf("weekStart %s", got)
 	}
-	if strings.Contains(per, "d2026_11_22:") || strings.Contains(per, "d2026_11_30:") {
-		t.Errorf("transitions per day covers the wrong days:\n%s", per)
+	if got := funcs["day"].(func(int) string)(-6); got != "2026-11-23T00:00:00Z" {
+		t.Errorf("day -6: %s", got)
+	}
+	days := funcs["days"].(func(int) []Day)(7)
+	if len(days) != 7 || days[0] != (Day{"d2026_11_23", "2026-11-23T00:00:00Z", "2026-11-24T00:00:00Z"}) ||
+		days[6] != (Day{"d2026_11_29", "2026-11-29T00:00:00Z", "2026-11-30T00:00:00Z"}) {
+		t.Errorf("days 7: %v", days)
 	}
 	if title, desc := describe("# A\n#\n# one\n# two\n#\n# three\nquery { x }"); title != "A" || desc != "one two" {
 		t.Errorf("describe: %q %q", title, desc)
