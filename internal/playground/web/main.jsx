@@ -157,7 +157,6 @@ function makeFetcher(endpoint) {
   };
 }
 
-
 // ---- Page configuration (data-* attributes: the CSP forbids inline scripts).
 
 const el = document.getElementById('graphiql');
