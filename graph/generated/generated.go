@@ -3172,7 +3172,7 @@ enum EventOrderField {
   SEQUENCE
 }
 """
-Filters Event objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Event objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input EventWhereInput {
   """
@@ -3745,7 +3745,7 @@ enum HubOrderField {
   COUNTRY
 }
 """
-Filters Hub objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Hub objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input HubWhereInput {
   """
@@ -4496,7 +4496,7 @@ enum ItemStatus @goModel(model: "logistics/ent/item.Status") {
   damaged
 }
 """
-Filters Item objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Item objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input ItemWhereInput {
   """
@@ -5250,7 +5250,7 @@ enum OrderEventOrderField {
   OCCURRED_AT
 }
 """
-Filters OrderEvent objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters OrderEvent objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderEventWhereInput {
   """
@@ -5780,7 +5780,7 @@ enum OrderLineOrderField {
   SHIPPED_QUANTITY
 }
 """
-Filters OrderLine objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters OrderLine objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderLineWhereInput {
   """
@@ -6172,7 +6172,7 @@ enum OrderPriority @goModel(model: "logistics/ent/order.Priority") {
   urgent
 }
 """
-Filters Order objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Order objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderWhereInput {
   """
@@ -7163,7 +7163,7 @@ enum PartUnit @goModel(model: "logistics/ent/part.Unit") {
   pallet
 }
 """
-Filters Part objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Part objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input PartWhereInput {
   """
@@ -7999,7 +7999,7 @@ enum TrackingEntryStatus @goModel(model: "logistics/ent/trackingentry.Status") {
   returned
 }
 """
-Filters TrackingEntry objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters TrackingEntry objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input TrackingEntryWhereInput {
   """
@@ -8877,7 +8877,7 @@ enum WorkflowOrderField {
   VERSION
 }
 """
-Filters Workflow objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. The same filters as the REST list's query parameters.
+Filters Workflow objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input WorkflowWhereInput {
   """

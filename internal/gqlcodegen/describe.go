@@ -247,7 +247,7 @@ var predicates = []struct{ suffix, text string }{
 
 func (d *typeDoc) describeWhere(def *ast.Definition) {
 	def.Description = "Filters " + d.t.Name + " objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. " +
-		"The same filters as the REST list's query parameters."
+		"At most 8 levels deep, 256 predicates and 100 values per list."
 	for _, f := range def.Fields {
 		f.Description = d.whereText(f.Name)
 	}
