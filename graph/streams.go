@@ -106,12 +106,13 @@ func (s *stream) nextID() (int64, bool) {
 type wsTransport struct {
 	gqltransport.Websocket
 	broker *eventstream.Broker
+	allow  func(origin string) bool
 }
 
 func newWSTransport(opt Options) wsTransport {
-	t := wsTransport{broker: opt.Streams}
+	t := wsTransport{broker: opt.Streams, allow: opt.AllowOrigin}
 	t.Websocket = gqltransport.Websocket{
-		Implementation:        wsImpl{allow: opt.AllowOrigin},
+		Implementation:        wsImpl{},
 		KeepAlivePingInterval: opt.KeepAlive,
 		PingPongInterval:      opt.KeepAlive,
 		InitTimeout:           10 * time.Second,
@@ -145,6 +146,11 @@ func newWSTransport(opt Options) wsTransport {
 func (t wsTransport) Supports(r *http.Request) bool { return auth.IsWebSocketUpgrade(r) }
 
 func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	// Refused before gqlgen's upgrade, which would log and answer again.
+	if !originAllowed(r, t.allow) {
+		apperr.Write(w, r, nil, apperr.Forbidden("cross_origin", "WebSocket connections from %s are not accepted: add that origin to %s", r.Header.Get("Origin"), auth.OriginsSetting))
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	st := &stream{cancel: cancel}
@@ -164,14 +170,9 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 }
 
 // wsImpl accepts the WebSocket with coder/websocket.
-type wsImpl struct{ allow func(origin string) bool }
+type wsImpl struct{}
 
-func (i wsImpl) Accept(w http.ResponseWriter, r *http.Request, o gqltransport.WebsocketAcceptOptions) (gqltransport.WebsocketConn, error) {
-	if !originAllowed(r, i.allow) {
-		err := apperr.Forbidden("cross_origin", "WebSocket connections from %s are not accepted", r.Header.Get("Origin"))
-		apperr.Write(w, r, nil, err)
-		return nil, err
-	}
+func (wsImpl) Accept(w http.ResponseWriter, r *http.Request, o gqltransport.WebsocketAcceptOptions) (gqltransport.WebsocketConn, error) {
 	for k, vs := range o.ResponseHeader {
 		for _, v := range vs {
 			w.Header().Add(k, v)

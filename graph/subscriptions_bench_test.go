@@ -1,9 +1,11 @@
 package graph_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"runtime"
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,15 +113,43 @@ func TestSubscriptionLoad(t *testing.T) {
 	runtime.GC()
 	perSub := float64(rss()-before) / float64(2*n)
 
-	total := 0
+	// The writer is open loop: a ticker schedules one order per 1/rate and
+	// a pool of writers commits them, so a slow commit does not lower the
+	// rate asked; ticks a busy pool cannot take are counted as missed.
+	var total, failed, missed atomic.Int64
+	slots := make(chan int, rate)
+	var writers sync.WaitGroup
+	for range 16 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := range slots {
+				if err := postOrder(srv, env, hub, "B-"+strconv.Itoa(i)); err != nil {
+					failed.Add(1)
+					t.Log(err)
+					continue
+				}
+				total.Add(1)
+			}
+		}()
+	}
+	cpuBefore := cpuTime()
+	streamStart := time.Now()
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	deadline := time.Now().Add(time.Duration(secs) * time.Second)
-	for time.Now().Before(deadline) {
+	for i := 0; time.Now().Before(deadline); i++ {
 		<-tick.C
-		restOrder(t, srv, env, hub, "B-"+strconv.Itoa(total))
-		total++
+		select {
+		case slots <- i:
+		default:
+			missed.Add(1)
+		}
 	}
 	tick.Stop()
+	close(slots)
+	writers.Wait()
+	streamed := time.Since(streamStart)
+	cpu := cpuTime() - cpuBefore
 	time.Sleep(3 * time.Second) // the last deliveries
 	ctxStop(srv, servers)
 	wg.Wait()
@@ -134,7 +166,7 @@ func TestSubscriptionLoad(t *testing.T) {
 			}
 			seen[s] = true
 		}
-		lost += total - len(seen)
+		lost += int(total.Load()) - len(seen)
 		mu.Unlock()
 	}
 	slices.Sort(all)
@@ -144,13 +176,45 @@ func TestSubscriptionLoad(t *testing.T) {
 		}
 		return all[int(p*float64(len(all)-1))]
 	}
-	t.Logf("subscribers: %d SSE + %d WebSocket on %d instance(s); events: %d in %ds (%.0f/s asked %d/s)",
-		n, n, len(servers), total, secs, float64(total)/float64(secs), rate)
+	t.Logf("subscribers: %d SSE + %d WebSocket on %d instance(s); events: %d in %ds (%.0f/s asked %d/s; %d ticks missed, %d writes failed)",
+		n, n, len(servers), total.Load(), secs, float64(total.Load())/float64(secs), rate, missed.Load(), failed.Load())
+	t.Logf("CPU of the process (server and clients) while streaming: %.2f cores of %d", cpu.Seconds()/streamed.Seconds(), runtime.NumCPU())
 	t.Logf("delivered: %d; latency event creation → delivery p50 %s, p99 %s; lost %d, duplicated/out of order %d; RSS per subscriber ≈ %.1f KiB (clients included)",
 		len(all), pct(0.5).Round(100*time.Microsecond), pct(0.99).Round(100*time.Microsecond), lost, dup, perSub/1024)
-	if lost != 0 || dup != 0 {
-		t.Errorf("lost %d, duplicated %d", lost, dup)
+	if lost != 0 || dup != 0 || failed.Load() != 0 {
+		t.Errorf("lost %d, duplicated %d, writes failed %d", lost, dup, failed.Load())
 	}
+}
+
+// postOrder creates an order through REST; unlike restOrder it may run on
+// any goroutine.
+func postOrder(srv *apptest.Server, env environment.Name, hubID, ref string) error {
+	body, _ := json.Marshal(map[string]any{"hub_id": hubID, "customer_ref": ref})
+	req, err := http.NewRequest(http.MethodPost, srv.Base(env)+"/v1/orders", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+srv.Keys[env])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("create order: %d %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func envInt(name string, def int) int {

@@ -396,6 +396,23 @@ func TestSubscriptionOrderChangedWebSocket(t *testing.T) {
 	if dig(d, "stockChanged", "type") != "item.created" || dig(d, "stockChanged", "item", "id") != it {
 		t.Fatalf("stockChanged: %v", d)
 	}
+
+	// A where that crosses a relation needs read scope on the related type,
+	// as in queries: an items:read key may not probe hubs by filtering
+	// stock on them…
+	w2.subscribe("r", `subscription { stockChanged(where: {hasHubWith: {code: "AMS1"}}) { sequence } }`, nil)
+	if m, err := w2.read(10 * time.Second); err != nil || m.ID != "r" || !strings.Contains(string(m.Payload), "FORBIDDEN") || !strings.Contains(string(m.Payload), "hubs:read") {
+		t.Fatalf("stockChanged filtered on its hub without hubs:read: %v %s %s", err, m.Type, m.Payload)
+	}
+	// …while a key with both scopes may.
+	both, _ := keyWith(t, srv, env, "items:read", "orders:read", "hubs:read")
+	w3 := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + both})
+	w3.subscribe("r", `subscription { orderChanged(where: {hasHubWith: {code: "AMS1"}}) { sequence } }`, nil)
+	time.Sleep(200 * time.Millisecond)
+	f.order(hub)
+	if d := w3.next("r"); dig(d, "orderChanged", "sequence") == nil {
+		t.Fatalf("orderChanged filtered on its hub with hubs:read: %v", d)
+	}
 }
 
 // TestSubscriptionTrackingAndStockFilters: trackingEntryAdded and
@@ -700,6 +717,29 @@ func TestSubscriptionSessionCookieAndOrigin(t *testing.T) {
 	resp := srv.Do(t, http.MethodGet, srv.URL+"/v1/orders", nil, http.Header{"Authorization": {""}, "Upgrade": {"websocket"}, "Connection": {"Upgrade"}})
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("REST with an upgrade and no credentials: %d", resp.StatusCode)
+	}
+}
+
+// TestSubscriptionCORSOrigin: an SPA on an origin listed in --cors-origins
+// subscribes over WebSocket with the session cookie, as it queries; an
+// origin not listed is still refused before the upgrade.
+func TestSubscriptionCORSOrigin(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.CORSOrigins = "http://localhost:*" }})
+	env := environment.Production
+	h := srv.Session(t, srv.AdminEmail, srv.AdminPassword)
+	w := dialWS(t, srv, env, http.Header{"Cookie": {h.Get("Cookie")}, "Origin": {"http://localhost:5173"}}, nil)
+	w.subscribe("o", orderSub, nil)
+	time.Sleep(200 * time.Millisecond)
+	hub := newFixture(t, srv, env).hub("AMS6", "Amsterdam", "NL")
+	id := restOrder(t, srv, env, hub, "C-1")
+	if got := dig(w.next("o"), "orderChanged", "order", "id"); got != id {
+		t.Fatalf("subscription from a listed origin: got %v, want %s", got, id)
+	}
+	for _, origin := range []string{"http://evil.localhost.example:5173", "https://localhost.evil.example"} {
+		_, err := tryWS(t, srv, env, http.Header{"Cookie": {h.Get("Cookie")}, "Origin": {origin}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "403") {
+			t.Fatalf("upgrade from %s: %v, want 403", origin, err)
+		}
 	}
 }
 

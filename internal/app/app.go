@@ -369,11 +369,11 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
 		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
-		OutBuffer: min(a.Config.SubscriptionBuffer, 256),
+		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
-		HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
+		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 
@@ -384,7 +384,10 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	// The API's description reveals no data: served without a key.
 	mux.Handle("GET "+env.Path(rest.PublicPath), api)
 	a.mountLanding(mux, env)
-	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))
+	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), playground.Config{
+		Title: "Logistics " + string(env.Name), Environment: string(env.Name), BaseURL: env.URL(""),
+		SignIn: a.Envs.Production().URL("/console"),
+	})
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()

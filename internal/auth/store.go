@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"golang.org/x/sync/singleflight"
+
 	"logistics/ent"
 	"logistics/ent/apitoken"
 	"logistics/ent/session"
@@ -51,6 +53,9 @@ type Store struct {
 	cacheMu  sync.RWMutex
 	tokens   map[string]cachedToken // secret hash → the key as read
 	uncached map[resourceid.ID]bool // keys revoked here, until the revocation is read back: always read
+	// reads collapses concurrent reads of one key: when its cache entry
+	// expires, the thousand subscriptions holding it re-check together.
+	reads singleflight.Group
 
 	dummyOnce sync.Once
 	dummy     []byte
@@ -96,10 +101,20 @@ func (s *Store) tokenByHash(ctx context.Context, hash string, now time.Time) (*e
 			return c.t, nil
 		}
 	}
-	t, err := s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(ctx)
-	if err != nil || s.TokenCacheTTL <= 0 {
-		return t, err
+	if s.TokenCacheTTL <= 0 {
+		return s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(ctx)
 	}
+	// Shared by the callers waiting on it: one caller's cancellation must
+	// not fail the others' checks.
+	v, err, _ := s.reads.Do(hash, func() (any, error) {
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(qctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t := v.(*ent.APIToken)
 	s.cacheMu.Lock()
 	if len(s.tokens) >= maxCachedTokens {
 		s.tokens = map[string]cachedToken{}
@@ -403,7 +418,7 @@ func (s *Store) TokenPrincipal(ctx context.Context, secret string, env *environm
 			s.log.WarnContext(ctx, "auth: could not record last_used_at", "token", t.ID, "err", err)
 		}
 	}
-	p := &Principal{ID: string(t.ID), Kind: KindToken, Scopes: t.Scopes, Environment: string(t.Environment), TokenName: t.Name}
+	p := &Principal{ID: string(t.ID), Kind: KindToken, Scopes: t.Scopes, Environment: string(t.Environment), TokenName: t.Name, TokenPrefix: t.DisplayPrefix}
 	if t.UserID != nil {
 		p.UserID = string(*t.UserID)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to %s: %w", source, err)
 	}
 	var drv dialect.Driver = entsql.OpenDB(dia, db)
+	if dia == dialect.SQLite {
+		drv = gateWrites(drv, sqliteBusyTimeout)
+	}
 	if opt.Driver != nil {
 		drv = opt.Driver(drv)
 	}
@@ -130,6 +134,10 @@ func postgresDSN(dsn string) string {
 	return u.String()
 }
 
+// sqliteBusyTimeout bounds a SQLite writer's wait for the lock: in SQLite's
+// busy handler (other processes) and at this process's write gate.
+const sqliteBusyTimeout = 10 * time.Second
+
 // sqliteDSN adds the options we rely on unless the caller set them.
 func sqliteDSN(dsn string) string {
 	if !strings.HasPrefix(dsn, "file:") {
@@ -138,7 +146,7 @@ func sqliteDSN(dsn string) string {
 	defaults := [][2]string{
 		{"_fk", "1"},
 		{"_journal_mode", "WAL"},
-		{"_busy_timeout", "10000"},
+		{"_busy_timeout", strconv.Itoa(int(sqliteBusyTimeout / time.Millisecond))},
 		{"_synchronous", "NORMAL"},
 		{"_txlock", "immediate"},
 		{"_cslike", "1"},

@@ -182,7 +182,8 @@ func (h *hub) add(ctx context.Context, after *int64) (*Sub, error) {
 		}
 		h.pos = last
 	}
-	s := &Sub{hub: h, in: make(chan *Batch, 64), lagged: make(chan struct{}, 1), joinAt: h.pos}
+	s := &Sub{hub: h, in: make(chan *Batch, 64), lagged: make(chan struct{}, 1)}
+	s.joinAt.Store(h.pos)
 	s.cursor = h.pos
 	if after != nil {
 		s.cursor = *after
@@ -348,9 +349,12 @@ type Sub struct {
 	release func()
 	closed  atomic.Bool
 
+	// The hub's position when the subscriber (re)joined: written under
+	// hub.mu, read by Next without it (every subscriber's every batch would
+	// otherwise queue on the hub's lock while it fans out).
+	joinAt atomic.Int64
 	// Guarded by hub.mu.
 	lagging bool
-	joinAt  int64 // the hub's position when the subscriber (re)joined
 
 	cursor int64 // the last sequence handed to the caller (only Next touches it)
 }
@@ -365,10 +369,7 @@ func (s *Sub) Next(ctx context.Context) (*Batch, error) {
 	for {
 		// Catch up from the log up to the position at which the hub's
 		// batches started coming (a resuming client, or after lagging).
-		s.hub.mu.Lock()
-		joinAt := s.joinAt
-		s.hub.mu.Unlock()
-		if s.cursor < joinAt {
+		if joinAt := s.joinAt.Load(); s.cursor < joinAt {
 			evs, err := readAfter(ctx, s.hub.env.DB.Client, s.cursor, joinAt, s.hub.b.opt.PageSize)
 			if err != nil {
 				return nil, err
@@ -415,7 +416,7 @@ func (s *Sub) Next(ctx context.Context) (*Batch, error) {
 // since the cursor is read from the log by Next.
 func (s *Sub) rejoin() {
 	s.hub.mu.Lock()
-	s.joinAt = s.hub.pos
+	s.joinAt.Store(s.hub.pos)
 	s.lagging = false
 	s.hub.mu.Unlock()
 	// A stale lag signal would only cause a harmless extra rejoin.

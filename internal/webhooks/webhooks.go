@@ -10,7 +10,8 @@
 // the result: delivered, rescheduled with back-off and jitter, or failed
 // (which may disable the endpoint). A process killed mid-attempt leaves the
 // delivery due again when its lease ends: at least once. The commit wakes the
-// local dispatcher; other instances find the work by polling.
+// local dispatcher; other instances are woken by the event log's
+// notification (PostgreSQL NOTIFY) and poll in case one is lost.
 package webhooks
 
 import (
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"entgo.io/ent/dialect"
 
 	"logistics/ent"
 	"logistics/ent/hook"
@@ -142,8 +145,12 @@ func (m *Manager) Register(env *environment.Env) {
 			}
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
-			if err := m.fanOut(ctx, mu.Client(), string(id), typ); err != nil {
+			n, err := m.fanOut(ctx, mu.Client(), string(id), typ)
+			if err != nil {
 				return nil, fmt.Errorf("webhooks: record deliveries of %s: %w", id, err)
+			}
+			if n == 0 {
+				return v, nil // nothing to send: no claim to wake
 			}
 			if tx, err := mu.Tx(); err == nil {
 				tx.OnCommit(func(next ent.Committer) ent.Committer {
@@ -165,11 +172,11 @@ func (m *Manager) Register(env *environment.Env) {
 
 // fanOut writes one pending delivery per enabled endpoint that wants the
 // event type, through c (the event's transaction).
-func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eventID, typ string) error {
+func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eventID, typ string) (int, error) {
 	eps, err := c.WebhookEndpoint.Query().Where(webhookendpoint.Disabled(false)).
 		Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(ctx)
 	if err != nil || len(eps) == 0 {
-		return err
+		return 0, err
 	}
 	now := m.now()
 	var bulk []*ent.WebhookDeliveryCreate
@@ -180,9 +187,9 @@ func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eventID, typ string
 		}
 	}
 	if len(bulk) == 0 {
-		return nil
+		return 0, nil
 	}
-	return c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
+	return len(bulk), c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
 }
 
 // wants reports whether an endpoint with the type filter receives typ:
@@ -215,6 +222,10 @@ func (m *Manager) Run(ctx context.Context, envs []*environment.Env) {
 	wg.Wait()
 }
 
+// remoteWake is the least time between two claims woken by other
+// instances' commits.
+const remoteWake = 50 * time.Millisecond
+
 func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	wake := m.wake(env)
 	// Only this loop fills sem, so the free slots it counts stay free until
@@ -224,13 +235,37 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	defer inflight.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	// On PostgreSQL the event log's wake-up also carries other instances'
+	// commits (NOTIFY): their deliveries are claimed within remoteWake, not
+	// at the next poll. It fires for every commit, deliveries or not, so
+	// those claims are spaced by remoteWake (the local commits that wrote
+	// deliveries wake the loop at once through wake). The channel is taken
+	// before each claim, so a commit during it still wakes the loop.
+	changed := func() <-chan struct{} {
+		if env.Events == nil || env.DB.Dialect != dialect.Postgres {
+			return nil
+		}
+		return env.Events.Changed()
+	}
+	logged := changed()
+	var lastRemote time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		case <-logged:
+			if d := remoteWake - time.Since(lastRemote); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+			lastRemote = time.Now()
 		case <-timer.C:
 		}
+		logged = changed()
 		for ctx.Err() == nil {
 			free := cap(sem) - len(sem)
 			if free == 0 {
