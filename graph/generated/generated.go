@@ -4108,54 +4108,77 @@ directive @aggregate on FIELD_DEFINITION
 
 "An aggregate function: COUNT counts rows, the others apply to a field."
 enum AggregateFunction {
+  "Rows in the group (no field)."
   COUNT
+  "Sum of a number field; exact for decimals."
   SUM
-  "Average, rounded half up to thousandths."
+  "Average of a number field: the exact sum over the count, rounded half up to thousandths."
   AVG
+  "Smallest value of a field."
   MIN
+  "Largest value of a field."
   MAX
 }
 
 "The width of a time bucket; a week starts on Monday. Buckets follow the local calendar of the query's time zone across daylight-saving changes."
 enum TimeBucket {
+  "An hour of elapsed time starting on a whole local hour (the repeated autumn hour is two buckets)."
   HOUR
+  "A local calendar day (23 or 25 hours across a daylight-saving change)."
   DAY
+  "A local calendar week, from Monday."
   WEEK
+  "A local calendar month."
   MONTH
 }
 
 "A comparison in a condition on an aggregate."
 enum ComparisonOperator {
+  "Equal."
   EQ
+  "Not equal."
   NEQ
+  "Less than."
   LT
+  "Less than or equal."
   LTE
+  "Greater than."
   GT
+  "Greater than or equal."
   GTE
 }
 
 "The hub a group shares: its id and code."
 type HubRef {
+  "The hub's id."
   id: ID!
+  "The hub's code."
   code: String!
 }
 
 "The part a group shares: its id and sku."
 type PartRef {
+  "The part's id."
   id: ID!
+  "The part's sku."
   sku: String!
 }
 
 "The order a group shares: its id and number."
 type OrderRef {
+  "The order's id."
   id: ID!
+  "The order's number."
   number: String!
 }
 
 "The workflow a group shares: its id and key and version."
 type WorkflowRef {
+  "The workflow's id."
   id: ID!
+  "The workflow's key."
   key: String!
+  "The workflow's version."
   version: Int!
 }
 
@@ -4191,9 +4214,11 @@ extend type HubConnection {
 
 "A condition on an aggregate of a group of hubs: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input HubHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: HubAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4207,7 +4232,9 @@ input HubGroupOrder {
   key: HubGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: HubAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4307,9 +4334,11 @@ extend type PartConnection {
 
 "A condition on an aggregate of a group of parts: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input PartHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: PartAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4323,7 +4352,9 @@ input PartGroupOrder {
   key: PartGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: PartAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4425,9 +4456,11 @@ extend type ItemConnection {
 
 "A condition on an aggregate of a group of items: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input ItemHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: ItemAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4441,7 +4474,9 @@ input ItemGroupOrder {
   key: ItemGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: ItemAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4571,9 +4606,11 @@ extend type OrderConnection {
 
 "A condition on an aggregate of a group of orders: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input OrderHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: OrderAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4587,7 +4624,9 @@ input OrderGroupOrder {
   key: OrderGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: OrderAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4699,9 +4738,11 @@ extend type OrderLineConnection {
 
 "A condition on an aggregate of a group of order lines: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input OrderLineHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: OrderLineAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4715,7 +4756,9 @@ input OrderLineGroupOrder {
   key: OrderLineGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: OrderLineAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4829,9 +4872,11 @@ extend type TrackingEntryConnection {
 
 "A condition on an aggregate of a group of tracking entries: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input TrackingEntryHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: TrackingEntryAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4845,7 +4890,9 @@ input TrackingEntryGroupOrder {
   key: TrackingEntryGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: TrackingEntryAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -4953,9 +5000,11 @@ extend type WorkflowConnection {
 
 "A condition on an aggregate of a group of workflows: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input WorkflowHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: WorkflowAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -4969,7 +5018,9 @@ input WorkflowGroupOrder {
   key: WorkflowGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: WorkflowAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -5075,9 +5126,11 @@ extend type OrderEventConnection {
 
 "A condition on an aggregate of a group of order events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input OrderEventHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: OrderEventAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -5091,7 +5144,9 @@ input OrderEventGroupOrder {
   key: OrderEventGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: OrderEventAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 
@@ -5183,9 +5238,11 @@ extend type EventConnection {
 
 "A condition on an aggregate of a group of events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
 input EventHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: EventAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -5199,7 +5256,9 @@ input EventGroupOrder {
   key: EventGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: EventAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 

@@ -90,17 +90,21 @@ type EventGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *EventGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
-	Field     *EventAggregateField  `json:"field,omitempty"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *EventAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of events: `{aggregate: COUNT, op: GT, value: 5}`.
 type EventHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *EventAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator   `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -156,17 +160,21 @@ type HubGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *HubGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
-	Field     *HubAggregateField    `json:"field,omitempty"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *HubAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of hubs: `{aggregate: COUNT, op: GT, value: 5}`.
 type HubHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *HubAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -175,8 +183,10 @@ type HubHaving struct {
 
 // The hub a group shares: its id and code.
 type HubRef struct {
-	ID   resourceid.ID `json:"id"`
-	Code string        `json:"code"`
+	// The hub's id.
+	ID resourceid.ID `json:"id"`
+	// The hub's code.
+	Code string `json:"code"`
 }
 
 // Smallest or largest values of the fields of items.
@@ -234,17 +244,21 @@ type ItemGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *ItemGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
-	Field     *ItemAggregateField   `json:"field,omitempty"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *ItemAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of items: `{aggregate: COUNT, op: GT, value: 5}`.
 type ItemHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *ItemAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator  `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -312,17 +326,21 @@ type OrderEventGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *OrderEventGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction        `json:"aggregate,omitempty"`
-	Field     *OrderEventAggregateField `json:"field,omitempty"`
-	Direction entgql.OrderDirection     `json:"direction"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderEventAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of order events: `{aggregate: COUNT, op: GT, value: 5}`.
 type OrderEventHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *OrderEventAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator        `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -378,17 +396,21 @@ type OrderGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *OrderGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
-	Field     *OrderAggregateField  `json:"field,omitempty"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of orders: `{aggregate: COUNT, op: GT, value: 5}`.
 type OrderHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *OrderAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator   `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -442,17 +464,21 @@ type OrderLineGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *OrderLineGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction       `json:"aggregate,omitempty"`
-	Field     *OrderLineAggregateField `json:"field,omitempty"`
-	Direction entgql.OrderDirection    `json:"direction"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderLineAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of order lines: `{aggregate: COUNT, op: GT, value: 5}`.
 type OrderLineHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *OrderLineAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator       `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -479,8 +505,10 @@ type OrderLineNumbers struct {
 
 // The order a group shares: its id and number.
 type OrderRef struct {
-	ID     resourceid.ID `json:"id"`
-	Number string        `json:"number"`
+	// The order's id.
+	ID resourceid.ID `json:"id"`
+	// The order's number.
+	Number string `json:"number"`
 }
 
 // Smallest or largest values of the fields of parts.
@@ -526,17 +554,21 @@ type PartGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *PartGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction    `json:"aggregate,omitempty"`
-	Field     *PartAggregateField   `json:"field,omitempty"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *PartAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
 	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of parts: `{aggregate: COUNT, op: GT, value: 5}`.
 type PartHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *PartAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator  `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -551,8 +583,10 @@ type PartNumbers struct {
 
 // The part a group shares: its id and sku.
 type PartRef struct {
-	ID  resourceid.ID `json:"id"`
-	Sku string        `json:"sku"`
+	// The part's id.
+	ID resourceid.ID `json:"id"`
+	// The part's sku.
+	Sku string `json:"sku"`
 }
 
 // One change of an item's stock or attributes.
@@ -631,17 +665,21 @@ type TrackingEntryGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *TrackingEntryGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction           `json:"aggregate,omitempty"`
-	Field     *TrackingEntryAggregateField `json:"field,omitempty"`
-	Direction entgql.OrderDirection        `json:"direction"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *TrackingEntryAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of tracking entries: `{aggregate: COUNT, op: GT, value: 5}`.
 type TrackingEntryHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *TrackingEntryAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator           `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -733,17 +771,21 @@ type WorkflowGroupOrder struct {
 	// A key the groups are grouped by.
 	Key *WorkflowGroupField `json:"key,omitempty"`
 	// An aggregate (with a field, but for COUNT).
-	Aggregate *AggregateFunction      `json:"aggregate,omitempty"`
-	Field     *WorkflowAggregateField `json:"field,omitempty"`
-	Direction entgql.OrderDirection   `json:"direction"`
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *WorkflowAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
 }
 
 // A condition on an aggregate of a group of workflows: `{aggregate: COUNT, op: GT, value: 5}`.
 type WorkflowHaving struct {
+	// The aggregate compared.
 	Aggregate AggregateFunction `json:"aggregate"`
 	// The field (none for COUNT).
 	Field *WorkflowAggregateField `json:"field,omitempty"`
-	Op    ComparisonOperator      `json:"op"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
 	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
 	Value *decimal.Decimal `json:"value,omitempty"`
 	// A time: for MIN or MAX of a time.
@@ -772,20 +814,27 @@ type WorkflowNumbers struct {
 
 // The workflow a group shares: its id and key and version.
 type WorkflowRef struct {
-	ID      resourceid.ID `json:"id"`
-	Key     string        `json:"key"`
-	Version int           `json:"version"`
+	// The workflow's id.
+	ID resourceid.ID `json:"id"`
+	// The workflow's key.
+	Key string `json:"key"`
+	// The workflow's version.
+	Version int `json:"version"`
 }
 
 // An aggregate function: COUNT counts rows, the others apply to a field.
 type AggregateFunction string
 
 const (
+	// Rows in the group (no field).
 	AggregateFunctionCount AggregateFunction = "COUNT"
-	AggregateFunctionSum   AggregateFunction = "SUM"
-	// Average, rounded half up to thousandths.
+	// Sum of a number field; exact for decimals.
+	AggregateFunctionSum AggregateFunction = "SUM"
+	// Average of a number field: the exact sum over the count, rounded half up to thousandths.
 	AggregateFunctionAvg AggregateFunction = "AVG"
+	// Smallest value of a field.
 	AggregateFunctionMin AggregateFunction = "MIN"
+	// Largest value of a field.
 	AggregateFunctionMax AggregateFunction = "MAX"
 )
 
@@ -844,11 +893,17 @@ func (e AggregateFunction) MarshalJSON() ([]byte, error) {
 type ComparisonOperator string
 
 const (
-	ComparisonOperatorEq  ComparisonOperator = "EQ"
+	// Equal.
+	ComparisonOperatorEq ComparisonOperator = "EQ"
+	// Not equal.
 	ComparisonOperatorNeq ComparisonOperator = "NEQ"
-	ComparisonOperatorLt  ComparisonOperator = "LT"
+	// Less than.
+	ComparisonOperatorLt ComparisonOperator = "LT"
+	// Less than or equal.
 	ComparisonOperatorLte ComparisonOperator = "LTE"
-	ComparisonOperatorGt  ComparisonOperator = "GT"
+	// Greater than.
+	ComparisonOperatorGt ComparisonOperator = "GT"
+	// Greater than or equal.
 	ComparisonOperatorGte ComparisonOperator = "GTE"
 )
 
@@ -1822,9 +1877,13 @@ func (e PartGroupField) MarshalJSON() ([]byte, error) {
 type TimeBucket string
 
 const (
-	TimeBucketHour  TimeBucket = "HOUR"
-	TimeBucketDay   TimeBucket = "DAY"
-	TimeBucketWeek  TimeBucket = "WEEK"
+	// An hour of elapsed time starting on a whole local hour (the repeated autumn hour is two buckets).
+	TimeBucketHour TimeBucket = "HOUR"
+	// A local calendar day (23 or 25 hours across a daylight-saving change).
+	TimeBucketDay TimeBucket = "DAY"
+	// A local calendar week, from Monday.
+	TimeBucketWeek TimeBucket = "WEEK"
+	// A local calendar month.
 	TimeBucketMonth TimeBucket = "MONTH"
 )
 

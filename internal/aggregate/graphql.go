@@ -88,40 +88,54 @@ directive @aggregate on FIELD_DEFINITION
 
 "An aggregate function: COUNT counts rows, the others apply to a field."
 enum AggregateFunction {
+  "Rows in the group (no field)."
   COUNT
+  "Sum of a number field; exact for decimals."
   SUM
-  "Average, rounded half up to thousandths."
+  "Average of a number field: the exact sum over the count, rounded half up to thousandths."
   AVG
+  "Smallest value of a field."
   MIN
+  "Largest value of a field."
   MAX
 }
 
 "The width of a time bucket; a week starts on Monday. Buckets follow the local calendar of the query's time zone across daylight-saving changes."
 enum TimeBucket {
+  "An hour of elapsed time starting on a whole local hour (the repeated autumn hour is two buckets)."
   HOUR
+  "A local calendar day (23 or 25 hours across a daylight-saving change)."
   DAY
+  "A local calendar week, from Monday."
   WEEK
+  "A local calendar month."
   MONTH
 }
 
 "A comparison in a condition on an aggregate."
 enum ComparisonOperator {
+  "Equal."
   EQ
+  "Not equal."
   NEQ
+  "Less than."
   LT
+  "Less than or equal."
   LTE
+  "Greater than."
   GT
+  "Greater than or equal."
   GTE
 }
 `)
 	for _, r := range refTypes {
-		w("\n\"The %s a group shares: its id and %s.\"\ntype %s {\n  id: ID!\n", strings.ToLower(r.Type), strings.Join(r.Labels, " and "), refTypeName(r))
+		w("\n\"The %s a group shares: its id and %s.\"\ntype %s {\n  \"The %s's id.\"\n  id: ID!\n", strings.ToLower(r.Type), strings.Join(r.Labels, " and "), refTypeName(r), strings.ToLower(r.Type))
 		for _, l := range r.Labels {
 			t := "String!"
 			if l == "version" {
 				t = "Int!"
 			}
-			w("  %s: %s\n", Camel(l), t)
+			w("  \"The %s's %s.\"\n  %s: %s\n", strings.ToLower(r.Type), l, Camel(l), t)
 		}
 		w("}\n")
 	}
@@ -160,9 +174,11 @@ extend type %[4]sConnection {
 
 "A condition on an aggregate of a group of %[1]s: `+"`{aggregate: COUNT, op: GT, value: 5}`"+`."
 input %[4]sHaving {
+  "The aggregate compared."
   aggregate: AggregateFunction!
   "The field (none for COUNT)."
   field: %[4]sAggregateField
+  "The comparison."
   op: ComparisonOperator!
   "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
   value: Decimal
@@ -176,7 +192,9 @@ input %[4]sGroupOrder {
   key: %[4]sGroupField
   "An aggregate (with a field, but for COUNT)."
   aggregate: AggregateFunction
+  "The aggregate's field."
   field: %[4]sAggregateField
+  "Ascending (the default) or descending; nulls last either way."
   direction: OrderDirection! = ASC
 }
 `, s.Resource, s.QueryField(), MaxLimit, t, MaxGroupBy, MaxHaving, MaxOrder)
