@@ -14,11 +14,13 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
+	"logistics/internal/export"
 	"logistics/internal/filter"
 )
 
 // GET /v1/<resources>/aggregate: the aggregation core (internal/aggregate)
-// over the rows the list's own filter grammar selects (docs/analytics.md):
+// over the rows the list's own filter grammar selects (docs/analytics.md),
+// a method of the per-resource adapter like list and get:
 //
 //	GET /v1/items/aggregate?group_by=hub,status&sum=quantity,available_quantity&quantity>0
 //	    &having=sum.quantity<100&sort=-sum.quantity&limit=50
@@ -30,55 +32,165 @@ import (
 // comparison and a value: count>5, sum.quantity<100, max.created_at>=2025-01-01T00:00:00Z;
 // repeated or comma-separated, all must hold), sort (grouped keys or
 // aggregates, - for descending), limit (groups, 100 by default, at most
-// 1,000), tz (UTC or an IANA zone for the buckets). Every other parameter
-// is a filter of the list, with its grammar, its ignored names and its
-// scope rule.
-//
-// This endpoint is written standalone for now; once the generic
-// per-resource REST adapter and its export writer land, it moves onto them
-// (so that Accept: text/csv works on aggregates too).
+// 1,000), tz (UTC or an IANA zone for the buckets), format. Every other
+// parameter is a filter of the list, with its grammar, its ignored names
+// and its scope rule. Asked for CSV or NDJSON (Accept, format=), the answer
+// is every group, streamed through the lists' export writer (limit does not
+// apply, as on a list's export).
 
 // aggregateParams are the reserved parameters of an aggregate request.
-var aggregateParams = []string{"group_by", "bucket", "sum", "avg", "min", "max", "having", "sort", "limit", "tz", "cursor"}
+var aggregateParams = []string{"group_by", "bucket", "sum", "avg", "min", "max", "having", "sort", "limit", "tz", "cursor", export.Param}
 
-// handleAggregate serves one resource's aggregates. parse is the resource's
-// list filter (internal/filter), spec its aggregation spec.
-func handleAggregate[W any](d Deps, spec *aggregate.Spec, parse func(string) (*W, []string, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// aggregate serves the resource's aggregates with spec, its aggregation
+// spec. Its filter is the list's (rs.parse); a nested list's parent does
+// not apply: the aggregates are of every row.
+func (rs *resource[T, W, J, In]) aggregate(d Deps, spec *aggregate.Spec) http.Handler {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		f, err := negotiate(r)
+		if err != nil {
+			return err
+		}
 		params, filters, err := splitAggregateQuery(r.URL.RawQuery)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		where, ignored, err := parse(filters)
+		where, ignored, err := rs.parse(filters)
 		if len(ignored) > 0 {
 			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
 		}
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		// The filter rule of the policy, as on the list.
 		if err := auth.RequireFilter(r.Context(), where); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		q, err := aggregateQuery(spec, params)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
+		}
+		if f != export.JSON {
+			q.All = true
+			return exportGroups(d, w, r, f, spec, q, where)
 		}
 		res, err := aggregate.Run(r.Context(), spec, where, q)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		out := aggregateJSON{Data: make([]groupJSON, len(res.Rows)), HasMore: res.HasMore}
 		for i, row := range res.Rows {
 			out.Data[i] = renderGroup(spec, q, row)
 		}
 		WriteJSON(w, http.StatusOK, out)
+		return nil
 	})
+}
+
+// exportGroups streams every group through the export writer: NDJSON, one
+// group per line as the JSON answer renders it; CSV, one group per record
+// with the group flattened (keys.hub.id, keys.hub.code, keys.status, count,
+// sum.quantity…), the columns fixed by the request.
+func exportGroups(d Deps, w http.ResponseWriter, r *http.Request, f export.Format, spec *aggregate.Spec, q aggregate.Query, where any) error {
+	opt := export.Options{WriteTimeout: d.WriteTimeout, Log: d.Log}
+	if p, _ := filter.Params(r.URL.RawQuery); p[export.Param] != "" {
+		opt.Filename = strings.ReplaceAll(spec.Resource, " ", "-") + "-aggregate." + f.String()
+	}
+	ew := export.NewWriter(w, r, f, opt)
+	if err := ew.Header(groupColumns(spec, q)); err != nil {
+		return ew.Fail(err)
+	}
+	if r.Method == http.MethodHead {
+		return ew.Flush()
+	}
+	var cells []string
+	n := 0
+	_, err := aggregate.Stream(r.Context(), spec, where, q, func(row aggregate.Row) error {
+		g := renderGroup(spec, q, row)
+		if f == export.CSV {
+			cells = groupCells(cells[:0], spec, q, row)
+		}
+		if err := ew.Row(g, cells); err != nil {
+			return err
+		}
+		if n++; n%int(exportBatch.Load()) == 0 {
+			return ew.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return ew.Fail(err)
+	}
+	if err := ew.Flush(); err != nil {
+		return ew.Fail(err)
+	}
+	return nil
+}
+
+// groupColumns names the CSV columns of q's groups.
+func groupColumns(spec *aggregate.Spec, q aggregate.Query) []string {
+	var out []string
+	for _, name := range q.GroupBy {
+		k, _ := spec.Key(name)
+		if k.Ref == nil {
+			out = append(out, "keys."+name)
+			continue
+		}
+		out = append(out, "keys."+name+".id")
+		for _, l := range k.Ref.Labels {
+			out = append(out, "keys."+name+"."+l)
+		}
+	}
+	out = append(out, "count")
+	for _, m := range q.Select {
+		out = append(out, string(m.Func)+"."+m.Field)
+	}
+	return out
+}
+
+// groupCells writes a group's cells in groupColumns' order; null is empty.
+func groupCells(dst []string, spec *aggregate.Spec, q aggregate.Query, row aggregate.Row) []string {
+	for i, name := range q.GroupBy {
+		k, _ := spec.Key(name)
+		v := row.Keys[i]
+		if k.Ref == nil {
+			dst = append(dst, cell(keyJSON(spec, name, v)))
+			continue
+		}
+		ref, _ := v.(aggregate.RefValue)
+		dst = append(dst, ref.ID)
+		for j := range k.Ref.Labels {
+			var l any
+			if j < len(ref.Labels) {
+				l = ref.Labels[j]
+			}
+			dst = append(dst, cell(l))
+		}
+	}
+	dst = append(dst, strconv.FormatInt(row.Count, 10))
+	for _, v := range row.Values {
+		if t, ok := v.(time.Time); ok {
+			v = ts(t)
+		}
+		dst = append(dst, cell(v))
+	}
+	return dst
+}
+
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case decimal.Decimal:
+		return x.String()
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // splitAggregateQuery takes the aggregate's parameters out of the raw

@@ -1025,3 +1025,90 @@ func TestAggregateOverflow(t *testing.T) {
 		t.Errorf("avg: %d %s", r.StatusCode, r.Body)
 	}
 }
+
+// TestAggregateExport: asked for CSV or NDJSON (Accept or format=), an
+// aggregate answers every group (limit does not apply) through the lists'
+// export writer: the same groups as the JSON answer, flattened in CSV,
+// formulas neutralised; the same scopes and errors as the JSON answer.
+func TestAggregateExport(t *testing.T) {
+	f := newFixture(t)
+	f.post(t, "/v1/items", map[string]any{"sku": "NUT-M8", "hub": "RTM2", "quantity": "1.5", "lot": "=HYPERLINK(\"x\")"})
+	const q = "/v1/items/aggregate?group_by=hub,lot&sum=quantity&min=expires_at&sort=-count"
+	r := f.s.Do(t, "GET", f.s.URL+q+"&limit=1000", nil, nil)
+	var want struct{ Data []json.RawMessage }
+	r.JSON(t, &want)
+	if len(want.Data) < 4 {
+		t.Fatalf("%d groups: %s", len(want.Data), r.Body)
+	}
+
+	nd := f.s.Do(t, "GET", f.s.URL+q+"&limit=1&format=ndjson", nil, nil)
+	lines := strings.Split(strings.TrimSuffix(string(nd.Body), "\n"), "\n")
+	if nd.StatusCode != 200 || nd.Header.Get("Content-Type") != "application/x-ndjson" || !strings.Contains(nd.Header.Get("Content-Disposition"), `filename=items-aggregate.ndjson`) {
+		t.Errorf("ndjson: %d %v", nd.StatusCode, nd.Header)
+	}
+	if len(lines) != len(want.Data) {
+		t.Fatalf("ndjson: %d lines for %d groups (limit must not apply):\n%s", len(lines), len(want.Data), nd.Body)
+	}
+	for i, l := range lines {
+		if l != string(want.Data[i]) {
+			t.Errorf("ndjson line %d: %s, want %s", i, l, want.Data[i])
+		}
+	}
+
+	csv := f.s.Do(t, "GET", f.s.URL+q, nil, http.Header{"Accept": {"text/csv"}})
+	if csv.StatusCode != 200 || !strings.HasPrefix(csv.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv: %d %v %s", csv.StatusCode, csv.Header, csv.Body)
+	}
+	records := strings.Split(strings.TrimSuffix(string(csv.Body), "\r\n"), "\r\n")
+	if records[0] != "keys.hub.id,keys.hub.code,keys.lot,count,sum.quantity,min.expires_at" || len(records) != len(want.Data)+1 {
+		t.Fatalf("csv: %d records, header %q:\n%s", len(records), records[0], csv.Body)
+	}
+	for i, g := range want.Data {
+		var v struct {
+			Keys struct {
+				Hub struct{ ID, Code string }
+				Lot string
+			}
+			Count int
+			Sum   struct{ Quantity json.Number }
+			Min   struct {
+				ExpiresAt *string `json:"expires_at"`
+			}
+		}
+		decodeNumbers(t, g, &v)
+		lot := v.Keys.Lot
+		if strings.HasPrefix(lot, "=") {
+			lot = `"'` + strings.ReplaceAll(lot, `"`, `""`) + `"` // neutralised, then quoted
+		}
+		exp := ""
+		if v.Min.ExpiresAt != nil {
+			exp = *v.Min.ExpiresAt
+		}
+		if rec := fmt.Sprintf("%s,%s,%s,%d,%s,%s", v.Keys.Hub.ID, v.Keys.Hub.Code, lot, v.Count, v.Sum.Quantity, exp); records[i+1] != rec {
+			t.Errorf("csv record %d: %s, want %s", i+1, records[i+1], rec)
+		}
+	}
+	if !strings.Contains(string(csv.Body), `"'=HYPERLINK(""x"")"`) {
+		t.Errorf("a formula was not neutralised:\n%s", csv.Body)
+	}
+
+	secret, _, err := f.s.App.Auth.Store.CreateToken(context.Background(), auth.TokenInput{Name: "items", Environment: environment.Production, Scopes: []string{"items:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		url    string
+		header http.Header
+		status int
+	}{
+		{q + "&format=xml", nil, 400},
+		{q, http.Header{"Accept": {"image/png"}}, 406},
+		{"/v1/items/aggregate?group_by=colour&format=csv", nil, 400},
+		{q + "&format=csv", apptest.Bearer(secret), 403}, // grouping by hub needs hubs:read
+		{"/v1/items/aggregate?group_by=status&format=csv", apptest.Bearer(secret), 200},
+	} {
+		if r := f.s.Do(t, "GET", f.s.URL+tc.url, nil, tc.header); r.StatusCode != tc.status {
+			t.Errorf("%s %v: %d, want %d: %s", tc.url, tc.header, r.StatusCode, tc.status, r.Body)
+		}
+	}
+}

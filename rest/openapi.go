@@ -309,12 +309,20 @@ func operation(rt route) obj {
 			},
 		})}}, errs("400", "404", "406"))
 	case opAggregate:
-		params = append(params, aggregateParamsDoc(rt.doc.table)...)
+		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), formatParam)
+		content := jsonContent(aggregateResponseDoc(rt.doc.table))
+		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
+			"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}}
+		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
+			"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
 		op["responses"] = merge(obj{"200": obj{
-			"description": "The groups of " + rt.doc.table.Resource + ", in order.",
-			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
-			"content":     jsonContent(aggregateResponseDoc(rt.doc.table)),
-		}}, errs("400", "422"))
+			"description": "The groups of " + rt.doc.table.Resource + ", in order; or, asked for text/csv or application/x-ndjson (Accept or format), every group, streamed (limit does not apply).",
+			"headers": obj{
+				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
+				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
+			},
+			"content": content,
+		}}, errs("400", "406", "422"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}

@@ -236,6 +236,7 @@ type Query struct {
 	Having  []Condition
 	Order   []Order
 	Limit   int            // 0: DefaultLimit
+	All     bool           // every group, Limit ignored (an export, read with Stream)
 	Zone    *time.Location // of the time buckets; nil: UTC
 	// Params names the request's parameters in errors: GraphQL's arguments
 	// or REST's query parameters.
@@ -292,9 +293,25 @@ func overflow() error {
 // through the relation); the caller checks the resource's own scope and the
 // where input's (auth.RequireFilter), as its list does.
 func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
-	p, err := s.plan(q)
+	res := &Result{}
+	more, err := Stream(ctx, s, where, q, func(r Row) error {
+		res.Rows = append(res.Rows, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	res.HasMore = more
+	return res, nil
+}
+
+// Stream is Run handing each group to each as it is read from the database,
+// in order (with q.All, every group: an export's memory does not grow with
+// their number). more reports that more groups than the limit matched.
+func Stream(ctx context.Context, s *Spec, where any, q Query, each func(Row) error) (more bool, err error) {
+	p, err := s.plan(q)
+	if err != nil {
+		return false, err
 	}
 	for _, k := range p.keys {
 		if k.key.Ref == nil {
@@ -302,30 +319,31 @@ func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
 		}
 		if scopes, ok := auth.TypeScopes(k.key.Ref.Type); ok {
 			if err := auth.RequireAll(ctx, scopes); err != nil {
-				return nil, addPath(err, q.Params.GroupBy+" "+k.key.Name)
+				return false, addPath(err, q.Params.GroupBy+" "+k.key.Name)
 			}
 		}
 	}
 	pred, err := s.where(where)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	drv := ent.FromContext(ctx).Driver()
 	query, args := p.build(drv.Dialect(), pred)
 	var rows sql.Rows
 	if err := drv.Query(ctx, query, args, &rows); err != nil {
-		return nil, p.queryError(err, q.Params)
+		return false, p.queryError(err, q.Params)
 	}
 	defer rows.Close()
-	res := &Result{}
+	n := 0
 	for rows.Next() {
-		if len(res.Rows) == p.limit {
-			res.HasMore = true
+		if p.limit > 0 && n == p.limit {
+			more = true
 			break
 		}
+		n++
 		r, err := p.scan(&rows)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		// One value per asked aggregate, repetitions included.
 		vals := make([]any, len(q.Select))
@@ -335,12 +353,14 @@ func Run(ctx context.Context, s *Spec, where any, q Query) (*Result, error) {
 			}
 		}
 		r.Values = vals
-		res.Rows = append(res.Rows, r)
+		if err := each(r); err != nil {
+			return false, err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, p.queryError(err, q.Params)
+		return false, p.queryError(err, q.Params)
 	}
-	return res, nil
+	return more, nil
 }
 
 // addPath names where a scope was needed.
@@ -376,7 +396,7 @@ type plan struct {
 	answered int
 	having   []Condition
 	order    []Order
-	limit    int
+	limit    int // 0: all groups
 	zone     *time.Location
 	split    bool // SQLite: avg's sum in two parts (build)
 }
@@ -401,6 +421,9 @@ func (s *Spec) plan(q Query) (*plan, error) {
 	}
 	if p.limit < 1 || p.limit > MaxLimit {
 		return nil, apperr.Invalid(q.Params.Limit, "must be an integer from 1 to %d", MaxLimit)
+	}
+	if q.All {
+		p.limit = 0 // no LIMIT
 	}
 	if len(q.GroupBy) > MaxGroupBy {
 		return nil, apperr.Invalid(q.Params.GroupBy, "at most %d keys", MaxGroupBy).WithCode("limit_exceeded")
@@ -674,7 +697,9 @@ func (p *plan) build(d string, where func(*sql.Selector)) (string, []any) {
 	if len(order) > 0 {
 		outer.OrderBy(order...)
 	}
-	outer.Limit(p.limit + 1)
+	if p.limit > 0 {
+		outer.Limit(p.limit + 1) // one more: has_more
+	}
 	return outer.Query()
 }
 
