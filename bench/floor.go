@@ -26,10 +26,19 @@ type floor struct {
 	// trace, when set, sees every statement (in-process runs capture them for
 	// EXPLAIN); the floor process leaves it nil.
 	trace func(q string, args []any)
+	// writeSlot, on SQLite, lets one write transaction at a time in, as the
+	// service's write gate does (internal/database/gate.go): without it the
+	// floor's writers met SQLite's sleeping busy handler and the comparison
+	// measured the handler's sleeps. Nil on PostgreSQL (row locks).
+	writeSlot chan struct{}
 }
 
 func newFloor(db *sql.DB, dia string) *floor {
-	return &floor{db: db, postgres: dia == dialect.Postgres}
+	f := &floor{db: db, postgres: dia == dialect.Postgres}
+	if !f.postgres {
+		f.writeSlot = make(chan struct{}, 1)
+	}
+	return f
 }
 
 // Handler serves /floor/w1, /floor/w2, /floor/w3 and /healthz.
