@@ -15,6 +15,8 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+
+	"logistics/internal/gqlcodegen"
 )
 
 func main() {
@@ -33,6 +35,9 @@ func main() {
 		// nested connections (hub.items(where:)) declared where: in the
 		// schema but ignored it.
 		entgql.WithWhereInputs(true),
+		// Descriptions for the Docs explorer: type comments (schema.Comment),
+		// enum values (EnumValues) and every generated predicate.
+		entgql.WithSchemaHook(gqlcodegen.Describe),
 	)
 	if err != nil {
 		log.Fatalf("entgql: %v", err)

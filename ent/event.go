@@ -14,20 +14,21 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Event is the model entity for the Event schema.
+// A domain event of this environment's log (order.transitioned, item.updated, …), written in the same transaction as the change it describes.
 type Event struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`evt_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Type holds the value of the "type" field.
+	// What happened, e.g. order.transitioned, item.updated (the catalog: docs/events.md).
 	Type string `json:"type,omitempty"`
 	// The id of the resource that changed.
 	SubjectID string `json:"subject_id,omitempty"`
-	// Actor holds the value of the "actor" field.
+	// Who made the change: tok_… (an API key), usr_… (a console user) or system.
 	Actor string `json:"actor,omitempty"`
 	// {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
 	Data map[string]interface{} `json:"data,omitempty"`

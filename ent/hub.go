@@ -13,38 +13,39 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Hub is the model entity for the Hub schema.
+// A place where stock is held or passes through: a warehouse, cross-dock, store or port, named by its code.
 type Hub struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`hub_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// Short unique code, e.g. AMS1.
+	// Short unique code, e.g. AMS1: upper-case letters, digits, - or _. Items and orders name their hub by it.
 	Code string `json:"code,omitempty"`
-	// Name holds the value of the "name" field.
+	// Display name, e.g. Amsterdam warehouse.
 	Name string `json:"name,omitempty"`
-	// Kind holds the value of the "kind" field.
+	// What the hub is: warehouse, cross_dock, store or port.
 	Kind hub.Kind `json:"kind,omitempty"`
-	// AddressLine1 holds the value of the "address_line1" field.
+	// Street and number.
 	AddressLine1 string `json:"address_line1,omitempty"`
-	// City holds the value of the "city" field.
+	// City of the address.
 	City string `json:"city,omitempty"`
-	// PostalCode holds the value of the "postal_code" field.
+	// Postal code of the address.
 	PostalCode string `json:"postal_code,omitempty"`
-	// ISO 3166-1 alpha-2.
+	// Country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
 	Country string `json:"country,omitempty"`
-	// Latitude holds the value of the "latitude" field.
+	// Latitude in decimal degrees (WGS 84), -90 to 90.
 	Latitude *float64 `json:"latitude,omitempty"`
-	// Longitude holds the value of the "longitude" field.
+	// Longitude in decimal degrees (WGS 84), -180 to 180.
 	Longitude *float64 `json:"longitude,omitempty"`
-	// IANA time zone.
+	// IANA time zone of the hub, e.g. Europe/Amsterdam.
 	Timezone string `json:"timezone,omitempty"`
-	// Active holds the value of the "active" field.
+	// false: the hub is closed; its records stay readable.
 	Active bool `json:"active,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the HubQuery when eager-loading is set.
@@ -54,11 +55,11 @@ type Hub struct {
 
 // HubEdges holds the relations/edges for other nodes in the graph.
 type HubEdges struct {
-	// Items holds the value of the items edge.
+	// The stock held at this hub.
 	Items []*Item `json:"items,omitempty"`
-	// Orders holds the value of the orders edge.
+	// The orders shipped from this hub (their origin).
 	Orders []*Order `json:"orders,omitempty"`
-	// TrackingEntries holds the value of the tracking_entries edge.
+	// Tracking events recorded at this hub.
 	TrackingEntries []*TrackingEntry `json:"tracking_entries,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

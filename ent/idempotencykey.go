@@ -17,10 +17,11 @@ import (
 type IdempotencyKey struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`idk_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// The token or user that sent it.
 	Principal string `json:"principal,omitempty"`

@@ -16,32 +16,33 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Item is the model entity for the Item schema.
+// Stock of one part at one hub (optionally of one lot or serial). availableQuantity = quantity - reservedQuantity.
 type Item struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`itm_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// PartID holds the value of the "part_id" field.
+	// The id of the part this stock is of.
 	PartID resourceid.ID `json:"part_id,omitempty"`
-	// HubID holds the value of the "hub_id" field.
+	// The id of the hub where the stock is.
 	HubID resourceid.ID `json:"hub_id,omitempty"`
-	// Quantity holds the value of the "quantity" field.
+	// How much is on hand, in the part's unit (exact, 3 decimals).
 	Quantity decimal.Decimal `json:"quantity,omitempty"`
-	// ReservedQuantity holds the value of the "reserved_quantity" field.
+	// How much of quantity is reserved by allocated orders; kept by the service.
 	ReservedQuantity decimal.Decimal `json:"reserved_quantity,omitempty"`
-	// Lot holds the value of the "lot" field.
+	// Production lot or batch; empty when not tracked.
 	Lot string `json:"lot,omitempty"`
-	// Serial holds the value of the "serial" field.
+	// Serial number of a single unit; empty when not tracked.
 	Serial string `json:"serial,omitempty"`
-	// Status holds the value of the "status" field.
+	// Whether the stock can be reserved: only available stock is.
 	Status item.Status `json:"status,omitempty"`
-	// ExpiresAt holds the value of the "expires_at" field.
+	// Best-before or expiry time; null when the stock does not expire.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ItemQuery when eager-loading is set.
@@ -51,9 +52,9 @@ type Item struct {
 
 // ItemEdges holds the relations/edges for other nodes in the graph.
 type ItemEdges struct {
-	// Part holds the value of the part edge.
+	// The part this stock is of.
 	Part *Part `json:"part,omitempty"`
-	// Hub holds the value of the hub edge.
+	// The hub where the stock is.
 	Hub *Hub `json:"hub,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -15,42 +15,43 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Order is the model entity for the Order schema.
+// A request to move parts out of a hub, driven by a workflow: its status is a state of that workflow and changes only through transitions (transitionOrder).
 type Order struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`ord_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
 	// Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
 	Number string `json:"number,omitempty"`
-	// A state of the order's workflow; changed only by transitions.
+	// A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.
 	Status string `json:"status,omitempty"`
-	// WorkflowID holds the value of the "workflow_id" field.
+	// The id of the workflow version the order follows.
 	WorkflowID resourceid.ID `json:"workflow_id,omitempty"`
-	// HubID holds the value of the "hub_id" field.
+	// The id of the hub the order ships from.
 	HubID resourceid.ID `json:"hub_id,omitempty"`
-	// CustomerRef holds the value of the "customer_ref" field.
+	// The customer's own reference for the order.
 	CustomerRef string `json:"customer_ref,omitempty"`
-	// Priority holds the value of the "priority" field.
+	// How urgent the order is.
 	Priority order.Priority `json:"priority,omitempty"`
-	// ShipToName holds the value of the "ship_to_name" field.
+	// Recipient's name.
 	ShipToName string `json:"ship_to_name,omitempty"`
-	// ShipToLine1 holds the value of the "ship_to_line1" field.
+	// Recipient's street and number.
 	ShipToLine1 string `json:"ship_to_line1,omitempty"`
-	// ShipToLine2 holds the value of the "ship_to_line2" field.
+	// Second address line (building, floor).
 	ShipToLine2 string `json:"ship_to_line2,omitempty"`
-	// ShipToCity holds the value of the "ship_to_city" field.
+	// Recipient's city.
 	ShipToCity string `json:"ship_to_city,omitempty"`
-	// ShipToPostalCode holds the value of the "ship_to_postal_code" field.
+	// Recipient's postal code.
 	ShipToPostalCode string `json:"ship_to_postal_code,omitempty"`
-	// ShipToCountry holds the value of the "ship_to_country" field.
+	// Recipient's country, ISO 3166-1 alpha-2; empty when unknown.
 	ShipToCountry string `json:"ship_to_country,omitempty"`
-	// DueAt holds the value of the "due_at" field.
+	// When the order should be delivered; null when no date was agreed.
 	DueAt *time.Time `json:"due_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderQuery when eager-loading is set.
@@ -60,15 +61,15 @@ type Order struct {
 
 // OrderEdges holds the relations/edges for other nodes in the graph.
 type OrderEdges struct {
-	// Hub holds the value of the hub edge.
+	// The hub the order ships from.
 	Hub *Hub `json:"hub,omitempty"`
-	// Workflow holds the value of the workflow edge.
+	// The workflow version the order follows (it keeps the version it started with).
 	Workflow *Workflow `json:"workflow,omitempty"`
-	// Lines holds the value of the lines edge.
+	// The parts and quantities ordered (at most --graphql-max-list; query orderLines with where: for more).
 	Lines []*OrderLine `json:"lines,omitempty"`
-	// TrackingEntries holds the value of the tracking_entries edge.
+	// The shipment's tracking history.
 	TrackingEntries []*TrackingEntry `json:"tracking_entries,omitempty"`
-	// Events holds the value of the events edge.
+	// Every workflow transition of the order, oldest first (at most --graphql-max-list).
 	Events []*OrderEvent `json:"events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

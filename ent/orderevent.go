@@ -14,26 +14,27 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// OrderEvent is the model entity for the OrderEvent schema.
+// One workflow transition of an order: from which state to which, by whom, when. Read-only: transitions write them.
 type OrderEvent struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`oev_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// OrderID holds the value of the "order_id" field.
+	// The id of the order that moved.
 	OrderID resourceid.ID `json:"order_id,omitempty"`
-	// FromState holds the value of the "from_state" field.
+	// The order's status before the transition.
 	FromState string `json:"from_state,omitempty"`
-	// ToState holds the value of the "to_state" field.
+	// The order's status after the transition.
 	ToState string `json:"to_state,omitempty"`
-	// Transition holds the value of the "transition" field.
+	// The transition taken, e.g. submit, allocate, ship.
 	Transition string `json:"transition,omitempty"`
 	// Who did it: tok_… (an API key) or usr_… (a console user).
 	Actor string `json:"actor,omitempty"`
-	// OccurredAt holds the value of the "occurred_at" field.
+	// When the transition happened.
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderEventQuery when eager-loading is set.
@@ -43,7 +44,7 @@ type OrderEvent struct {
 
 // OrderEventEdges holds the relations/edges for other nodes in the graph.
 type OrderEventEdges struct {
-	// Order holds the value of the order edge.
+	// The order that moved.
 	Order *Order `json:"order,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -16,26 +16,27 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// OrderLine is the model entity for the OrderLine schema.
+// One part and quantity of an order, with how much is allocated and shipped.
 type OrderLine struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`oln_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// OrderID holds the value of the "order_id" field.
+	// The id of the order the line belongs to.
 	OrderID resourceid.ID `json:"order_id,omitempty"`
-	// PartID holds the value of the "part_id" field.
+	// The id of the part ordered.
 	PartID resourceid.ID `json:"part_id,omitempty"`
-	// Quantity holds the value of the "quantity" field.
+	// How much is ordered, in the part's unit.
 	Quantity decimal.Decimal `json:"quantity,omitempty"`
-	// AllocatedQuantity holds the value of the "allocated_quantity" field.
+	// How much is reserved for the line at the order's hub (allocate); kept by the service.
 	AllocatedQuantity decimal.Decimal `json:"allocated_quantity,omitempty"`
-	// ShippedQuantity holds the value of the "shipped_quantity" field.
+	// How much has shipped (ship); kept by the service.
 	ShippedQuantity decimal.Decimal `json:"shipped_quantity,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderLineQuery when eager-loading is set.
@@ -45,9 +46,9 @@ type OrderLine struct {
 
 // OrderLineEdges holds the relations/edges for other nodes in the graph.
 type OrderLineEdges struct {
-	// Order holds the value of the order edge.
+	// The order the line belongs to.
 	Order *Order `json:"order,omitempty"`
-	// Part holds the value of the part edge.
+	// The part ordered.
 	Part *Part `json:"part,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

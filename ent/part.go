@@ -14,28 +14,29 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Part is the model entity for the Part schema.
+// A catalogue entry: what a unit of stock is, named by its SKU.
 type Part struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`prt_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// Sku holds the value of the "sku" field.
+	// Stock keeping unit: the part's unique code, e.g. BLT-000123.
 	Sku string `json:"sku,omitempty"`
-	// PartName holds the value of the "part_name" field.
+	// Name of the part, e.g. Hex bolt M8x40, steel.
 	PartName string `json:"part_name,omitempty"`
-	// Description holds the value of the "description" field.
+	// Free text about the part (up to 4,000 characters).
 	Description string `json:"description,omitempty"`
-	// Unit holds the value of the "unit" field.
+	// The unit that quantities of this part count in.
 	Unit part.Unit `json:"unit,omitempty"`
-	// UnitWeightKg holds the value of the "unit_weight_kg" field.
+	// Weight of one unit in kilograms (exact, 3 decimals).
 	UnitWeightKg decimal.Decimal `json:"unit_weight_kg,omitempty"`
-	// Hazardous holds the value of the "hazardous" field.
+	// true: dangerous goods that need special handling.
 	Hazardous bool `json:"hazardous,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the PartQuery when eager-loading is set.
@@ -45,9 +46,9 @@ type Part struct {
 
 // PartEdges holds the relations/edges for other nodes in the graph.
 type PartEdges struct {
-	// Items holds the value of the items edge.
+	// Stock of this part, at every hub.
 	Items []*Item `json:"items,omitempty"`
-	// OrderLines holds the value of the order_lines edge.
+	// Order lines that ask for this part (at most --graphql-max-list; query orderLines with where: for more).
 	OrderLines []*OrderLine `json:"order_lines,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

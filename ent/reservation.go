@@ -18,10 +18,11 @@ import (
 type Reservation struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`rsv_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrderID holds the value of the "order_id" field.
 	OrderID resourceid.ID `json:"order_id,omitempty"`
@@ -29,7 +30,7 @@ type Reservation struct {
 	OrderLineID resourceid.ID `json:"order_line_id,omitempty"`
 	// ItemID holds the value of the "item_id" field.
 	ItemID resourceid.ID `json:"item_id,omitempty"`
-	// Quantity holds the value of the "quantity" field.
+	// How much of the item the line holds reserved.
 	Quantity     decimal.Decimal `json:"quantity,omitempty"`
 	selectValues sql.SelectValues
 }

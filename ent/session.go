@@ -18,16 +18,17 @@ import (
 type Session struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`ses_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// TokenHash holds the value of the "token_hash" field.
 	TokenHash string `json:"-"`
 	// CsrfToken holds the value of the "csrf_token" field.
 	CsrfToken string `json:"-"`
-	// UserID holds the value of the "user_id" field.
+	// The signed-in user.
 	UserID resourceid.ID `json:"user_id,omitempty"`
 	// ExpiresAt holds the value of the "expires_at" field.
 	ExpiresAt time.Time `json:"expires_at,omitempty"`

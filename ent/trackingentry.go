@@ -15,32 +15,33 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// TrackingEntry is the model entity for the TrackingEntry schema.
+// One carrier scan or status of an order's shipment.
 type TrackingEntry struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`trk_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// OrderID holds the value of the "order_id" field.
+	// The id of the order the shipment belongs to.
 	OrderID resourceid.ID `json:"order_id,omitempty"`
-	// TrackingNumber holds the value of the "tracking_number" field.
+	// The carrier's tracking number of the shipment.
 	TrackingNumber string `json:"tracking_number,omitempty"`
-	// Carrier holds the value of the "carrier" field.
+	// The carrier, e.g. DHL, UPS, PostNL.
 	Carrier string `json:"carrier,omitempty"`
-	// Status holds the value of the "status" field.
+	// Where the shipment stands. A delivered entry moves a shipped order to delivered.
 	Status trackingentry.Status `json:"status,omitempty"`
-	// HubID holds the value of the "hub_id" field.
+	// The id of the hub where it happened; null when not at a hub.
 	HubID *resourceid.ID `json:"hub_id,omitempty"`
-	// Location holds the value of the "location" field.
+	// Where it happened, as the carrier reports it (e.g. a city).
 	Location string `json:"location,omitempty"`
-	// Description holds the value of the "description" field.
+	// The carrier's text for the event.
 	Description string `json:"description,omitempty"`
-	// OccurredAt holds the value of the "occurred_at" field.
+	// When it happened (default: when it was recorded).
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TrackingEntryQuery when eager-loading is set.
@@ -50,9 +51,9 @@ type TrackingEntry struct {
 
 // TrackingEntryEdges holds the relations/edges for other nodes in the graph.
 type TrackingEntryEdges struct {
-	// Order holds the value of the order edge.
+	// The order the shipment belongs to.
 	Order *Order `json:"order,omitempty"`
-	// Hub holds the value of the hub edge.
+	// The hub where it happened, if any.
 	Hub *Hub `json:"hub,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -18,12 +18,13 @@ import (
 type WebhookDelivery struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`whd_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// EndpointID holds the value of the "endpoint_id" field.
+	// The endpoint the delivery goes to.
 	EndpointID resourceid.ID `json:"endpoint_id,omitempty"`
 	// The event sent; empty for a test delivery.
 	EventID string `json:"event_id,omitempty"`

@@ -15,30 +15,31 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// Workflow is the model entity for the Workflow schema.
+// One immutable version of an order workflow: states, an initial state and transitions with stock effects. Editing a key adds a version; orders keep the version they started with.
 type Workflow struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Opaque id, prefixed by type (`wfl_…`); the same in GraphQL and REST.
 	ID resourceid.ID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed (RFC 3339, UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Key holds the value of the "key" field.
+	// The workflow's key, shared by all its versions, e.g. fulfilment.
 	Key string `json:"key,omitempty"`
-	// Name holds the value of the "name" field.
+	// Display name.
 	Name string `json:"name,omitempty"`
-	// Version holds the value of the "version" field.
+	// 1 for the first definition of a key, then 2, 3, ….
 	Version int `json:"version,omitempty"`
 	// True on the newest version of each key.
 	Latest bool `json:"latest,omitempty"`
-	// BuiltIn holds the value of the "built_in" field.
+	// True for the built-in fulfilment workflow.
 	BuiltIn bool `json:"built_in,omitempty"`
-	// States holds the value of the "states" field.
+	// Every state an order of this workflow can be in.
 	States []string `json:"states,omitempty"`
-	// InitialState holds the value of the "initial_state" field.
+	// The state a new order starts in.
 	InitialState string `json:"initial_state,omitempty"`
-	// Transitions holds the value of the "transitions" field.
+	// The transitions between states, with their stock effects.
 	Transitions []workflowdef.Transition `json:"transitions,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WorkflowQuery when eager-loading is set.
@@ -48,7 +49,7 @@ type Workflow struct {
 
 // WorkflowEdges holds the relations/edges for other nodes in the graph.
 type WorkflowEdges struct {
-	// Orders holds the value of the orders edge.
+	// The orders that follow this version.
 	Orders []*Order `json:"orders,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -8,8 +8,10 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/environment"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 )
@@ -176,6 +178,24 @@ func consoleSession(ctx context.Context) (*auth.Principal, error) {
 		return nil, apperr.Forbidden("session_required", "API tokens are managed from the console, signed in as a user")
 	}
 	return p, nil
+}
+
+// viewer describes the caller and the environment answering (Query.viewer).
+func viewer(ctx context.Context) (*model.Viewer, error) {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return nil, auth.ErrMissing()
+	}
+	v := &model.Viewer{Scopes: append([]string{}, p.Scopes...)}
+	if env := environment.FromContext(ctx); env != nil {
+		v.Environment, v.BaseURL = string(env.Name), env.URL("")
+	}
+	if p.Kind == auth.KindSession {
+		v.Kind, v.Email, v.Role = model.ViewerKindSession, &p.Email, &p.Role
+	} else {
+		v.Kind, v.KeyName, v.KeyPrefix = model.ViewerKindAPIKey, &p.TokenName, &p.TokenPrefix
+	}
+	return v, nil
 }
 
 // checkGrantable refuses scopes the user could not use themselves (a

@@ -55,6 +55,11 @@ func (r *queryResolver) Me(ctx context.Context) (*model.Account, error) {
 	return &model.Account{ID: resourceid.ID(p.UserID), Email: p.Email, Role: p.Role}, nil
 }
 
+// Viewer is the resolver for the viewer field.
+func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
+	return viewer(ctx)
+}
+
 // APITokens is the resolver for the apiTokens field.
 func (r *queryResolver) APITokens(ctx context.Context) ([]*ent.APIToken, error) {
 	p, err := consoleSession(ctx)

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 )
@@ -87,60 +89,105 @@ func readEventQuery(raw string) (eventQuery, error) {
 	return q, nil
 }
 
+// events is the adapter of /v1/events (read-only).
+func (d Deps) events() *resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}] {
+	return &resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}]{
+		what: "event", prefix: resourceid.Event, table: filter.EventTable, parse: filter.Events,
+		page: func(r *http.Request, where *ent.EventWhereInput, p page) ([]*ent.Event, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).Event.Query().
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orderBy(p.sort, newEventOrder)), ent.WithEventFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.EventEdge) *ent.Event { return e.Node })
+		},
+		load: func(ctx context.Context, id resourceid.ID) (*ent.Event, error) {
+			return ent.FromContext(ctx).Event.Query().Where(event.ID(id)).Only(ctx)
+		},
+		render: renderEvent,
+		key:    func(e *ent.Event) (resourceid.ID, int) { return e.ID, 0 },
+	}
+}
+
+func newEventOrder(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
+	return &ent.EventOrder{Direction: dir, Field: f}
+}
+
 // handleListEvents answers GET /v1/events: with the usual filters, sort and
 // cursor; or, with after=<sequence>, the events after that number in
 // sequence order — a cursor that never skips an event (internal/eventlog) —
 // optionally waiting up to wait= for the first one to commit.
 func handleListEvents(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rs := d.events()
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		eq, err := readEventQuery(r.URL.RawQuery)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		where, ignored, err := filter.Events(eq.rest)
-		if len(ignored) > 0 {
-			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
-		}
+		f, err := negotiate(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		r2 := r.Clone(ent.WithoutCount(r.Context()))
-		r2.URL.RawQuery = eq.rest
-		p, err := readPage(r2, filter.EventTable)
+		r = r.Clone(ent.WithoutCount(r.Context()))
+		r.URL.RawQuery = eq.rest
+		q, err := rs.readList(w, r, eq.rest, f)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
+		}
+		switch {
+		case f != export.JSON && eq.after == nil:
+			return rs.export(d, w, r, q, f)
+		case f != export.JSON:
+			return exportEventsAfter(d, w, r, q, f, eq)
 		}
 		var out eventsPageJSON
 		if eq.after == nil {
-			out.listJSON, err = listEvents(r2, where, p)
+			out.listJSON, err = rs.pageJSON(r, q)
 		} else {
-			out, err = eventsAfter(r2, where, p, *eq.after, eq.wait)
+			out, err = eventsAfter(r, q.where, q.page, *eq.after, eq.wait)
 		}
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusOK, out)
+		return nil
 	})
 }
 
-func listEvents(r *http.Request, where *ent.EventWhereInput, p page) (listJSON, error) {
-	orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.EventOrderField) *ent.EventOrder {
-		return &ent.EventOrder{Direction: dir, Field: f}
+// exportEventsAfter exports the events after a sequence, in sequence order
+// (what paging with after= and next_after would read, all of it).
+func exportEventsAfter(d Deps, w http.ResponseWriter, r *http.Request, q listQuery[ent.EventWhereInput], f export.Format, eq eventQuery) error {
+	if eq.wait > 0 {
+		return apperr.Invalid("wait", "is for long polls: an export reads the events there are")
+	}
+	if q.page.after != nil || len(q.page.sort) > 0 {
+		return apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
+	}
+	preds, err := eventPredicates(q.where)
+	if err != nil {
+		return err
+	}
+	after, batch := *eq.after, int(exportBatch.Load())
+	return exportRows(d, w, r, f, "events", renderEvent, func() ([]*ent.Event, bool, error) {
+		evs, err := eventlog.After(r.Context(), ent.FromContext(r.Context()), after, batch, preds...)
+		if len(evs) > 0 && evs[len(evs)-1].Sequence != nil {
+			after = int64(*evs[len(evs)-1].Sequence)
+		}
+		return evs, len(evs) == batch, err
 	})
-	if err != nil {
-		return listJSON{}, err
+}
+
+// eventPredicates is the filter of an events list as ent predicates.
+func eventPredicates(where *ent.EventWhereInput) ([]predicate.Event, error) {
+	pred, err := where.P()
+	if err == ent.ErrEmptyEventWhereInput {
+		return nil, nil
 	}
-	ctx := r.Context()
-	conn, err := ent.FromContext(ctx).Event.Query().
-		Paginate(ctx, p.after, &p.first, nil, nil, ent.WithEventOrder(orders), ent.WithEventFilter(where.Filter))
 	if err != nil {
-		return listJSON{}, apperr.From(err)
+		return nil, apperr.From(err)
 	}
-	return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.EventEdge) any { return renderEvent(r, e.Node) }), nil
+	return []predicate.Event{pred}, nil
 }
 
 // eventsAfter reads the events after sequence after, in sequence order,
@@ -152,13 +199,9 @@ func eventsAfter(r *http.Request, where *ent.EventWhereInput, p page, after int6
 		return eventsPageJSON{}, apperr.Invalid("after", "pages in sequence order: use it without cursor and sort")
 	}
 	ctx := r.Context()
-	var preds []predicate.Event
-	pred, err := where.P()
-	if err != nil && err != ent.ErrEmptyEventWhereInput {
-		return eventsPageJSON{}, apperr.From(err)
-	}
-	if err == nil {
-		preds = append(preds, pred)
+	preds, err := eventPredicates(where)
+	if err != nil {
+		return eventsPageJSON{}, err
 	}
 	var log *eventlog.Log
 	if env := environment.FromContext(ctx); env != nil {
@@ -185,23 +228,4 @@ func eventsPage(r *http.Request, evs []*ent.Event, limit int, after int64) event
 	}
 	out.NextAfter = &next
 	return out
-}
-
-func handleGetEvent(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Event, "event")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		e, err := ent.FromContext(r.Context()).Event.Query().Where(event.ID(id)).Only(r.Context())
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("event %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, "", renderEvent(r, e))
-	})
 }

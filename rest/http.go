@@ -15,11 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"entgo.io/contrib/entgql"
-
 	"logistics/ent"
 	"logistics/internal/apperr"
-	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
@@ -314,12 +311,18 @@ type cursorJSON struct {
 	Cursor string `json:"c"`
 }
 
-func readPage(r *http.Request, t *filter.Table) (page, error) {
+// readPage reads the paging parameters of a list request; an export reads
+// all the rows in the sort, so it ignores limit and cursor.
+func readPage(r *http.Request, t *filter.Table, exporting bool) (page, error) {
 	q, err := filter.Params(r.URL.RawQuery)
 	if err != nil {
 		return page{}, err
 	}
 	p := page{first: DefaultLimit, key: q["sort"]}
+	if exporting {
+		delete(q, "limit")
+		delete(q, "cursor")
+	}
 	if s := q["limit"]; s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxLimit || strconv.Itoa(n) != s {
@@ -396,77 +399,18 @@ type listJSON struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// pageOf builds a list body from a Relay connection's parts.
-func pageOf[E any](p page, edges []E, info entgql.PageInfo[resourceid.ID], render func(E) any) listJSON {
-	out := listJSON{Data: make([]any, 0, len(edges))}
-	for _, e := range edges {
-		out.Data = append(out.Data, render(e))
-	}
-	if info.HasNextPage && info.EndCursor != nil {
-		var buf bytes.Buffer
-		info.EndCursor.MarshalGQL(&buf)
-		c, _ := json.Marshal(cursorJSON{Sort: p.key, Cursor: strings.Trim(buf.String(), `"`)})
-		s := base64.RawURLEncoding.EncodeToString(c)
-		out.HasMore, out.NextCursor = true, &s
-	}
-	return out
+// encodeCursor is the next_cursor of a page that ends at c, in the order
+// named by the sort parameter key.
+func encodeCursor(key string, c *ent.Cursor) *string {
+	var buf bytes.Buffer
+	c.MarshalGQL(&buf)
+	b, _ := json.Marshal(cursorJSON{Sort: key, Cursor: strings.Trim(buf.String(), `"`)})
+	s := base64.RawURLEncoding.EncodeToString(b)
+	return &s
 }
 
 // orderField is an ent <T>OrderField.
 type orderField interface{ UnmarshalGQL(any) error }
-
-// sortOrders turns sort keys into ent's <T>Order values.
-func sortOrders[O any, F any, PF interface {
-	*F
-	orderField
-}](keys []filter.SortKey, mk func(ent.OrderDirection, PF) O) ([]O, error) {
-	out := make([]O, 0, len(keys))
-	for _, k := range keys {
-		f := PF(new(F))
-		if err := f.UnmarshalGQL(k.Field); err != nil {
-			return nil, apperr.Invalid("sort", "%s is not sortable", k.Field)
-		}
-		dir := entgql.OrderDirectionAsc
-		if k.Desc {
-			dir = entgql.OrderDirectionDesc
-		}
-		out = append(out, mk(dir, f))
-	}
-	return out, nil
-}
-
-// list is the one list handler: parse the filter with the endpoint's table,
-// check the scopes its relations need, read the page, run the query, report ignored filters.
-func list[W any](d Deps, t *filter.Table, parse func(string) (*W, []string, error), run func(r *http.Request, where *W, p page) (listJSON, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		where, ignored, err := parse(r.URL.RawQuery)
-		if len(ignored) > 0 {
-			w.Header().Set("X-Ignored-Filters", headerSafe(strings.Join(ignored, ",")))
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		// The filter rule of the policy: hub=AMS1 on items filters through
-		// the hub relation, so it needs hubs:read as GraphQL's hasHubWith does.
-		if err := auth.RequireFilter(r.Context(), where); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		p, err := readPage(r, t)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		// REST pages never need a row count: has_more comes from one row more.
-		out, err := run(r.WithContext(ent.WithoutCount(r.Context())), where, p)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		WriteJSON(w, http.StatusOK, out)
-	})
-}
 
 // ---- rendering ----
 

@@ -22,6 +22,12 @@ type partRefJSON struct {
 	PartName string        `json:"part_name,omitempty"`
 }
 
+// skuRefJSON is the part of an item: its id and SKU.
+type skuRefJSON struct {
+	ID  resourceid.ID `json:"id"`
+	SKU string        `json:"sku"`
+}
+
 type hubRefJSON struct {
 	ID   resourceid.ID `json:"id"`
 	Code string        `json:"code"`
@@ -29,7 +35,7 @@ type hubRefJSON struct {
 
 type itemJSON struct {
 	ID                resourceid.ID   `json:"id"`
-	Part              partRefJSON     `json:"part"`
+	Part              skuRefJSON      `json:"part"`
 	Hub               hubRefJSON      `json:"hub"`
 	Quantity          decimal.Decimal `json:"quantity"`
 	ReservedQuantity  decimal.Decimal `json:"reserved_quantity"`
@@ -45,7 +51,7 @@ type itemJSON struct {
 
 func renderItem(it *ent.Item) itemJSON {
 	out := itemJSON{
-		ID: it.ID, Part: partRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
+		ID: it.ID, Part: skuRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
 		Quantity: it.Quantity, ReservedQuantity: it.ReservedQuantity, AvailableQuantity: it.Quantity - it.ReservedQuantity,
 		Lot: it.Lot, Serial: it.Serial, Status: it.Status.String(), ExpiresAt: tsp(it.ExpiresAt),
 		Revision: it.Revision, CreatedAt: ts(it.CreatedAt), UpdatedAt: ts(it.UpdatedAt),
@@ -84,116 +90,63 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 	return it, nil
 }
 
-func handleListItems(d Deps) http.Handler {
-	return list(d, filter.ItemTable, filter.Items, func(r *http.Request, where *ent.ItemWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.ItemOrderField) *ent.ItemOrder {
-			return &ent.ItemOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).Item.Query().WithPart(partRef).WithHub(hubRef).
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orders), ent.WithItemFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) any { return renderItem(e.Node) }), nil
-	})
-}
-
-func handleGetItem(d Deps) http.Handler {
-	return getHandler(d, resourceid.Item, "item",
-		func(ctx context.Context, id resourceid.ID) (*ent.Item, error) { return loadItem(ctx, id) },
-		func(v *ent.Item) int { return v.Revision },
-		func(v *ent.Item) any { return renderItem(v) })
-}
-
-func handleCreateItem(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in itemIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		ctx := r.Context()
-		partID, err := resolvePart(ctx, in.PartID, in.SKU, "part_id")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		it, err := d.Service.CreateItem(ctx, ent.CreateItemInput{
-			PartID: deref(partID), HubID: deref(hubID), Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
-			Status: in.Status, ExpiresAt: in.ExpiresAt,
-		})
-		if err == nil {
-			it, err = loadItem(ctx, it.ID)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		w.Header().Set("Location", r.URL.Path+"/"+string(it.ID))
-		writeResource(w, http.StatusCreated, etag(it.Revision), renderItem(it))
-	})
-}
-
-func handleUpdateItem(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Item, "item")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		rev, err := ifMatch(r)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		var in itemIn
-		nulls, err := d.decode(r, &in)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		ctx := r.Context()
-		var partID, hubID *resourceid.ID
-		if in.PartID != nil || in.SKU != nil {
-			if partID, err = resolvePart(ctx, in.PartID, in.SKU, "part_id"); err != nil {
-				d.fail(w, r, err)
-				return
+// items is the adapter of /v1/items.
+func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn] {
+	return &resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]{
+		what: "item", prefix: resourceid.Item, table: filter.ItemTable, parse: filter.Items,
+		page: func(r *http.Request, where *ent.ItemWhereInput, p page) ([]*ent.Item, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).Item.Query().WithPart(partRef).WithHub(hubRef).
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orderBy(p.sort, newItemOrder)), ent.WithItemFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
 			}
-		}
-		if in.HubID != nil || in.Hub != nil {
-			if hubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
-				d.fail(w, r, err)
-				return
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { return e.Node })
+		},
+		load:   loadItem,
+		render: plain(renderItem),
+		key:    func(it *ent.Item) (resourceid.ID, int) { return it.ID, it.Revision },
+		reload: true,
+		create: func(r *http.Request, in *itemIn) (*ent.Item, error) {
+			ctx := r.Context()
+			partID, err := resolvePart(ctx, in.PartID, in.SKU, "part_id")
+			if err != nil {
+				return nil, err
 			}
-		}
-		it, err := d.Service.UpdateItem(ctx, id, ent.UpdateItemInput{
-			PartID: partID, HubID: hubID, Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
-			Status: in.Status, ExpiresAt: in.ExpiresAt, ClearExpiresAt: nulls["expires_at"],
-		}, rev)
-		if err == nil {
-			it, err = loadItem(ctx, it.ID)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, etag(it.Revision), renderItem(it))
-	})
+			hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
+			if err != nil {
+				return nil, err
+			}
+			return d.Service.CreateItem(ctx, ent.CreateItemInput{
+				PartID: deref(partID), HubID: deref(hubID), Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
+				Status: in.Status, ExpiresAt: in.ExpiresAt,
+			})
+		},
+		update: func(r *http.Request, id resourceid.ID, in *itemIn, nulls map[string]bool, rev *int) (*ent.Item, error) {
+			ctx := r.Context()
+			u := ent.UpdateItemInput{
+				Quantity: in.Quantity, Lot: in.Lot, Serial: in.Serial,
+				Status: in.Status, ExpiresAt: in.ExpiresAt, ClearExpiresAt: nulls["expires_at"],
+			}
+			var err error
+			if in.PartID != nil || in.SKU != nil {
+				if u.PartID, err = resolvePart(ctx, in.PartID, in.SKU, "part_id"); err != nil {
+					return nil, err
+				}
+			}
+			if in.HubID != nil || in.Hub != nil {
+				if u.HubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
+					return nil, err
+				}
+			}
+			return d.Service.UpdateItem(ctx, id, u, rev)
+		},
+		remove: d.Service.DeleteItem,
+	}
 }
 
-func handleDeleteItem(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.Item, "item", func(r *http.Request, id resourceid.ID) error {
-		return d.Service.DeleteItem(r.Context(), id)
-	})
+func newItemOrder(dir ent.OrderDirection, f *ent.ItemOrderField) *ent.ItemOrder {
+	return &ent.ItemOrder{Direction: dir, Field: f}
 }
 
 // resolveHub returns the hub id given directly or by code (field names the

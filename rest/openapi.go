@@ -15,6 +15,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
+	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
@@ -137,6 +138,7 @@ func OpenAPI(rs []route) obj {
 				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
+				"NotAcceptable":    problem("Accept allows none of application/json, text/csv, application/x-ndjson (not_acceptable)."),
 				"Precondition":     problem("If-Match does not match the current revision."),
 				"TooLarge":         problem("The body is larger than the configured maximum (1 MiB by default)."),
 				"UnsupportedMedia": problem("The body is not application/json."),
@@ -187,7 +189,7 @@ func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
 func errs(codes ...string) obj {
 	names := map[string]string{"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound", "409": "Conflict",
-		"412": "Precondition", "413": "TooLarge", "415": "UnsupportedMedia", "422": "Validation", "429": "RateLimited", "500": "Internal"}
+		"406": "NotAcceptable", "412": "Precondition", "413": "TooLarge", "415": "UnsupportedMedia", "422": "Validation", "429": "RateLimited", "500": "Internal"}
 	out := obj{}
 	for _, c := range append(codes, "401", "403", "429", "500") {
 		out[c] = obj{"$ref": "#/components/responses/" + names[c]}
@@ -237,14 +239,23 @@ func operation(rt route) obj {
 			params = append(params, eventLogParams()...)
 			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
 		}
+		params = append(params, formatParam)
+		content := jsonContent(obj{
+			"type": "object", "required": []string{"data", "has_more", "next_cursor"},
+			"properties": props,
+		})
+		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
+			"description": "RFC 4180: a header row of the " + rt.doc.schema + " field names (nested objects flattened: hub.code, address.city; lists and free JSON as their JSON in one cell; null as an empty cell), then one record per row, CRLF-terminated. Cells starting with = + - @ tab or CR (other than numbers) are prefixed with ' (CSV injection)."}}
+		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
+			"description": "One " + rt.doc.schema + " per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
 		op["responses"] = merge(obj{"200": obj{
-			"description": "A page of " + rt.doc.table.Resource + ".",
-			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
-			"content": jsonContent(obj{
-				"type": "object", "required": []string{"data", "has_more", "next_cursor"},
-				"properties": props,
-			}),
-		}}, errs("400", "404"))
+			"description": "A page of " + rt.doc.table.Resource + "; or, asked for text/csv or application/x-ndjson (Accept or format), all of them: every row the filter selects, in the sort, streamed (limit and cursor do not apply; an export that fails once it has begun never ends as a whole one: see docs/rest.md#exports).",
+			"headers": obj{
+				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
+				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>.<format>.", "schema": obj{"type": "string"}},
+			},
+			"content": content,
+		}}, errs("400", "404", "406"))
 	case opGet:
 		if rt.doc.schema != "Workflow" && rt.doc.schema != "Event" {
 			params = append(params, obj{"name": "If-None-Match", "in": "header", "schema": obj{"type": "string"}, "description": "An ETag: 304 when it is still current."})
@@ -296,7 +307,7 @@ func operation(rt route) obj {
 				"has_more":    obj{"type": "boolean", "const": false},
 				"next_cursor": obj{"type": "null"},
 			},
-		})}}, errs("400", "404"))
+		})}}, errs("400", "404", "406"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}
@@ -376,10 +387,14 @@ func eventWebhooks() obj {
 	return out
 }
 
+// formatParam chooses a list's format, for links a browser follows.
+var formatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"json", "csv", "ndjson"}, "default": "json"},
+	"description": "json: a page (the default); csv or ndjson: an export of every row the filter selects, as an attachment. Wins over Accept (text/csv, application/x-ndjson ask for the same exports). Any other value is a 400."}
+
 func listParams(t *filter.Table) []obj {
 	params := []obj{
-		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}, "description": "Page size."},
-		{"name": "cursor", "in": "query", "schema": obj{"type": "string", "maxLength": filter.MaxParamLength}, "description": "next_cursor of the previous page (with the same sort)."},
+		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}, "description": "Page size (not for exports)."},
+		{"name": "cursor", "in": "query", "schema": obj{"type": "string", "maxLength": filter.MaxParamLength}, "description": "next_cursor of the previous page (with the same sort; not for exports)."},
 		{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "Comma-separated fields, - for descending; the id breaks ties. Sortable: " + strings.Join(t.SortFields(), ", ") + "."},
 	}
 	for _, f := range t.Fields {

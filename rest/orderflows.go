@@ -24,25 +24,21 @@ type transitionIn struct {
 // handleTransitionOrder answers POST /v1/orders/{id}/transitions with the
 // order as it is afterwards. If-Match makes it conditional on the revision.
 func handleTransitionOrder(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r, resourceid.Order, "order")
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var in transitionIn
 		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		if in.Transition == "" {
-			d.fail(w, r, apperr.Validation(apperr.FieldError{Field: "transition", Message: "is required"}))
-			return
+			return apperr.Validation(apperr.FieldError{Field: "transition", Message: "is required"})
 		}
 		rev, err := ifMatch(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ctx := r.Context()
 		o, err := d.Service.TransitionOrder(ctx, id, in.Transition, service.TransitionOptions{
@@ -52,10 +48,10 @@ func handleTransitionOrder(d Deps) http.Handler {
 			o, err = d.loadOrder(ctx, o.ID)
 		}
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
+		return nil
 	})
 }
 
@@ -76,29 +72,27 @@ func renderOrderEvent(e *ent.OrderEvent) orderEventJSON {
 		Actor: e.Actor, OccurredAt: ts(e.OccurredAt), CreatedAt: ts(e.CreatedAt), UpdatedAt: ts(e.UpdatedAt)}
 }
 
-// handleListOrderEvents answers GET /v1/orders/{id}/events: the order's
+// orderEvents is the adapter of GET /v1/orders/{id}/events: the order's
 // transitions, oldest first by default, filtered like every list.
-func handleListOrderEvents(d Deps) http.Handler {
-	return list(d, filter.OrderEventTable, filter.OrderEvents, func(r *http.Request, where *ent.OrderEventWhereInput, p page) (listJSON, error) {
-		id, err := existingOrder(r)
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		c := ent.FromContext(ctx)
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderEventOrderField) *ent.OrderEventOrder {
-			return &ent.OrderEventOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		conn, err := c.OrderEvent.Query().Where(orderevent.OrderID(id)).
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderEventOrder(orders), ent.WithOrderEventFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.OrderEventEdge) any { return renderOrderEvent(e.Node) }), nil
-	})
+func (d Deps) orderEvents() *resource[*ent.OrderEvent, ent.OrderEventWhereInput, orderEventJSON, struct{}] {
+	return &resource[*ent.OrderEvent, ent.OrderEventWhereInput, orderEventJSON, struct{}]{
+		what: "order event", prefix: resourceid.OrderEvent, table: filter.OrderEventTable, parse: filter.OrderEvents,
+		parent: func(r *http.Request) error { _, err := existingOrder(r); return err },
+		page: func(r *http.Request, where *ent.OrderEventWhereInput, p page) ([]*ent.OrderEvent, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).OrderEvent.Query().Where(orderevent.OrderID(resourceid.ID(r.PathValue("id")))).
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderEventOrder(orderBy(p.sort, newOrderEventOrder)), ent.WithOrderEventFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEventEdge) *ent.OrderEvent { return e.Node })
+		},
+		render: plain(renderOrderEvent),
+	}
+}
+
+func newOrderEventOrder(dir ent.OrderDirection, f *ent.OrderEventOrderField) *ent.OrderEventOrder {
+	return &ent.OrderEventOrder{Direction: dir, Field: f}
 }
 
 // ---- workflows ----
@@ -109,27 +103,6 @@ type workflowIn struct {
 	States       []string                 `json:"states"`
 	InitialState string                   `json:"initial_state"`
 	Transitions  []workflowdef.Transition `json:"transitions"`
-}
-
-// handleCreateWorkflow answers POST /v1/workflows: version 1 of a new key, or
-// the next version of an existing one (201 either way).
-func handleCreateWorkflow(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in workflowIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		wf, err := d.Service.CreateWorkflow(r.Context(), in.Key, deref(in.Name), workflowdef.Definition{
-			States: in.States, InitialState: in.InitialState, Transitions: in.Transitions,
-		})
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		w.Header().Set("Location", r.URL.Path+"/"+string(wf.ID))
-		writeResource(w, http.StatusCreated, "", renderWorkflow(wf))
-	})
 }
 
 // ---- stock import ----
@@ -143,17 +116,16 @@ const MaxImportBytes = 200 << 20
 // nothing. 201 {"imported": n, "rows": n}; 422 invalid_import with
 // row_errors [{row, column, message}] for every bad row (the first 1,000).
 func handleImportItems(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || (mt != "text/csv" && mt != "application/csv") {
-			d.fail(w, r, apperr.UnsupportedMedia("send the file as text/csv"))
-			return
+			return apperr.UnsupportedMedia("send the file as text/csv")
 		}
 		res, err := d.Service.ImportItems(r.Context(), http.MaxBytesReader(w, r.Body, MaxImportBytes))
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusCreated, res)
+		return nil
 	})
 }

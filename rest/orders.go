@@ -155,36 +155,53 @@ func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, erro
 	return o, nil
 }
 
-func handleListOrders(d Deps) http.Handler {
-	return list(d, filter.OrderTable, filter.Orders, func(r *http.Request, where *ent.OrderWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderOrderField) *ent.OrderOrder {
-			return &ent.OrderOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := withOrderEdges(ent.FromContext(ctx).Order.Query()).
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orders), ent.WithOrderFilter(where.Filter))
-		if err == nil {
-			nodes := make([]*ent.Order, len(conn.Edges))
-			for i, e := range conn.Edges {
-				nodes[i] = e.Node
+// orders is the adapter of /v1/orders.
+func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn] {
+	return &resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn]{
+		what: "order", prefix: resourceid.Order, table: filter.OrderTable, parse: filter.Orders,
+		page: func(r *http.Request, where *ent.OrderWhereInput, p page) ([]*ent.Order, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := withOrderEdges(ent.FromContext(ctx).Order.Query()).
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orderBy(p.sort, newOrderOrder)), ent.WithOrderFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
 			}
-			err = d.embedOrders(ctx, nodes...)
-		}
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) any { return renderOrder(e.Node) }), nil
-	})
+			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
+			return rows, next, d.embedOrders(ctx, rows...)
+		},
+		load:   d.loadOrder,
+		render: plain(renderOrder),
+		key:    func(o *ent.Order) (resourceid.ID, int) { return o.ID, o.Revision },
+		reload: true,
+		create: d.createOrder,
+		update: func(r *http.Request, id resourceid.ID, in *orderIn, nulls map[string]bool, rev *int) (*ent.Order, error) {
+			if in.Lines != nil {
+				return nil, apperr.Invalid("lines", "cannot be changed with PATCH: use /v1/orders/{id}/lines and /v1/order-lines/{id}")
+			}
+			if in.Workflow != nil {
+				return nil, apperr.Invalid("workflow", "cannot be changed after the order is created")
+			}
+			u := ent.UpdateOrderInput{
+				Number: in.Number, CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt, ClearDueAt: nulls["due_at"],
+			}
+			if in.HubID != nil || in.Hub != nil {
+				var err error
+				if u.HubID, err = resolveHub(r.Context(), in.HubID, in.Hub, "hub"); err != nil {
+					return nil, err
+				}
+			}
+			if s := in.ShipTo; s != nil {
+				u.ShipToName, u.ShipToLine1, u.ShipToLine2, u.ShipToCity, u.ShipToPostalCode, u.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
+			}
+			return d.Service.UpdateOrder(r.Context(), id, u, rev)
+		},
+		remove: d.Service.DeleteOrder,
+		names:  orderFieldNames,
+	}
 }
 
-func handleGetOrder(d Deps) http.Handler {
-	return getHandler(d, resourceid.Order, "order",
-		func(ctx context.Context, id resourceid.ID) (*ent.Order, error) { return d.loadOrder(ctx, id) },
-		func(v *ent.Order) int { return v.Revision },
-		func(v *ent.Order) any { return renderOrder(v) })
+func newOrderOrder(dir ent.OrderDirection, f *ent.OrderOrderField) *ent.OrderOrder {
+	return &ent.OrderOrder{Direction: dir, Field: f}
 }
 
 // orderFieldNames are the body's names of the order's fields where they
@@ -194,118 +211,43 @@ var orderFieldNames = map[string]string{
 	"ship_to_city": "ship_to.city", "ship_to_postal_code": "ship_to.postal_code", "ship_to_country": "ship_to.country",
 }
 
-func handleCreateOrder(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in orderIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+// createOrder creates an order with its lines, reporting every problem at
+// once: unknown codes and SKUs here, with the order's own fields and
+// quantities (service.CheckNewOrder).
+func (d Deps) createOrder(r *http.Request, in *orderIn) (*ent.Order, error) {
+	ctx := r.Context()
+	var problems []apperr.FieldError
+	hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
+	if problems, err = collect(problems, err); err != nil {
+		return nil, err
+	}
+	c := ent.CreateOrderInput{
+		Number: in.Number, HubID: deref(hubID), CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt,
+	}
+	if s := in.ShipTo; s != nil {
+		c.ShipToName, c.ShipToLine1, c.ShipToLine2, c.ShipToCity, c.ShipToPostalCode, c.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
+	}
+	lines := make([]service.NewLine, len(in.Lines))
+	for i, l := range in.Lines {
+		field := fmt.Sprintf("lines[%d].part_id", i)
+		if l.PartID == nil && l.SKU != nil {
+			field = fmt.Sprintf("lines[%d].sku", i)
 		}
-		ctx := r.Context()
-		// Every problem at once: unknown codes and SKUs here, with the
-		// order's own fields and quantities (service.CheckNewOrder).
-		var problems []apperr.FieldError
-		hubID, err := resolveHub(ctx, in.HubID, in.Hub, "hub")
+		pid, err := resolvePart(ctx, l.PartID, l.SKU, field)
 		if problems, err = collect(problems, err); err != nil {
-			d.fail(w, r, err)
-			return
+			return nil, err
 		}
-		c := ent.CreateOrderInput{
-			Number: in.Number, HubID: deref(hubID), CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt,
-		}
-		if s := in.ShipTo; s != nil {
-			c.ShipToName, c.ShipToLine1, c.ShipToLine2, c.ShipToCity, c.ShipToPostalCode, c.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
-		}
-		lines := make([]service.NewLine, len(in.Lines))
-		for i, l := range in.Lines {
-			field := fmt.Sprintf("lines[%d].part_id", i)
-			if l.PartID == nil && l.SKU != nil {
-				field = fmt.Sprintf("lines[%d].sku", i)
-			}
-			pid, err := resolvePart(ctx, l.PartID, l.SKU, field)
-			if problems, err = collect(problems, err); err != nil {
-				d.fail(w, r, err)
-				return
-			}
-			lines[i] = service.NewLine{PartID: deref(pid), Quantity: deref(l.Quantity)}
-		}
-		if len(problems) > 0 {
-			for _, p := range service.CheckNewOrder(ctx, c, lines) {
-				if p.Field != "hub_id" || hubID != nil {
-					problems = append(problems, p)
-				}
-			}
-			d.fail(w, r, renamed(apperr.Validation(problems...), orderFieldNames))
-			return
-		}
-		o, err := d.Service.CreateOrder(ctx, c, lines, deref(in.Workflow))
-		if err == nil {
-			o, err = d.loadOrder(ctx, o.ID)
-		}
-		if err != nil {
-			d.fail(w, r, renamed(err, orderFieldNames))
-			return
-		}
-		w.Header().Set("Location", r.URL.Path+"/"+string(o.ID))
-		writeResource(w, http.StatusCreated, etag(o.Revision), renderOrder(o))
-	})
-}
-
-func handleUpdateOrder(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Order, "order")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		rev, err := ifMatch(r)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		var in orderIn
-		nulls, err := d.decode(r, &in)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		if in.Lines != nil {
-			d.fail(w, r, apperr.Invalid("lines", "cannot be changed with PATCH: use /v1/orders/{id}/lines and /v1/order-lines/{id}"))
-			return
-		}
-		if in.Workflow != nil {
-			d.fail(w, r, apperr.Invalid("workflow", "cannot be changed after the order is created"))
-			return
-		}
-		ctx := r.Context()
-		u := ent.UpdateOrderInput{
-			Number: in.Number, CustomerRef: in.CustomerRef, Priority: in.Priority, DueAt: in.DueAt, ClearDueAt: nulls["due_at"],
-		}
-		if in.HubID != nil || in.Hub != nil {
-			if u.HubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
-				d.fail(w, r, err)
-				return
+		lines[i] = service.NewLine{PartID: deref(pid), Quantity: deref(l.Quantity)}
+	}
+	if len(problems) > 0 {
+		for _, p := range service.CheckNewOrder(ctx, c, lines) {
+			if p.Field != "hub_id" || hubID != nil {
+				problems = append(problems, p)
 			}
 		}
-		if s := in.ShipTo; s != nil {
-			u.ShipToName, u.ShipToLine1, u.ShipToLine2, u.ShipToCity, u.ShipToPostalCode, u.ShipToCountry = s.Name, s.Line1, s.Line2, s.City, s.PostalCode, s.Country
-		}
-		o, err := d.Service.UpdateOrder(ctx, id, u, rev)
-		if err == nil {
-			o, err = d.loadOrder(ctx, o.ID)
-		}
-		if err != nil {
-			d.fail(w, r, renamed(err, orderFieldNames))
-			return
-		}
-		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
-	})
-}
-
-func handleDeleteOrder(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.Order, "order", func(r *http.Request, id resourceid.ID) error {
-		return d.Service.DeleteOrder(r.Context(), id)
-	})
+		return nil, apperr.Validation(problems...)
+	}
+	return d.Service.CreateOrder(ctx, c, lines, deref(in.Workflow))
 }
 
 // ---- order lines ----
@@ -326,109 +268,72 @@ func existingOrder(r *http.Request) (resourceid.ID, error) {
 	return id, nil
 }
 
-func handleListOrderLines(d Deps) http.Handler {
-	return list(d, filter.OrderLineTable, filter.OrderLines, func(r *http.Request, where *ent.OrderLineWhereInput, p page) (listJSON, error) {
-		id, err := existingOrder(r)
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		c := ent.FromContext(ctx)
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.OrderLineOrderField) *ent.OrderLineOrder {
-			return &ent.OrderLineOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		conn, err := c.OrderLine.Query().Where(orderline.OrderID(id)).
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderLineOrder(orders), ent.WithOrderLineFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.OrderLineEdge) any { return renderOrderLine(e.Node) }), nil
-	})
+// orderLines is the adapter of an order's lines: listed and added under
+// /v1/orders/{id}/lines, read and changed at /v1/order-lines/{id}.
+func (d Deps) orderLines() *resource[*ent.OrderLine, ent.OrderLineWhereInput, orderLineJSON, lineIn] {
+	return &resource[*ent.OrderLine, ent.OrderLineWhereInput, orderLineJSON, lineIn]{
+		what: "order line", prefix: resourceid.OrderLine, table: filter.OrderLineTable, parse: filter.OrderLines,
+		parent: func(r *http.Request) error { _, err := existingOrder(r); return err },
+		page: func(r *http.Request, where *ent.OrderLineWhereInput, p page) ([]*ent.OrderLine, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).OrderLine.Query().Where(orderline.OrderID(resourceid.ID(r.PathValue("id")))).
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderLineOrder(orderBy(p.sort, newOrderLineOrder)), ent.WithOrderLineFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderLineEdge) *ent.OrderLine { return e.Node })
+		},
+		load: func(ctx context.Context, id resourceid.ID) (*ent.OrderLine, error) {
+			return ent.FromContext(ctx).OrderLine.Get(ctx, id)
+		},
+		render: plain(renderOrderLine),
+		key:    func(l *ent.OrderLine) (resourceid.ID, int) { return l.ID, l.Revision },
+		update: func(r *http.Request, id resourceid.ID, in *lineIn, _ map[string]bool, rev *int) (*ent.OrderLine, error) {
+			var pid *resourceid.ID
+			if in.PartID != nil || in.SKU != nil {
+				var err error
+				if pid, err = resolvePart(r.Context(), in.PartID, in.SKU, "part_id"); err != nil {
+					return nil, err
+				}
+			}
+			return d.Service.UpdateOrderLine(r.Context(), id, ent.UpdateOrderLineInput{PartID: pid, Quantity: in.Quantity}, rev)
+		},
+		remove: d.Service.DeleteOrderLine,
+	}
 }
 
+func newOrderLineOrder(dir ent.OrderDirection, f *ent.OrderLineOrderField) *ent.OrderLineOrder {
+	return &ent.OrderLineOrder{Direction: dir, Field: f}
+}
+
+// handleCreateOrderLine answers POST /v1/orders/{id}/lines with the new line,
+// whose address is /v1/order-lines/{id}.
 func handleCreateOrderLine(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r, resourceid.Order, "order")
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var in lineIn
 		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ctx := r.Context()
-		if ok, err := ent.FromContext(ctx).Order.Query().Where(order.ID(id)).Exist(ctx); err != nil || !ok {
-			if err == nil {
-				err = apperr.NotFound("order %s not found", id)
-			}
-			d.fail(w, r, err)
-			return
+		if ok, err := ent.FromContext(ctx).Order.Query().Where(order.ID(id)).Exist(ctx); err != nil {
+			return err
+		} else if !ok {
+			return apperr.NotFound("order %s not found", id)
 		}
 		pid, err := resolvePart(ctx, in.PartID, in.SKU, "part_id")
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		l, err := d.Service.CreateOrderLine(ctx, ent.CreateOrderLineInput{OrderID: id, PartID: deref(pid), Quantity: in.Quantity})
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Location", d.prefix+"/v1/order-lines/"+string(l.ID))
 		writeResource(w, http.StatusCreated, etag(l.Revision), renderOrderLine(l))
-	})
-}
-
-func handleGetOrderLine(d Deps) http.Handler {
-	return getHandler(d, resourceid.OrderLine, "order line",
-		func(ctx context.Context, id resourceid.ID) (*ent.OrderLine, error) {
-			return ent.FromContext(ctx).OrderLine.Get(ctx, id)
-		},
-		func(v *ent.OrderLine) int { return v.Revision },
-		func(v *ent.OrderLine) any { return renderOrderLine(v) })
-}
-
-func handleUpdateOrderLine(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.OrderLine, "order line")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		rev, err := ifMatch(r)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		var in lineIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		ctx := r.Context()
-		var pid *resourceid.ID
-		if in.PartID != nil || in.SKU != nil {
-			if pid, err = resolvePart(ctx, in.PartID, in.SKU, "part_id"); err != nil {
-				d.fail(w, r, err)
-				return
-			}
-		}
-		l, err := d.Service.UpdateOrderLine(ctx, id, ent.UpdateOrderLineInput{PartID: pid, Quantity: in.Quantity}, rev)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, etag(l.Revision), renderOrderLine(l))
-	})
-}
-
-func handleDeleteOrderLine(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.OrderLine, "order line", func(r *http.Request, id resourceid.ID) error {
-		return d.Service.DeleteOrderLine(r.Context(), id)
+		return nil
 	})
 }

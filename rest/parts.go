@@ -6,7 +6,6 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/part"
-	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
@@ -43,83 +42,40 @@ type partIn struct {
 	Hazardous    *bool            `json:"hazardous"`
 }
 
-func handleListParts(d Deps) http.Handler {
-	return list(d, filter.PartTable, filter.Parts, func(r *http.Request, where *ent.PartWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.PartOrderField) *ent.PartOrder {
-			return &ent.PartOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).Part.Query().Paginate(ctx, p.after, &p.first, nil, nil, ent.WithPartOrder(orders), ent.WithPartFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.PartEdge) any { return renderPart(e.Node) }), nil
-	})
-}
-
-func handleGetPart(d Deps) http.Handler {
-	return getHandler(d, resourceid.Part, "part",
-		func(ctx context.Context, id resourceid.ID) (*ent.Part, error) {
+// parts is the adapter of /v1/parts.
+func (d Deps) parts() *resource[*ent.Part, ent.PartWhereInput, partJSON, partIn] {
+	return &resource[*ent.Part, ent.PartWhereInput, partJSON, partIn]{
+		what: "part", prefix: resourceid.Part, table: filter.PartTable, parse: filter.Parts,
+		page: func(r *http.Request, where *ent.PartWhereInput, p page) ([]*ent.Part, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).Part.Query().
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithPartOrder(orderBy(p.sort, newPartOrder)), ent.WithPartFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.PartEdge) *ent.Part { return e.Node })
+		},
+		load: func(ctx context.Context, id resourceid.ID) (*ent.Part, error) {
 			return ent.FromContext(ctx).Part.Get(ctx, id)
 		},
-		func(v *ent.Part) int { return v.Revision },
-		func(v *ent.Part) any { return renderPart(v) })
+		render: plain(renderPart),
+		key:    func(p *ent.Part) (resourceid.ID, int) { return p.ID, p.Revision },
+		create: func(r *http.Request, in *partIn) (*ent.Part, error) {
+			return d.Service.CreatePart(r.Context(), ent.CreatePartInput{
+				Sku: deref(in.SKU), PartName: deref(in.PartName), Description: in.Description,
+				Unit: in.Unit, UnitWeightKg: in.UnitWeightKg, Hazardous: in.Hazardous,
+			})
+		},
+		update: func(r *http.Request, id resourceid.ID, in *partIn, _ map[string]bool, rev *int) (*ent.Part, error) {
+			return d.Service.UpdatePart(r.Context(), id, ent.UpdatePartInput{
+				Sku: in.SKU, PartName: in.PartName, Description: in.Description,
+				Unit: in.Unit, UnitWeightKg: in.UnitWeightKg, Hazardous: in.Hazardous,
+			}, rev)
+		},
+		remove: d.Service.DeletePart,
+	}
 }
 
-func handleCreatePart(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in partIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		p, err := d.Service.CreatePart(r.Context(), ent.CreatePartInput{
-			Sku: deref(in.SKU), PartName: deref(in.PartName), Description: in.Description,
-			Unit: in.Unit, UnitWeightKg: in.UnitWeightKg, Hazardous: in.Hazardous,
-		})
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		w.Header().Set("Location", r.URL.Path+"/"+string(p.ID))
-		writeResource(w, http.StatusCreated, etag(p.Revision), renderPart(p))
-	})
-}
-
-func handleUpdatePart(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Part, "part")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		rev, err := ifMatch(r)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		var in partIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		p, err := d.Service.UpdatePart(r.Context(), id, ent.UpdatePartInput{
-			Sku: in.SKU, PartName: in.PartName, Description: in.Description,
-			Unit: in.Unit, UnitWeightKg: in.UnitWeightKg, Hazardous: in.Hazardous,
-		}, rev)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, etag(p.Revision), renderPart(p))
-	})
-}
-
-func handleDeletePart(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.Part, "part", func(r *http.Request, id resourceid.ID) error {
-		return d.Service.DeletePart(r.Context(), id)
-	})
+func newPartOrder(dir ent.OrderDirection, f *ent.PartOrderField) *ent.PartOrder {
+	return &ent.PartOrder{Direction: dir, Field: f}
 }

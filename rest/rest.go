@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
@@ -19,6 +20,9 @@ type Deps struct {
 	Log          *slog.Logger
 	Version      string
 	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)
+	// WriteTimeout is the server's write time-out: an export moves the
+	// connection's write deadline on by this much with every batch it sends.
+	WriteTimeout time.Duration
 	// HoldAfterCommit is a fault for tests (LOGISTICS_TEST_HOLD_AFTER_COMMIT):
 	// a keyed POST whose Idempotency-Key equals it commits, logs "fault
 	// injection: holding the response after commit" and never answers, so

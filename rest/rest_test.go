@@ -192,6 +192,8 @@ func TestScenarios(t *testing.T) {
 
 		// tracking
 		{"tracking by hub", "GET", "/v1/tracking-entries?hub=AMS1", nil, nil, 200, `"tracking_number":"TN1"`},
+		{"order's latest tracking carries the hub code", "GET", "/v1/orders/{order1}", nil, nil, 200, `"status":"delivered","hub":{"id":"`},
+		{"order's latest tracking hub code", "GET", "/v1/orders/{order1}", nil, nil, 200, `"code":"RTM2"},"location"`},
 		{"tracking no hub renders null", "GET", "/v1/tracking-entries/{trk1}", nil, nil, 200, `"hub":null`},
 		{"tracking status", "GET", "/v1/tracking-entries?status=delivered&carrier=*ups*", nil, nil, 200, `"tracking_number":"TN2"`},
 		{"tracking bad status", "POST", "/v1/tracking-entries", map[string]any{"order_id": "{order0}", "tracking_number": "T", "carrier": "C", "status": "lost"}, nil, 422, `"field":"status"`},

@@ -48,51 +48,53 @@ const (
 
 // routes is the whole /v1 table, on one screen.
 func routes(d Deps) []route {
+	hubs, parts, items, orders, lines := d.hubs(), d.parts(), d.items(), d.orders(), d.orderLines()
+	tracking, workflows := d.trackingEntries(), d.workflows()
 	return []route{
 		{"GET", "/v1/status", "", handleStatus(d), opDoc{summary: "Service status", kind: opOther, schema: "Status"}},
 		{"GET", "/v1/openapi.json", "", handleOpenAPI(d), opDoc{summary: "This OpenAPI document", kind: opOther}},
 
-		{"GET", "/v1/hubs", "hubs:read", handleListHubs(d), opDoc{"List hubs", opList, "Hub", "", filter.HubTable}},
-		{"POST", "/v1/hubs", "hubs:write", handleCreateHub(d), opDoc{"Create a hub", opCreate, "Hub", "HubInput", nil}},
-		{"GET", "/v1/hubs/{id}", "hubs:read", handleGetHub(d), opDoc{"Get a hub", opGet, "Hub", "", nil}},
-		{"PATCH", "/v1/hubs/{id}", "hubs:write", handleUpdateHub(d), opDoc{"Update a hub", opUpdate, "Hub", "HubInput", nil}},
-		{"DELETE", "/v1/hubs/{id}", "hubs:write", handleDeleteHub(d), opDoc{"Delete a hub nothing refers to", opDelete, "Hub", "", nil}},
+		{"GET", "/v1/hubs", "hubs:read", hubs.list(d), opDoc{"List hubs", opList, "Hub", "", filter.HubTable}},
+		{"POST", "/v1/hubs", "hubs:write", hubs.post(d), opDoc{"Create a hub", opCreate, "Hub", "HubInput", nil}},
+		{"GET", "/v1/hubs/{id}", "hubs:read", hubs.get(d), opDoc{"Get a hub", opGet, "Hub", "", nil}},
+		{"PATCH", "/v1/hubs/{id}", "hubs:write", hubs.patch(d), opDoc{"Update a hub", opUpdate, "Hub", "HubInput", nil}},
+		{"DELETE", "/v1/hubs/{id}", "hubs:write", hubs.del(d), opDoc{"Delete a hub nothing refers to", opDelete, "Hub", "", nil}},
 
-		{"GET", "/v1/parts", "parts:read", handleListParts(d), opDoc{"List parts", opList, "Part", "", filter.PartTable}},
-		{"POST", "/v1/parts", "parts:write", handleCreatePart(d), opDoc{"Create a part", opCreate, "Part", "PartInput", nil}},
-		{"GET", "/v1/parts/{id}", "parts:read", handleGetPart(d), opDoc{"Get a part", opGet, "Part", "", nil}},
-		{"PATCH", "/v1/parts/{id}", "parts:write", handleUpdatePart(d), opDoc{"Update a part", opUpdate, "Part", "PartInput", nil}},
-		{"DELETE", "/v1/parts/{id}", "parts:write", handleDeletePart(d), opDoc{"Delete a part without stock or order lines", opDelete, "Part", "", nil}},
+		{"GET", "/v1/parts", "parts:read", parts.list(d), opDoc{"List parts", opList, "Part", "", filter.PartTable}},
+		{"POST", "/v1/parts", "parts:write", parts.post(d), opDoc{"Create a part", opCreate, "Part", "PartInput", nil}},
+		{"GET", "/v1/parts/{id}", "parts:read", parts.get(d), opDoc{"Get a part", opGet, "Part", "", nil}},
+		{"PATCH", "/v1/parts/{id}", "parts:write", parts.patch(d), opDoc{"Update a part", opUpdate, "Part", "PartInput", nil}},
+		{"DELETE", "/v1/parts/{id}", "parts:write", parts.del(d), opDoc{"Delete a part without stock or order lines", opDelete, "Part", "", nil}},
 
-		{"GET", "/v1/items", "items:read", handleListItems(d), opDoc{"List stock items", opList, "Item", "", filter.ItemTable}},
-		{"POST", "/v1/items", "items:write", handleCreateItem(d), opDoc{"Record stock", opCreate, "Item", "ItemInput", nil}},
+		{"GET", "/v1/items", "items:read", items.list(d), opDoc{"List stock items", opList, "Item", "", filter.ItemTable}},
+		{"POST", "/v1/items", "items:write", items.post(d), opDoc{"Record stock", opCreate, "Item", "ItemInput", nil}},
 		{"POST", "/v1/items/import", "items:write", handleImportItems(d), opDoc{"Import stock from a CSV file, all or nothing", opImport, "ImportResult", "", nil}},
-		{"GET", "/v1/items/{id}", "items:read", handleGetItem(d), opDoc{"Get an item", opGet, "Item", "", nil}},
-		{"PATCH", "/v1/items/{id}", "items:write", handleUpdateItem(d), opDoc{"Update an item", opUpdate, "Item", "ItemInput", nil}},
-		{"DELETE", "/v1/items/{id}", "items:write", handleDeleteItem(d), opDoc{"Delete an item without reservations", opDelete, "Item", "", nil}},
+		{"GET", "/v1/items/{id}", "items:read", items.get(d), opDoc{"Get an item", opGet, "Item", "", nil}},
+		{"PATCH", "/v1/items/{id}", "items:write", items.patch(d), opDoc{"Update an item", opUpdate, "Item", "ItemInput", nil}},
+		{"DELETE", "/v1/items/{id}", "items:write", items.del(d), opDoc{"Delete an item without reservations", opDelete, "Item", "", nil}},
 
-		{"GET", "/v1/orders", "orders:read", handleListOrders(d), opDoc{"List orders", opList, "Order", "", filter.OrderTable}},
-		{"POST", "/v1/orders", "orders:write", handleCreateOrder(d), opDoc{"Create an order with its lines", opCreate, "Order", "OrderInput", nil}},
-		{"GET", "/v1/orders/{id}", "orders:read", handleGetOrder(d), opDoc{"Get an order", opGet, "Order", "", nil}},
-		{"PATCH", "/v1/orders/{id}", "orders:write", handleUpdateOrder(d), opDoc{"Update an order's details", opUpdate, "Order", "OrderInput", nil}},
-		{"DELETE", "/v1/orders/{id}", "orders:write", handleDeleteOrder(d), opDoc{"Delete an order in its initial or a final state", opDelete, "Order", "", nil}},
-		{"GET", "/v1/orders/{id}/lines", "orders:read", handleListOrderLines(d), opDoc{"List an order's lines", opList, "OrderLine", "", filter.OrderLineTable}},
+		{"GET", "/v1/orders", "orders:read", orders.list(d), opDoc{"List orders", opList, "Order", "", filter.OrderTable}},
+		{"POST", "/v1/orders", "orders:write", orders.post(d), opDoc{"Create an order with its lines", opCreate, "Order", "OrderInput", nil}},
+		{"GET", "/v1/orders/{id}", "orders:read", orders.get(d), opDoc{"Get an order", opGet, "Order", "", nil}},
+		{"PATCH", "/v1/orders/{id}", "orders:write", orders.patch(d), opDoc{"Update an order's details", opUpdate, "Order", "OrderInput", nil}},
+		{"DELETE", "/v1/orders/{id}", "orders:write", orders.del(d), opDoc{"Delete an order in its initial or a final state", opDelete, "Order", "", nil}},
+		{"GET", "/v1/orders/{id}/lines", "orders:read", lines.list(d), opDoc{"List an order's lines", opList, "OrderLine", "", filter.OrderLineTable}},
 		{"POST", "/v1/orders/{id}/lines", "orders:write", handleCreateOrderLine(d), opDoc{"Add a line to an order", opCreate, "OrderLine", "OrderLineInput", nil}},
 		{"POST", "/v1/orders/{id}/transitions", "orders:write", handleTransitionOrder(d), opDoc{"Move an order along its workflow", opAction, "Order", "TransitionInput", nil}},
-		{"GET", "/v1/orders/{id}/events", "orders:read", handleListOrderEvents(d), opDoc{"List an order's transitions", opList, "OrderEvent", "", filter.OrderEventTable}},
-		{"GET", "/v1/order-lines/{id}", "orders:read", handleGetOrderLine(d), opDoc{"Get an order line", opGet, "OrderLine", "", nil}},
-		{"PATCH", "/v1/order-lines/{id}", "orders:write", handleUpdateOrderLine(d), opDoc{"Update an order line", opUpdate, "OrderLine", "OrderLineInput", nil}},
-		{"DELETE", "/v1/order-lines/{id}", "orders:write", handleDeleteOrderLine(d), opDoc{"Delete an order line", opDelete, "OrderLine", "", nil}},
+		{"GET", "/v1/orders/{id}/events", "orders:read", d.orderEvents().list(d), opDoc{"List an order's transitions", opList, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/order-lines/{id}", "orders:read", lines.get(d), opDoc{"Get an order line", opGet, "OrderLine", "", nil}},
+		{"PATCH", "/v1/order-lines/{id}", "orders:write", lines.patch(d), opDoc{"Update an order line", opUpdate, "OrderLine", "OrderLineInput", nil}},
+		{"DELETE", "/v1/order-lines/{id}", "orders:write", lines.del(d), opDoc{"Delete an order line", opDelete, "OrderLine", "", nil}},
 
-		{"GET", "/v1/tracking-entries", "tracking:read", handleListTracking(d), opDoc{"List tracking entries", opList, "TrackingEntry", "", filter.TrackingEntryTable}},
-		{"POST", "/v1/tracking-entries", "tracking:write", handleCreateTracking(d), opDoc{"Record a tracking entry", opCreate, "TrackingEntry", "TrackingEntryInput", nil}},
-		{"GET", "/v1/tracking-entries/{id}", "tracking:read", handleGetTracking(d), opDoc{"Get a tracking entry", opGet, "TrackingEntry", "", nil}},
-		{"PATCH", "/v1/tracking-entries/{id}", "tracking:write", handleUpdateTracking(d), opDoc{"Update a tracking entry", opUpdate, "TrackingEntry", "TrackingEntryInput", nil}},
-		{"DELETE", "/v1/tracking-entries/{id}", "tracking:write", handleDeleteTracking(d), opDoc{"Delete a tracking entry", opDelete, "TrackingEntry", "", nil}},
+		{"GET", "/v1/tracking-entries", "tracking:read", tracking.list(d), opDoc{"List tracking entries", opList, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"POST", "/v1/tracking-entries", "tracking:write", tracking.post(d), opDoc{"Record a tracking entry", opCreate, "TrackingEntry", "TrackingEntryInput", nil}},
+		{"GET", "/v1/tracking-entries/{id}", "tracking:read", tracking.get(d), opDoc{"Get a tracking entry", opGet, "TrackingEntry", "", nil}},
+		{"PATCH", "/v1/tracking-entries/{id}", "tracking:write", tracking.patch(d), opDoc{"Update a tracking entry", opUpdate, "TrackingEntry", "TrackingEntryInput", nil}},
+		{"DELETE", "/v1/tracking-entries/{id}", "tracking:write", tracking.del(d), opDoc{"Delete a tracking entry", opDelete, "TrackingEntry", "", nil}},
 
-		{"GET", "/v1/workflows", "workflows:read", handleListWorkflows(d), opDoc{"List workflow versions", opList, "Workflow", "", filter.WorkflowTable}},
-		{"POST", "/v1/workflows", "workflows:write", handleCreateWorkflow(d), opDoc{"Create a workflow, or the next version of one", opCreate, "Workflow", "WorkflowInput", nil}},
-		{"GET", "/v1/workflows/{id}", "workflows:read", handleGetWorkflow(d), opDoc{"Get a workflow version", opGet, "Workflow", "", nil}},
+		{"GET", "/v1/workflows", "workflows:read", workflows.list(d), opDoc{"List workflow versions", opList, "Workflow", "", filter.WorkflowTable}},
+		{"POST", "/v1/workflows", "workflows:write", workflows.post(d), opDoc{"Create a workflow, or the next version of one", opCreate, "Workflow", "WorkflowInput", nil}},
+		{"GET", "/v1/workflows/{id}", "workflows:read", workflows.get(d), opDoc{"Get a workflow version", opGet, "Workflow", "", nil}},
 
 		{"GET", "/v1/webhook-endpoints", "webhooks:read", handleListWebhooks(d), opDoc{"List webhook endpoints (at most 50 per environment)", opPlainList, "WebhookEndpoint", "", nil}},
 		{"POST", "/v1/webhook-endpoints", "webhooks:write", handleCreateWebhook(d), opDoc{"Register a webhook endpoint; the answer holds its signing secret, shown only this once", opSecret, "WebhookEndpoint", "WebhookEndpointInput", nil}},
@@ -105,7 +107,7 @@ func routes(d Deps) []route {
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
 
 		{"GET", "/v1/events", readAll, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
-		{"GET", "/v1/events/{id}", readAll, handleGetEvent(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},
+		{"GET", "/v1/events/{id}", readAll, d.events().get(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},
 	}
 }
 

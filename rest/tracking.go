@@ -69,113 +69,60 @@ func loadTracking(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, er
 	return t, nil
 }
 
-func handleListTracking(d Deps) http.Handler {
-	return list(d, filter.TrackingEntryTable, filter.TrackingEntries, func(r *http.Request, where *ent.TrackingEntryWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.TrackingEntryOrderField) *ent.TrackingEntryOrder {
-			return &ent.TrackingEntryOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub(hubRef).
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithTrackingEntryOrder(orders), ent.WithTrackingEntryFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.TrackingEntryEdge) any { return renderTracking(e.Node) }), nil
-	})
-}
-
-func handleGetTracking(d Deps) http.Handler {
-	return getHandler(d, resourceid.TrackingEntry, "tracking entry",
-		func(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, error) { return loadTracking(ctx, id) },
-		func(v *ent.TrackingEntry) int { return v.Revision },
-		func(v *ent.TrackingEntry) any { return renderTracking(v) })
-}
-
-func handleCreateTracking(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in trackingIn
-		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		ctx := r.Context()
-		var hubID *resourceid.ID
-		if in.Hub != nil || in.HubID != nil {
-			var err error
-			if hubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
-				d.fail(w, r, err)
-				return
+// trackingEntries is the adapter of /v1/tracking-entries.
+func (d Deps) trackingEntries() *resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, trackingJSON, trackingIn] {
+	return &resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, trackingJSON, trackingIn]{
+		what: "tracking entry", prefix: resourceid.TrackingEntry, table: filter.TrackingEntryTable, parse: filter.TrackingEntries,
+		page: func(r *http.Request, where *ent.TrackingEntryWhereInput, p page) ([]*ent.TrackingEntry, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub(hubRef).
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithTrackingEntryOrder(orderBy(p.sort, newTrackingEntryOrder)), ent.WithTrackingEntryFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
 			}
-		}
-		if in.OrderID == nil {
-			d.fail(w, r, apperr.Validation(apperr.FieldError{Field: "order_id", Message: "is required"}))
-			return
-		}
-		t, err := d.Service.CreateTrackingEntry(ctx, ent.CreateTrackingEntryInput{
-			OrderID: *in.OrderID, TrackingNumber: deref(in.TrackingNumber), Carrier: deref(in.Carrier), Status: deref(in.Status),
-			HubID: hubID, Location: in.Location, Description: in.Description, OccurredAt: in.OccurredAt,
-		})
-		if err == nil {
-			t, err = loadTracking(ctx, t.ID)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		w.Header().Set("Location", r.URL.Path+"/"+string(t.ID))
-		writeResource(w, http.StatusCreated, etag(t.Revision), renderTracking(t))
-	})
-}
-
-func handleUpdateTracking(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.TrackingEntry, "tracking entry")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		rev, err := ifMatch(r)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		var in trackingIn
-		nulls, err := d.decode(r, &in)
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		ctx := r.Context()
-		u := ent.UpdateTrackingEntryInput{
-			OrderID: in.OrderID, TrackingNumber: in.TrackingNumber, Carrier: in.Carrier, Status: in.Status,
-			Location: in.Location, Description: in.Description, OccurredAt: in.OccurredAt,
-			ClearHub: nulls["hub"] || nulls["hub_id"],
-		}
-		if in.Hub != nil || in.HubID != nil {
-			if u.HubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
-				d.fail(w, r, err)
-				return
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.TrackingEntryEdge) *ent.TrackingEntry { return e.Node })
+		},
+		load:   loadTracking,
+		render: plain(renderTracking),
+		key:    func(t *ent.TrackingEntry) (resourceid.ID, int) { return t.ID, t.Revision },
+		reload: true,
+		create: func(r *http.Request, in *trackingIn) (*ent.TrackingEntry, error) {
+			ctx := r.Context()
+			var hubID *resourceid.ID
+			if in.Hub != nil || in.HubID != nil {
+				var err error
+				if hubID, err = resolveHub(ctx, in.HubID, in.Hub, "hub"); err != nil {
+					return nil, err
+				}
 			}
-		}
-		t, err := d.Service.UpdateTrackingEntry(ctx, id, u, rev)
-		if err == nil {
-			t, err = loadTracking(ctx, t.ID)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, etag(t.Revision), renderTracking(t))
-	})
+			if in.OrderID == nil {
+				return nil, apperr.Validation(apperr.FieldError{Field: "order_id", Message: "is required"})
+			}
+			return d.Service.CreateTrackingEntry(ctx, ent.CreateTrackingEntryInput{
+				OrderID: *in.OrderID, TrackingNumber: deref(in.TrackingNumber), Carrier: deref(in.Carrier), Status: deref(in.Status),
+				HubID: hubID, Location: in.Location, Description: in.Description, OccurredAt: in.OccurredAt,
+			})
+		},
+		update: func(r *http.Request, id resourceid.ID, in *trackingIn, nulls map[string]bool, rev *int) (*ent.TrackingEntry, error) {
+			u := ent.UpdateTrackingEntryInput{
+				OrderID: in.OrderID, TrackingNumber: in.TrackingNumber, Carrier: in.Carrier, Status: in.Status,
+				Location: in.Location, Description: in.Description, OccurredAt: in.OccurredAt,
+				ClearHub: nulls["hub"] || nulls["hub_id"],
+			}
+			if in.Hub != nil || in.HubID != nil {
+				var err error
+				if u.HubID, err = resolveHub(r.Context(), in.HubID, in.Hub, "hub"); err != nil {
+					return nil, err
+				}
+			}
+			return d.Service.UpdateTrackingEntry(r.Context(), id, u, rev)
+		},
+		remove: d.Service.DeleteTrackingEntry,
+	}
 }
 
-func handleDeleteTracking(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.TrackingEntry, "tracking entry", func(r *http.Request, id resourceid.ID) error {
-		return d.Service.DeleteTrackingEntry(r.Context(), id)
-	})
+func newTrackingEntryOrder(dir ent.OrderDirection, f *ent.TrackingEntryOrderField) *ent.TrackingEntryOrder {
+	return &ent.TrackingEntryOrder{Direction: dir, Field: f}
 }
 
 // ---- workflows (read-only here) ----
@@ -209,39 +156,35 @@ func renderWorkflow(wf *ent.Workflow) workflowJSON {
 	return out
 }
 
-func handleListWorkflows(d Deps) http.Handler {
-	return list(d, filter.WorkflowTable, filter.Workflows, func(r *http.Request, where *ent.WorkflowWhereInput, p page) (listJSON, error) {
-		orders, err := sortOrders(p.sort, func(dir ent.OrderDirection, f *ent.WorkflowOrderField) *ent.WorkflowOrder {
-			return &ent.WorkflowOrder{Direction: dir, Field: f}
-		})
-		if err != nil {
-			return listJSON{}, err
-		}
-		ctx := r.Context()
-		conn, err := ent.FromContext(ctx).Workflow.Query().
-			Paginate(ctx, p.after, &p.first, nil, nil, ent.WithWorkflowOrder(orders), ent.WithWorkflowFilter(where.Filter))
-		if err != nil {
-			return listJSON{}, apperr.From(err)
-		}
-		return pageOf(p, conn.Edges, conn.PageInfo, func(e *ent.WorkflowEdge) any { return renderWorkflow(e.Node) }), nil
-	})
+// workflows is the adapter of /v1/workflows: versions are created, never
+// changed, and carry no revision.
+func (d Deps) workflows() *resource[*ent.Workflow, ent.WorkflowWhereInput, workflowJSON, workflowIn] {
+	return &resource[*ent.Workflow, ent.WorkflowWhereInput, workflowJSON, workflowIn]{
+		what: "workflow", prefix: resourceid.Workflow, table: filter.WorkflowTable, parse: filter.Workflows,
+		page: func(r *http.Request, where *ent.WorkflowWhereInput, p page) ([]*ent.Workflow, *ent.Cursor, error) {
+			ctx := r.Context()
+			conn, err := ent.FromContext(ctx).Workflow.Query().
+				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithWorkflowOrder(orderBy(p.sort, newWorkflowOrder)), ent.WithWorkflowFilter(where.Filter))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.WorkflowEdge) *ent.Workflow { return e.Node })
+		},
+		load: func(ctx context.Context, id resourceid.ID) (*ent.Workflow, error) {
+			return ent.FromContext(ctx).Workflow.Query().Where(workflow.ID(id)).Only(ctx)
+		},
+		render: plain(renderWorkflow),
+		key:    func(wf *ent.Workflow) (resourceid.ID, int) { return wf.ID, 0 },
+		// POST /v1/workflows: version 1 of a new key, or the next version of
+		// an existing one (201 either way).
+		create: func(r *http.Request, in *workflowIn) (*ent.Workflow, error) {
+			return d.Service.CreateWorkflow(r.Context(), in.Key, deref(in.Name), workflowdef.Definition{
+				States: in.States, InitialState: in.InitialState, Transitions: in.Transitions,
+			})
+		},
+	}
 }
 
-func handleGetWorkflow(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, resourceid.Workflow, "workflow")
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		wf, err := ent.FromContext(r.Context()).Workflow.Query().Where(workflow.ID(id)).Only(r.Context())
-		if ent.IsNotFound(err) {
-			err = apperr.NotFound("workflow %s not found", id)
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		writeResource(w, http.StatusOK, "", renderWorkflow(wf))
-	})
+func newWorkflowOrder(dir ent.OrderDirection, f *ent.WorkflowOrderField) *ent.WorkflowOrder {
+	return &ent.WorkflowOrder{Direction: dir, Field: f}
 }

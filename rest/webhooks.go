@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"logistics/internal/apperr"
+	"logistics/internal/export"
 	"logistics/internal/resourceid"
 	"logistics/internal/webhooks"
 )
@@ -34,181 +35,192 @@ func webhookID(r *http.Request) (resourceid.ID, error) {
 // noStore keeps a response carrying a secret out of caches.
 func noStore(w http.ResponseWriter) { w.Header().Set("Cache-Control", "no-store") }
 
+// renderAll renders every row of a short list.
+func renderAll[T, J any](rows []T, render func(T) J) []J {
+	out := make([]J, len(rows))
+	for i, v := range rows {
+		out[i] = render(v)
+	}
+	return out
+}
+
+// jsonOnly refuses an export format: the webhook lists are short lists of
+// configuration, answered in JSON only (406 rather than JSON in its place).
+func jsonOnly(r *http.Request) error {
+	f, err := negotiate(r)
+	if err == nil && f != export.JSON {
+		err = apperr.NotAcceptable("this list answers in application/json only")
+	}
+	return err
+}
+
 func handleListWebhooks(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if err := jsonOnly(r); err != nil {
+			return err
+		}
 		eps, err := d.Webhooks.List(r.Context())
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		out := make([]webhooks.EndpointJSON, len(eps))
-		for i, ep := range eps {
-			out[i] = webhooks.Render(ep)
-		}
-		WriteJSON(w, http.StatusOK, webhookListJSON{Data: out})
+		WriteJSON(w, http.StatusOK, webhookListJSON{Data: renderAll(eps, webhooks.Render)})
+		return nil
 	})
 }
 
 func handleCreateWebhook(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		var in webhooks.EndpointInput
 		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ep, secret, err := d.Webhooks.Create(r.Context(), in)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		out := webhooks.Render(ep)
 		out.Secret = secret
 		noStore(w)
 		w.Header().Set("Location", r.URL.Path+"/"+string(ep.ID))
 		WriteJSON(w, http.StatusCreated, out)
+		return nil
 	})
 }
 
 func handleGetWebhook(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ep, err := d.Webhooks.Get(r.Context(), id)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusOK, webhooks.Render(ep))
+		return nil
 	})
 }
 
 func handleUpdateWebhook(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var in webhooks.EndpointInput
 		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ep, err := d.Webhooks.Update(r.Context(), id, in)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusOK, webhooks.Render(ep))
+		return nil
 	})
 }
 
 func handleDeleteWebhook(d Deps) http.Handler {
-	return deleteHandler(d, resourceid.Webhook, "webhook endpoint", func(r *http.Request, id resourceid.ID) error {
-		return d.Webhooks.Delete(r.Context(), id)
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := webhookID(r)
+		if err != nil {
+			return err
+		}
+		if err := d.Webhooks.Delete(r.Context(), id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	})
 }
 
 func handleRotateWebhookSecret(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		ep, secret, err := d.Webhooks.RotateSecret(r.Context(), id)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		out := webhooks.Render(ep)
 		out.Secret = secret
 		noStore(w)
 		WriteJSON(w, http.StatusOK, out)
+		return nil
 	})
 }
 
 func handleResendWebhook(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var in resendIn
 		if _, err := d.decode(r, &in); err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		var ref string
 		switch {
 		case in.EventID != nil && in.DeliveryID != nil:
-			err = apperr.Invalid("event_id", "give event_id or delivery_id, not both")
+			return apperr.Invalid("event_id", "give event_id or delivery_id, not both")
 		case in.EventID != nil:
 			ref = *in.EventID
 		case in.DeliveryID != nil:
 			ref = *in.DeliveryID
 		default:
-			err = apperr.Invalid("event_id", "give event_id or delivery_id")
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
+			return apperr.Invalid("event_id", "give event_id or delivery_id")
 		}
 		del, err := d.Webhooks.Resend(r.Context(), id, ref)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusAccepted, webhooks.RenderDelivery(del))
+		return nil
 	})
 }
 
 func handleTestWebhook(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		del, err := d.Webhooks.SendTest(r.Context(), id)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
 		WriteJSON(w, http.StatusAccepted, webhooks.RenderDelivery(del))
+		return nil
 	})
 }
 
 func handleListWebhookDeliveries(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
+		}
+		if err := jsonOnly(r); err != nil {
+			return err
 		}
 		q := r.URL.Query()
 		limit := webhooks.MaxDeliveryPage
 		if s := q.Get("limit"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || n > webhooks.MaxDeliveryPage {
-				d.fail(w, r, apperr.Invalid("limit", "must be a whole number from 1 to %d", webhooks.MaxDeliveryPage))
-				return
+				return apperr.Invalid("limit", "must be a whole number from 1 to %d", webhooks.MaxDeliveryPage)
 			}
 			limit = n
 		}
 		ds, err := d.Webhooks.Deliveries(r.Context(), id, q.Get("status"), limit)
 		if err != nil {
-			d.fail(w, r, err)
-			return
+			return err
 		}
-		out := make([]webhooks.DeliveryJSON, len(ds))
-		for i, del := range ds {
-			out[i] = webhooks.RenderDelivery(del)
-		}
-		WriteJSON(w, http.StatusOK, webhookListJSON{Data: out})
+		WriteJSON(w, http.StatusOK, webhookListJSON{Data: renderAll(ds, webhooks.RenderDelivery)})
+		return nil
 	})
 }

@@ -54,7 +54,7 @@ func (APIToken) Fields() []ent.Field {
 		field.Time("expires_at").Optional().Nillable(),
 		field.Time("last_used_at").Optional().Nillable(),
 		field.Time("revoked_at").Optional().Nillable(),
-		optionalFK("user_id"),
+		optionalFK("user_id", "The console user who created the key."),
 	}
 }
 
@@ -76,7 +76,7 @@ func (Session) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("token_hash").Unique().NotEmpty().Sensitive(),
 		field.String("csrf_token").NotEmpty().Sensitive(),
-		fk("user_id"),
+		fk("user_id", "The signed-in user."),
 		field.Time("expires_at"),
 		field.Time("last_seen_at").Default(func() time.Time { return time.Now().UTC() }),
 		field.String("user_agent").Default("").MaxLen(400),

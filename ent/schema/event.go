@@ -22,9 +22,12 @@ func (Event) Mixin() []ent.Mixin {
 
 func (Event) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("type").NotEmpty().MaxLen(64).Immutable().Annotations(entgql.OrderField("TYPE")),
+		field.String("type").NotEmpty().MaxLen(64).Immutable().
+			Comment("What happened, e.g. order.transitioned, item.updated (the catalog: docs/events.md).").
+			Annotations(entgql.OrderField("TYPE")),
 		field.String("subject_id").MaxLen(40).Immutable().Comment("The id of the resource that changed."),
-		field.String("actor").Default("").MaxLen(120).Immutable(),
+		field.String("actor").Default("").MaxLen(120).Immutable().
+			Comment("Who made the change: tok_… (an API key), usr_… (a console user) or system."),
 		field.JSON("data", map[string]any{}).Optional().Immutable().Annotations(entgql.Type("Map")).
 			Comment(`{"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}`),
 		field.Int("sequence").Optional().Nillable().Immutable().
@@ -38,5 +41,9 @@ func (Event) Indexes() []ent.Index {
 }
 
 func (Event) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField("events"), entgql.RelayConnection(), entgql.MultiOrder()}
+	return []schema.Annotation{
+		schema.Comment("A domain event of this environment's log (order.transitioned, item.updated, …), written in the same transaction as the change it describes."),
+		entgql.QueryField("events").Description("The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: \"order.transitioned\"). Needs every read scope."),
+		entgql.RelayConnection(), entgql.MultiOrder(),
+	}
 }

@@ -21,22 +21,30 @@ func (Item) Mixin() []ent.Mixin {
 
 func (Item) Fields() []ent.Field {
 	return []ent.Field{
-		fk("part_id"),
-		fk("hub_id"),
-		quantity("quantity", "QUANTITY", false),
-		quantity("reserved_quantity", "RESERVED_QUANTITY", true),
-		field.String("lot").Default("").MaxLen(64),
-		field.String("serial").Default("").MaxLen(64),
-		field.Enum("status").Values("available", "quarantined", "damaged").Default("available").Annotations(entgql.OrderField("STATUS")),
+		fk("part_id", "The id of the part this stock is of."),
+		fk("hub_id", "The id of the hub where the stock is."),
+		quantity("quantity", "QUANTITY", false, "How much is on hand, in the part's unit (exact, 3 decimals)."),
+		quantity("reserved_quantity", "RESERVED_QUANTITY", true, "How much of quantity is reserved by allocated orders; kept by the service."),
+		field.String("lot").Default("").MaxLen(64).Comment("Production lot or batch; empty when not tracked."),
+		field.String("serial").Default("").MaxLen(64).Comment("Serial number of a single unit; empty when not tracked."),
+		field.Enum("status").Values(itemStatuses.Names()...).Default("available").
+			Comment("Whether the stock can be reserved: only available stock is.").
+			Annotations(itemStatuses, entgql.OrderField("STATUS")),
 		// Not orderable: entgql's keyset cursors skip rows whose sort value is NULL.
-		field.Time("expires_at").Optional().Nillable(),
+		field.Time("expires_at").Optional().Nillable().Comment("Best-before or expiry time; null when the stock does not expire."),
 	}
 }
 
+var itemStatuses = enumValues(
+	"available", "Can be reserved and shipped.",
+	"quarantined", "Held for inspection: not reservable until released.",
+	"damaged", "Not usable: never reserved.",
+)
+
 func (Item) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("part", Part.Type).Ref("items").Field("part_id").Unique().Required(),
-		edge.From("hub", Hub.Type).Ref("items").Field("hub_id").Unique().Required(),
+		edge.From("part", Part.Type).Ref("items").Field("part_id").Unique().Required().Comment("The part this stock is of."),
+		edge.From("hub", Hub.Type).Ref("items").Field("hub_id").Unique().Required().Comment("The hub where the stock is."),
 	}
 }
 
@@ -58,4 +66,8 @@ func (Item) Indexes() []ent.Index {
 	}
 }
 
-func (Item) Annotations() []schema.Annotation { return resource("items") }
+func (Item) Annotations() []schema.Annotation {
+	return resource("items",
+		"Stock of one part at one hub (optionally of one lot or serial). availableQuantity = quantity - reservedQuantity.",
+		"Stock records, as a Relay connection: filter with where: (e.g. hasHubWith: [{code: \"AMS1\"}], quantityGTE: 10), order with orderBy:, page with first/after. Needs items:read.")
+}

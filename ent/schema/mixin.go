@@ -21,6 +21,35 @@ type IDPrefix struct{ Prefix string }
 // Name implements schema.Annotation.
 func (IDPrefix) Name() string { return "IDPrefix" }
 
+// EnumValues describes each value of an enum field, for the GraphQL Docs
+// explorer (internal/gqlcodegen.Describe reads it by its name):
+//
+//	var hubKinds = enumValues("warehouse", "Holds stock …", "port", "…")
+//	field.Enum("kind").Values(hubKinds.Names()...).Annotations(hubKinds)
+type EnumValues struct {
+	Values map[string]string
+	names  []string
+}
+
+// Name implements schema.Annotation.
+func (EnumValues) Name() string { return "EnumValues" }
+
+// Names are the values in the order they were given.
+func (e EnumValues) Names() []string { return e.names }
+
+// enumValues takes value, description, value, description, ….
+func enumValues(pairs ...string) EnumValues {
+	if len(pairs)%2 != 0 {
+		panic("enumValues: a value without a description")
+	}
+	e := EnumValues{Values: map[string]string{}}
+	for i := 0; i < len(pairs); i += 2 {
+		e.names = append(e.names, pairs[i])
+		e.Values[pairs[i]] = pairs[i+1]
+	}
+	return e
+}
+
 // idMixin gives a type a prefixed string id ("hub_01J…").
 type idMixin struct {
 	mixin.Schema
@@ -35,7 +64,8 @@ func (m idMixin) Fields() []ent.Field {
 			GoType(resourceid.ID("")).
 			DefaultFunc(func() resourceid.ID { return resourceid.New(m.prefix) }).
 			Immutable().
-			MaxLen(40),
+			MaxLen(40).
+			Comment("Opaque id, prefixed by type (`" + m.prefix + "_…`); the same in GraphQL and REST."),
 	}
 }
 
@@ -51,10 +81,12 @@ func (timeMixin) Fields() []ent.Field {
 		field.Time("created_at").
 			Default(func() time.Time { return time.Now().UTC() }).
 			Immutable().
+			Comment("When the record was created (RFC 3339, UTC).").
 			Annotations(entgql.OrderField("CREATED_AT"), entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)),
 		field.Time("updated_at").
 			Default(func() time.Time { return time.Now().UTC() }).
 			UpdateDefault(func() time.Time { return time.Now().UTC() }).
+			Comment("When the record last changed (RFC 3339, UTC).").
 			Annotations(entgql.OrderField("UPDATED_AT"), entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)),
 	}
 }
@@ -79,7 +111,7 @@ func (revisionMixin) Fields() []ent.Field {
 // quantity declares an exact, non-negative decimal field stored in
 // thousandths, defaulting to zero. A readOnly one is kept by the service
 // (reservations, allocations) and is absent from mutation inputs.
-func quantity(name, order string, readOnly bool) ent.Field {
+func quantity(name, order string, readOnly bool, comment string) ent.Field {
 	ann := []schema.Annotation{entgql.Type("Decimal"), entgql.OrderField(order)}
 	if readOnly {
 		ann = append(ann, entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput))
@@ -89,25 +121,28 @@ func quantity(name, order string, readOnly bool) ent.Field {
 		Default(0).
 		Min(0).
 		Max(int64(decimal.Max)).
+		Comment(comment).
 		Annotations(ann...)
 }
 
 // fk declares a foreign-key field holding a prefixed id; the edge that uses
 // it is declared beside it with .Field(name).
-func fk(name string) ent.Field {
-	return field.String(name).GoType(resourceid.ID("")).MaxLen(40).NotEmpty()
+func fk(name, comment string) ent.Field {
+	return field.String(name).GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Comment(comment)
 }
 
 // optionalFK is fk for an optional edge.
-func optionalFK(name string) ent.Field {
-	return field.String(name).GoType(resourceid.ID("")).MaxLen(40).Optional().Nillable()
+func optionalFK(name, comment string) ent.Field {
+	return field.String(name).GoType(resourceid.ID("")).MaxLen(40).Optional().Nillable().Comment(comment)
 }
 
 // resource collects the annotations of a type exposed as a Relay connection
-// with where/orderBy inputs and create/update mutations.
-func resource(queryField string) []schema.Annotation {
+// with where/orderBy inputs and create/update mutations. comment describes
+// the type and list the Query field, in the GraphQL schema.
+func resource(queryField, comment, list string) []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(queryField),
+		schema.Comment(comment),
+		entgql.QueryField(queryField).Description(list),
 		entgql.RelayConnection(),
 		entgql.MultiOrder(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),

@@ -30,30 +30,43 @@ func (Order) Fields() []ent.Field {
 			Comment("Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.").
 			Annotations(entgql.OrderField("NUMBER")),
 		field.String("status").NotEmpty().MaxLen(64).
-			Comment("A state of the order's workflow; changed only by transitions.").
+			Comment("A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.").
 			Annotations(entgql.OrderField("STATUS"), skipInputs),
-		field.String("workflow_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Annotations(skipInputs),
-		fk("hub_id"),
-		field.String("customer_ref").Default("").MaxLen(100).Annotations(entgql.OrderField("CUSTOMER_REF")),
-		field.Enum("priority").Values("low", "normal", "high", "urgent").Default("normal").Annotations(entgql.OrderField("PRIORITY")),
-		field.String("ship_to_name").Default("").MaxLen(200),
-		field.String("ship_to_line1").Default("").MaxLen(200),
-		field.String("ship_to_line2").Default("").MaxLen(200),
-		field.String("ship_to_city").Default("").MaxLen(100),
-		field.String("ship_to_postal_code").Default("").MaxLen(20),
-		field.String("ship_to_country").Default("").MaxLen(2).Validate(optionalCountry),
+		field.String("workflow_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().
+			Comment("The id of the workflow version the order follows.").Annotations(skipInputs),
+		fk("hub_id", "The id of the hub the order ships from."),
+		field.String("customer_ref").Default("").MaxLen(100).Comment("The customer's own reference for the order.").
+			Annotations(entgql.OrderField("CUSTOMER_REF")),
+		field.Enum("priority").Values(orderPriorities.Names()...).Default("normal").
+			Comment("How urgent the order is.").
+			Annotations(orderPriorities, entgql.OrderField("PRIORITY")),
+		field.String("ship_to_name").Default("").MaxLen(200).Comment("Recipient's name."),
+		field.String("ship_to_line1").Default("").MaxLen(200).Comment("Recipient's street and number."),
+		field.String("ship_to_line2").Default("").MaxLen(200).Comment("Second address line (building, floor)."),
+		field.String("ship_to_city").Default("").MaxLen(100).Comment("Recipient's city."),
+		field.String("ship_to_postal_code").Default("").MaxLen(20).Comment("Recipient's postal code."),
+		field.String("ship_to_country").Default("").MaxLen(2).Validate(optionalCountry).
+			Comment("Recipient's country, ISO 3166-1 alpha-2; empty when unknown."),
 		// Not orderable: entgql's keyset cursors skip rows whose sort value is NULL.
-		field.Time("due_at").Optional().Nillable(),
+		field.Time("due_at").Optional().Nillable().Comment("When the order should be delivered; null when no date was agreed."),
 	}
 }
 
+var orderPriorities = enumValues(
+	"low", "Ship when convenient.",
+	"normal", "The default.",
+	"high", "Ship before normal orders.",
+	"urgent", "Ship first.",
+)
+
 func (Order) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("hub", Hub.Type).Ref("orders").Field("hub_id").Unique().Required(),
-		edge.From("workflow", Workflow.Type).Ref("orders").Field("workflow_id").Unique().Required().Annotations(skipInputs),
-		edge.To("lines", OrderLine.Type).Annotations(skipInputs),
-		edge.To("tracking_entries", TrackingEntry.Type).Annotations(skipInputs, entgql.RelayConnection()),
-		edge.To("events", OrderEvent.Type).Annotations(skipInputs),
+		edge.From("hub", Hub.Type).Ref("orders").Field("hub_id").Unique().Required().Comment("The hub the order ships from."),
+		edge.From("workflow", Workflow.Type).Ref("orders").Field("workflow_id").Unique().Required().
+			Comment("The workflow version the order follows (it keeps the version it started with).").Annotations(skipInputs),
+		edge.To("lines", OrderLine.Type).Comment("The parts and quantities ordered (at most --graphql-max-list; query orderLines with where: for more).").Annotations(skipInputs),
+		edge.To("tracking_entries", TrackingEntry.Type).Comment("The shipment's tracking history.").Annotations(skipInputs, entgql.RelayConnection()),
+		edge.To("events", OrderEvent.Type).Comment("Every workflow transition of the order, oldest first (at most --graphql-max-list).").Annotations(skipInputs),
 	}
 }
 
@@ -73,7 +86,11 @@ func (Order) Indexes() []ent.Index {
 	}
 }
 
-func (Order) Annotations() []schema.Annotation { return resource("orders") }
+func (Order) Annotations() []schema.Annotation {
+	return resource("orders",
+		"A request to move parts out of a hub, driven by a workflow: its status is a state of that workflow and changes only through transitions (transitionOrder).",
+		"Orders, as a Relay connection: filter with where: (e.g. status: \"open\", hasHubWith: [{code: \"AMS1\"}]), order with orderBy:, page with first/after. Needs orders:read.")
+}
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -98,18 +115,19 @@ func (OrderLine) Fields() []ent.Field {
 		// A line never changes orders (issue 15): immutable, so no update
 		// builder, no UpdateOrderLineInput.orderID and no REST order_id can
 		// move a line into an allocated or closed order.
-		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
-		fk("part_id"),
-		quantity("quantity", "QUANTITY", false),
-		quantity("allocated_quantity", "ALLOCATED_QUANTITY", true),
-		quantity("shipped_quantity", "SHIPPED_QUANTITY", true),
+		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable().
+			Comment("The id of the order the line belongs to."),
+		fk("part_id", "The id of the part ordered."),
+		quantity("quantity", "QUANTITY", false, "How much is ordered, in the part's unit."),
+		quantity("allocated_quantity", "ALLOCATED_QUANTITY", true, "How much is reserved for the line at the order's hub (allocate); kept by the service."),
+		quantity("shipped_quantity", "SHIPPED_QUANTITY", true, "How much has shipped (ship); kept by the service."),
 	}
 }
 
 func (OrderLine) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("order", Order.Type).Ref("lines").Field("order_id").Unique().Required().Immutable(),
-		edge.From("part", Part.Type).Ref("order_lines").Field("part_id").Unique().Required(),
+		edge.From("order", Order.Type).Ref("lines").Field("order_id").Unique().Required().Immutable().Comment("The order the line belongs to."),
+		edge.From("part", Part.Type).Ref("order_lines").Field("part_id").Unique().Required().Comment("The part ordered."),
 	}
 }
 
@@ -117,7 +135,11 @@ func (OrderLine) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("order_id"), index.Fields("part_id")}
 }
 
-func (OrderLine) Annotations() []schema.Annotation { return resource("orderLines") }
+func (OrderLine) Annotations() []schema.Annotation {
+	return resource("orderLines",
+		"One part and quantity of an order, with how much is allocated and shipped.",
+		"Order lines of every order, as a Relay connection: filter with where: (e.g. hasPartWith: [{sku: \"BLT-000001\"}]), order with orderBy:, page with first/after. Needs orders:read.")
+}
 
 // OrderEvent records one workflow transition of an order.
 type OrderEvent struct{ ent.Schema }
@@ -128,18 +150,23 @@ func (OrderEvent) Mixin() []ent.Mixin {
 
 func (OrderEvent) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
-		field.String("from_state").MaxLen(64).Annotations(entgql.OrderField("FROM_STATE")),
-		field.String("to_state").MaxLen(64).Annotations(entgql.OrderField("TO_STATE")),
-		field.String("transition").MaxLen(64).Annotations(entgql.OrderField("TRANSITION")),
+		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable().
+			Comment("The id of the order that moved."),
+		field.String("from_state").MaxLen(64).Comment("The order's status before the transition.").
+			Annotations(entgql.OrderField("FROM_STATE")),
+		field.String("to_state").MaxLen(64).Comment("The order's status after the transition.").
+			Annotations(entgql.OrderField("TO_STATE")),
+		field.String("transition").MaxLen(64).Comment("The transition taken, e.g. submit, allocate, ship.").
+			Annotations(entgql.OrderField("TRANSITION")),
 		field.String("actor").MaxLen(120).Comment("Who did it: tok_… (an API key) or usr_… (a console user)."),
-		field.Time("occurred_at").Default(func() time.Time { return time.Now().UTC() }).Immutable().Annotations(entgql.OrderField("OCCURRED_AT")),
+		field.Time("occurred_at").Default(func() time.Time { return time.Now().UTC() }).Immutable().
+			Comment("When the transition happened.").Annotations(entgql.OrderField("OCCURRED_AT")),
 	}
 }
 
 func (OrderEvent) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("order", Order.Type).Ref("events").Field("order_id").Unique().Required().Immutable(),
+		edge.From("order", Order.Type).Ref("events").Field("order_id").Unique().Required().Immutable().Comment("The order that moved."),
 	}
 }
 
@@ -148,5 +175,9 @@ func (OrderEvent) Indexes() []ent.Index {
 }
 
 func (OrderEvent) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField("orderEvents"), entgql.RelayConnection(), entgql.MultiOrder()}
+	return []schema.Annotation{
+		schema.Comment("One workflow transition of an order: from which state to which, by whom, when. Read-only: transitions write them."),
+		entgql.QueryField("orderEvents").Description("Order transitions of every order, as a Relay connection: filter with where: (e.g. transition: \"ship\", occurredAtGTE: …), order with orderBy:, page with first/after. Needs orders:read."),
+		entgql.RelayConnection(), entgql.MultiOrder(),
+	}
 }

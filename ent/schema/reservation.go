@@ -24,7 +24,7 @@ func (Reservation) Fields() []ent.Field {
 		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
 		field.String("order_line_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
 		field.String("item_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable(),
-		quantity("quantity", "QUANTITY", true),
+		quantity("quantity", "QUANTITY", true, "How much of the item the line holds reserved."),
 	}
 }
 

@@ -58,7 +58,7 @@ func (WebhookDelivery) Mixin() []ent.Mixin {
 
 func (WebhookDelivery) Fields() []ent.Field {
 	return []ent.Field{
-		fk("endpoint_id"),
+		fk("endpoint_id", "The endpoint the delivery goes to."),
 		field.String("event_id").Default("").MaxLen(40).Comment("The event sent; empty for a test delivery."),
 		field.String("event_type").NotEmpty().MaxLen(64),
 		field.Bytes("payload").Optional().Comment("The body of a test delivery (others render their event at send time)."),

@@ -402,6 +402,22 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 			return false
 		}
 		return ec.fastmarshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐAccount(ctx, field.Selections, v, w)
+	case "viewer":
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_viewer(ctx, field) })
+		if err != nil {
+			return false
+		}
+		if !w.allow(ctx, "Viewer") {
+			return false
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		v, err := func(ctx context.Context) (*model.Viewer, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		}(ctx)
+		if err != nil {
+			return false
+		}
+		return ec.fastmarshalNViewer2ᚖlogisticsᚋgraphᚋmodelᚐViewer(ctx, field.Selections, v, w)
 	case "apiTokens":
 		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_apiTokens(ctx, field) })
 		if err != nil {
@@ -2074,6 +2090,44 @@ func (ec *executionContext) fast_TrackingEntryEdge(ctx context.Context, sel ast.
 	return true
 }
 
+func (ec *executionContext) fast_Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer, w *fastWriter) bool {
+	fields := w.collect(ec.OperationContext, sel, viewerImplementors)
+	w.b.WriteByte('{')
+	for i, field := range fields {
+		if field.IsDeferred() {
+			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
+		w.key(i == 0, field.Alias)
+		switch field.Name {
+		case "__typename":
+			w.b.WriteString(`"Viewer"`)
+		case "kind":
+			obj.Kind.MarshalGQL(&w.b)
+		case "email":
+			ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Email).MarshalGQL(&w.b)
+		case "role":
+			ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Role).MarshalGQL(&w.b)
+		case "keyName":
+			ec.marshalOString2ᚖstring(ctx, field.Selections, obj.KeyName).MarshalGQL(&w.b)
+		case "keyPrefix":
+			ec.marshalOString2ᚖstring(ctx, field.Selections, obj.KeyPrefix).MarshalGQL(&w.b)
+		case "scopes":
+			ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Scopes).MarshalGQL(&w.b)
+		case "environment":
+			writeGQLString(&w.b, obj.Environment)
+		case "baseURL":
+			writeGQLString(&w.b, obj.BaseURL)
+		default:
+			return false
+		}
+	}
+	w.b.WriteByte('}')
+	return true
+}
+
 func (ec *executionContext) fast_WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, webhookDeliveryImplementors)
 	w.b.WriteByte('{')
@@ -2566,6 +2620,13 @@ func (ec *executionContext) fastmarshalNTrackingEntryConnection2ᚖlogisticsᚋe
 		return false
 	}
 	return ec.fast_TrackingEntryConnection(ctx, sel, v, w)
+}
+
+func (ec *executionContext) fastmarshalNViewer2ᚖlogisticsᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer, w *fastWriter) bool {
+	if v == nil {
+		return false
+	}
+	return ec.fast_Viewer(ctx, sel, v, w)
 }
 
 func (ec *executionContext) fastmarshalNWebhookDelivery2ᚕᚖlogisticsᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery, w *fastWriter) bool {

@@ -332,6 +332,7 @@ type ComplexityRoot struct {
 		Parts            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
 		Scopes           func(childComplexity int) int
 		TrackingEntries  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
+		Viewer           func(childComplexity int) int
 		WebhookEndpoint  func(childComplexity int, id resourceid.ID) int
 		WebhookEndpoints func(childComplexity int) int
 		Workflows        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
@@ -384,6 +385,17 @@ type ComplexityRoot struct {
 	TrackingEntryEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Viewer struct {
+		BaseURL     func(childComplexity int) int
+		Email       func(childComplexity int) int
+		Environment func(childComplexity int) int
+		KeyName     func(childComplexity int) int
+		KeyPrefix   func(childComplexity int) int
+		Kind        func(childComplexity int) int
+		Role        func(childComplexity int) int
+		Scopes      func(childComplexity int) int
 	}
 
 	WebhookDelivery struct {
@@ -511,6 +523,7 @@ type QueryResolver interface {
 	TrackingEntries(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) (*ent.TrackingEntryConnection, error)
 	Workflows(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) (*ent.WorkflowConnection, error)
 	Me(ctx context.Context) (*model.Account, error)
+	Viewer(ctx context.Context) (*model.Viewer, error)
 	APITokens(ctx context.Context) ([]*ent.APIToken, error)
 	Scopes(ctx context.Context) ([]string, error)
 	WebhookEndpoints(ctx context.Context) ([]*ent.WebhookEndpoint, error)
@@ -1961,6 +1974,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 	case "Query.webhookEndpoint":
 		if e.ComplexityRoot.Query.WebhookEndpoint == nil {
 			break
@@ -2201,6 +2220,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingEntryEdge.Node(childComplexity), true
+
+	case "Viewer.baseURL":
+		if e.ComplexityRoot.Viewer.BaseURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.BaseURL(childComplexity), true
+	case "Viewer.email":
+		if e.ComplexityRoot.Viewer.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Email(childComplexity), true
+	case "Viewer.environment":
+		if e.ComplexityRoot.Viewer.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Environment(childComplexity), true
+	case "Viewer.keyName":
+		if e.ComplexityRoot.Viewer.KeyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.KeyName(childComplexity), true
+	case "Viewer.keyPrefix":
+		if e.ComplexityRoot.Viewer.KeyPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.KeyPrefix(childComplexity), true
+	case "Viewer.kind":
+		if e.ComplexityRoot.Viewer.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Kind(childComplexity), true
+	case "Viewer.role":
+		if e.ComplexityRoot.Viewer.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Role(childComplexity), true
+	case "Viewer.scopes":
+		if e.ComplexityRoot.Viewer.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Scopes(childComplexity), true
 
 	case "WebhookDelivery.attempts":
 		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
@@ -2645,11 +2713,13 @@ read scope of its resource. Fails with FORBIDDEN (reason insufficient_scope).
 Reading an object of a guarded type (Hub, Order, …) also needs its read
 scope, wherever it appears; graph/auth.go applies that rule by type.
 """
-directive @hasScope(scope: String!) on FIELD_DEFINITION
+directive @hasScope("A scope such as orders:write (auth.AllScopes)." scope: String!) on FIELD_DEFINITION
 
 "A console account."
 type Account {
+  "The user's id (usr_…)."
   id: ID!
+  "The address the user signs in with."
   email: String!
   "owner, admin, member or viewer."
   role: String!
@@ -2657,37 +2727,79 @@ type Account {
 
 "An API key. Its secret is shown only once, by createApiToken."
 type ApiToken {
+  "The key's id (tok_…), which audit records (actor) name."
   id: ID!
+  "What the key is for, chosen by its creator."
   name: String!
   "The first characters of the secret, e.g. lsk_live_ABC123."
   prefix: String!
   "production or sandbox."
   environment: String!
+  "What the key may do, e.g. orders:read, items:write."
   scopes: [String!]!
+  "When the key was created."
   createdAt: Time!
+  "When the key was last used (recorded at most once a minute); null if never."
   lastUsedAt: Time
+  "When the key stops working; null if it never expires."
   expiresAt: Time
+  "When the key was revoked; null while it works."
   revokedAt: Time
 }
 
 "A new API key and its secret, which cannot be read again."
 type CreatedApiToken {
+  "The key."
   token: ApiToken!
+  "The secret to send as Authorization: Bearer <secret>. Shown only here."
   secret: String!
 }
 
+"A new API key."
 input CreateApiTokenInput {
+  "What the key is for."
   name: String!
   "production or sandbox."
   environment: String!
   "Scopes such as orders:read; \"all\" stands for every scope."
   scopes: [String!]!
+  "When the key stops working; omit for a key that does not expire."
   expiresAt: Time
+}
+
+"How the caller of a request authenticated."
+enum ViewerKind {
+  "A console user, by the session cookie (the console, the playground after signing in)."
+  session
+  "An API key sent as Authorization: Bearer."
+  api_key
+}
+
+"Who is calling and which environment answers."
+type Viewer {
+  "How the caller authenticated."
+  kind: ViewerKind!
+  "The console user's email; null for an API key."
+  email: String
+  "The console user's role (owner, admin, member or viewer); null for an API key."
+  role: String
+  "The API key's name; null for a session."
+  keyName: String
+  "The first characters of the API key, e.g. lsk_test_ABC123; null for a session."
+  keyPrefix: String
+  "The scopes the caller holds."
+  scopes: [String!]!
+  "The environment that answers: production or sandbox."
+  environment: String!
+  "That environment's base address, e.g. http://127.0.0.1:8080/sandbox."
+  baseURL: String!
 }
 
 extend type Query {
   "The signed-in console user (null for an API key)."
   me: Account
+  "Who is calling (a console user or an API key) and which environment answers; the playground shows it in its header."
+  viewer: Viewer!
   "The API tokens this user may see (console sessions only): owners and admins see all."
   apiTokens: [ApiToken!]!
   "Every scope a token can hold, in policy order."
@@ -2696,105 +2808,261 @@ extend type Query {
 
 extend type Mutation {
   "Create an API key (console sessions only). The secret is in the answer and nowhere else."
-  createApiToken(input: CreateApiTokenInput!): CreatedApiToken!
+  createApiToken("The key's name, environment, scopes and expiry." input: CreateApiTokenInput!): CreatedApiToken!
   "Revoke an API key (console sessions only); it answers 401 from then on."
-  revokeApiToken(id: ID!): ApiToken!
+  revokeApiToken("The key's id (tok_…)." id: ID!): ApiToken!
 }
 `, BuiltIn: false},
-	{Name: "../schema/ent.graphqls", Input: `directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on FIELD_DEFINITION | INPUT_FIELD_DEFINITION
-directive @goModel(model: String, models: [String!], forceGenerate: Boolean) on OBJECT | INPUT_OBJECT | SCALAR | ENUM | INTERFACE | UNION
+	{Name: "../schema/ent.graphqls", Input: `"""
+Code generation only (gqlgen): how a GraphQL field maps to Go. No effect on requests.
 """
-CreateHubInput is used for create Hub object.
-Input was generated by ent.
+directive @goField(
+  """
+  Code generation only.
+  """
+  forceResolver: Boolean
+
+  """
+  Code generation only.
+  """
+  name: String
+
+  """
+  Code generation only.
+  """
+  omittable: Boolean
+) on FIELD_DEFINITION | INPUT_FIELD_DEFINITION
+"""
+Code generation only (gqlgen): the Go type bound to a GraphQL type. No effect on requests.
+"""
+directive @goModel(
+  """
+  Code generation only.
+  """
+  model: String
+
+  """
+  Code generation only.
+  """
+  models: [String!]
+
+  """
+  Code generation only.
+  """
+  forceGenerate: Boolean
+) on OBJECT | INPUT_OBJECT | SCALAR | ENUM | INTERFACE | UNION
+"""
+The fields of a new Hub. Fields left out take their default.
 """
 input CreateHubInput {
   """
-  Short unique code, e.g. AMS1.
+  Short unique code, e.g. AMS1: upper-case letters, digits, - or _. Items and orders name their hub by it.
   """
   code: String!
+  """
+  Display name, e.g. Amsterdam warehouse.
+  """
   name: String!
+  """
+  What the hub is: warehouse, cross_dock, store or port.
+  """
   kind: HubKind
+  """
+  Street and number.
+  """
   addressLine1: String
+  """
+  City of the address.
+  """
   city: String
+  """
+  Postal code of the address.
+  """
   postalCode: String
   """
-  ISO 3166-1 alpha-2.
+  Country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
   """
   country: String!
+  """
+  Latitude in decimal degrees (WGS 84), -90 to 90.
+  """
   latitude: Float
+  """
+  Longitude in decimal degrees (WGS 84), -180 to 180.
+  """
   longitude: Float
   """
-  IANA time zone.
+  IANA time zone of the hub, e.g. Europe/Amsterdam.
   """
   timezone: String
+  """
+  false: the hub is closed; its records stay readable.
+  """
   active: Boolean
 }
 """
-CreateItemInput is used for create Item object.
-Input was generated by ent.
+The fields of a new Item. Fields left out take their default.
 """
 input CreateItemInput {
+  """
+  How much is on hand, in the part's unit (exact, 3 decimals).
+  """
   quantity: Decimal
+  """
+  Production lot or batch; empty when not tracked.
+  """
   lot: String
+  """
+  Serial number of a single unit; empty when not tracked.
+  """
   serial: String
+  """
+  Whether the stock can be reserved: only available stock is.
+  """
   status: ItemStatus
+  """
+  Best-before or expiry time; null when the stock does not expire.
+  """
   expiresAt: Time
+  """
+  The id of the part this stock is of.
+  """
   partID: ID!
+  """
+  The id of the hub where the stock is.
+  """
   hubID: ID!
 }
 """
-CreateOrderInput is used for create Order object.
-Input was generated by ent.
+The fields of a new Order. Fields left out take their default.
 """
 input CreateOrderInput {
   """
   Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
   """
   number: String
+  """
+  The customer's own reference for the order.
+  """
   customerRef: String
+  """
+  How urgent the order is.
+  """
   priority: OrderPriority
+  """
+  Recipient's name.
+  """
   shipToName: String
+  """
+  Recipient's street and number.
+  """
   shipToLine1: String
+  """
+  Second address line (building, floor).
+  """
   shipToLine2: String
+  """
+  Recipient's city.
+  """
   shipToCity: String
+  """
+  Recipient's postal code.
+  """
   shipToPostalCode: String
+  """
+  Recipient's country, ISO 3166-1 alpha-2; empty when unknown.
+  """
   shipToCountry: String
+  """
+  When the order should be delivered; null when no date was agreed.
+  """
   dueAt: Time
+  """
+  The id of the hub the order ships from.
+  """
   hubID: ID!
 }
 """
-CreateOrderLineInput is used for create OrderLine object.
-Input was generated by ent.
+The fields of a new OrderLine. Fields left out take their default.
 """
 input CreateOrderLineInput {
+  """
+  How much is ordered, in the part's unit.
+  """
   quantity: Decimal
+  """
+  The id of the order the line belongs to.
+  """
   orderID: ID!
+  """
+  The id of the part ordered.
+  """
   partID: ID!
 }
 """
-CreatePartInput is used for create Part object.
-Input was generated by ent.
+The fields of a new Part. Fields left out take their default.
 """
 input CreatePartInput {
+  """
+  Stock keeping unit: the part's unique code, e.g. BLT-000123.
+  """
   sku: String!
+  """
+  Name of the part, e.g. Hex bolt M8x40, steel.
+  """
   partName: String!
+  """
+  Free text about the part (up to 4,000 characters).
+  """
   description: String
+  """
+  The unit that quantities of this part count in.
+  """
   unit: PartUnit
+  """
+  Weight of one unit in kilograms (exact, 3 decimals).
+  """
   unitWeightKg: Decimal
+  """
+  true: dangerous goods that need special handling.
+  """
   hazardous: Boolean
 }
 """
-CreateTrackingEntryInput is used for create TrackingEntry object.
-Input was generated by ent.
+The fields of a new TrackingEntry. Fields left out take their default.
 """
 input CreateTrackingEntryInput {
+  """
+  The carrier's tracking number of the shipment.
+  """
   trackingNumber: String!
+  """
+  The carrier, e.g. DHL, UPS, PostNL.
+  """
   carrier: String!
+  """
+  Where the shipment stands. A delivered entry moves a shipped order to delivered.
+  """
   status: TrackingEntryStatus!
+  """
+  Where it happened, as the carrier reports it (e.g. a city).
+  """
   location: String
+  """
+  The carrier's text for the event.
+  """
   description: String
+  """
+  When it happened (default: when it was recorded).
+  """
   occurredAt: Time
+  """
+  The id of the order the shipment belongs to.
+  """
   orderID: ID!
+  """
+  The id of the hub where it happened; null when not at a hub.
+  """
   hubID: ID
 }
 """
@@ -2802,15 +3070,33 @@ Define a Relay Cursor type:
 https://relay.dev/graphql/connections.htm#sec-Cursor
 """
 scalar Cursor
+"""
+A domain event of this environment's log (order.transitioned, item.updated, …), written in the same transaction as the change it describes.
+"""
 type Event implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `evt_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
+  """
+  What happened, e.g. order.transitioned, item.updated (the catalog: docs/events.md).
+  """
   type: String!
   """
   The id of the resource that changed.
   """
   subjectID: String!
+  """
+  Who made the change: tok_… (an API key), usr_… (a console user) or system.
+  """
   actor: String!
   """
   {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
@@ -2868,142 +3154,399 @@ input EventOrder {
 Properties by which Event connections can be ordered.
 """
 enum EventOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by type: what happened, e.g.
+  """
   TYPE
+  """
+  Order by sequence: per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  """
   SEQUENCE
 }
 """
-EventWhereInput is used for filtering Event objects.
-Input was generated by ent.
+Filters Event objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input EventWhereInput {
+  """
+  Matches the Event objects that this filter does not match.
+  """
   not: EventWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [EventWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [EventWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `evt_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  type field predicates
+  type equals the value. What happened, e.g. order.transitioned, item.updated (the catalog: docs/events.md).
   """
   type: String
+  """
+  type differs from the value.
+  """
   typeNEQ: String
+  """
+  type is one of the values (at most 100).
+  """
   typeIn: [String!]
+  """
+  type is none of the values (at most 100).
+  """
   typeNotIn: [String!]
+  """
+  type is greater than the value.
+  """
   typeGT: String
+  """
+  type is greater than or equal to the value.
+  """
   typeGTE: String
+  """
+  type is less than the value.
+  """
   typeLT: String
+  """
+  type is less than or equal to the value.
+  """
   typeLTE: String
+  """
+  type contains the value (case-sensitive).
+  """
   typeContains: String
+  """
+  type starts with the value (case-sensitive).
+  """
   typeHasPrefix: String
+  """
+  type ends with the value (case-sensitive).
+  """
   typeHasSuffix: String
+  """
+  type equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   typeEqualFold: String
+  """
+  type contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   typeContainsFold: String
   """
-  subject_id field predicates
+  subjectID equals the value. The id of the resource that changed.
   """
   subjectID: String
+  """
+  subjectID differs from the value.
+  """
   subjectIDNEQ: String
+  """
+  subjectID is one of the values (at most 100).
+  """
   subjectIDIn: [String!]
+  """
+  subjectID is none of the values (at most 100).
+  """
   subjectIDNotIn: [String!]
+  """
+  subjectID is greater than the value.
+  """
   subjectIDGT: String
+  """
+  subjectID is greater than or equal to the value.
+  """
   subjectIDGTE: String
+  """
+  subjectID is less than the value.
+  """
   subjectIDLT: String
+  """
+  subjectID is less than or equal to the value.
+  """
   subjectIDLTE: String
+  """
+  subjectID contains the value (case-sensitive).
+  """
   subjectIDContains: String
+  """
+  subjectID starts with the value (case-sensitive).
+  """
   subjectIDHasPrefix: String
+  """
+  subjectID ends with the value (case-sensitive).
+  """
   subjectIDHasSuffix: String
+  """
+  subjectID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   subjectIDEqualFold: String
+  """
+  subjectID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   subjectIDContainsFold: String
   """
-  actor field predicates
+  actor equals the value. Who made the change: tok_… (an API key), usr_… (a console user) or system.
   """
   actor: String
+  """
+  actor differs from the value.
+  """
   actorNEQ: String
+  """
+  actor is one of the values (at most 100).
+  """
   actorIn: [String!]
+  """
+  actor is none of the values (at most 100).
+  """
   actorNotIn: [String!]
+  """
+  actor is greater than the value.
+  """
   actorGT: String
+  """
+  actor is greater than or equal to the value.
+  """
   actorGTE: String
+  """
+  actor is less than the value.
+  """
   actorLT: String
+  """
+  actor is less than or equal to the value.
+  """
   actorLTE: String
+  """
+  actor contains the value (case-sensitive).
+  """
   actorContains: String
+  """
+  actor starts with the value (case-sensitive).
+  """
   actorHasPrefix: String
+  """
+  actor ends with the value (case-sensitive).
+  """
   actorHasSuffix: String
+  """
+  actor equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   actorEqualFold: String
+  """
+  actor contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   actorContainsFold: String
   """
-  sequence field predicates
+  sequence equals the value. Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
   """
   sequence: Int
+  """
+  sequence differs from the value.
+  """
   sequenceNEQ: Int
+  """
+  sequence is one of the values (at most 100).
+  """
   sequenceIn: [Int!]
+  """
+  sequence is none of the values (at most 100).
+  """
   sequenceNotIn: [Int!]
+  """
+  sequence is greater than the value.
+  """
   sequenceGT: Int
+  """
+  sequence is greater than or equal to the value.
+  """
   sequenceGTE: Int
+  """
+  sequence is less than the value.
+  """
   sequenceLT: Int
+  """
+  sequence is less than or equal to the value.
+  """
   sequenceLTE: Int
+  """
+  true: sequence is not set (null).
+  """
   sequenceIsNil: Boolean
+  """
+  true: sequence is set (not null).
+  """
   sequenceNotNil: Boolean
 }
+"""
+A place where stock is held or passes through: a warehouse, cross-dock, store or port, named by its code.
+"""
 type Hub implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `hub_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
   """
   revision: Int!
   """
-  Short unique code, e.g. AMS1.
+  Short unique code, e.g. AMS1: upper-case letters, digits, - or _. Items and orders name their hub by it.
   """
   code: String!
+  """
+  Display name, e.g. Amsterdam warehouse.
+  """
   name: String!
+  """
+  What the hub is: warehouse, cross_dock, store or port.
+  """
   kind: HubKind!
+  """
+  Street and number.
+  """
   addressLine1: String!
+  """
+  City of the address.
+  """
   city: String!
+  """
+  Postal code of the address.
+  """
   postalCode: String!
   """
-  ISO 3166-1 alpha-2.
+  Country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
   """
   country: String!
+  """
+  Latitude in decimal degrees (WGS 84), -90 to 90.
+  """
   latitude: Float
+  """
+  Longitude in decimal degrees (WGS 84), -180 to 180.
+  """
   longitude: Float
   """
-  IANA time zone.
+  IANA time zone of the hub, e.g. Europe/Amsterdam.
   """
   timezone: String!
+  """
+  false: the hub is closed; its records stay readable.
+  """
   active: Boolean!
+  """
+  The stock held at this hub.
+  """
   items(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -3035,6 +3578,9 @@ type Hub implements Node {
     """
     where: ItemWhereInput
   ): ItemConnection!
+  """
+  The orders shipped from this hub (their origin).
+  """
   orders(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -3066,6 +3612,9 @@ type Hub implements Node {
     """
     where: OrderWhereInput
   ): OrderConnection!
+  """
+  Tracking events recorded at this hub.
+  """
   trackingEntries(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -3129,12 +3678,24 @@ type HubEdge {
   cursor: Cursor!
 }
 """
-HubKind is enum for the field kind
+What the hub is: warehouse, cross_dock, store or port.
 """
 enum HubKind @goModel(model: "logistics/ent/hub.Kind") {
+  """
+  Stores stock and ships orders.
+  """
   warehouse
+  """
+  Transfers goods between inbound and outbound transport with little or no storage.
+  """
   cross_dock
+  """
+  A shop or outlet that holds stock for sale.
+  """
   store
+  """
+  A seaport or airport terminal where goods change carrier.
+  """
   port
 }
 """
@@ -3154,238 +3715,699 @@ input HubOrder {
 Properties by which Hub connections can be ordered.
 """
 enum HubOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by code: short unique code, e.g.
+  """
   CODE
+  """
+  Order by name: display name, e.g.
+  """
   NAME
+  """
+  Order by kind: what the hub is: warehouse, cross_dock, store or port.
+  """
   KIND
+  """
+  Order by city: city of the address.
+  """
   CITY
+  """
+  Order by country: country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
+  """
   COUNTRY
 }
 """
-HubWhereInput is used for filtering Hub objects.
-Input was generated by ent.
+Filters Hub objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input HubWhereInput {
+  """
+  Matches the Hub objects that this filter does not match.
+  """
   not: HubWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [HubWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [HubWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `hub_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  code field predicates
+  code equals the value. Short unique code, e.g. AMS1: upper-case letters, digits, - or _. Items and orders name their hub by it.
   """
   code: String
+  """
+  code differs from the value.
+  """
   codeNEQ: String
+  """
+  code is one of the values (at most 100).
+  """
   codeIn: [String!]
+  """
+  code is none of the values (at most 100).
+  """
   codeNotIn: [String!]
+  """
+  code is greater than the value.
+  """
   codeGT: String
+  """
+  code is greater than or equal to the value.
+  """
   codeGTE: String
+  """
+  code is less than the value.
+  """
   codeLT: String
+  """
+  code is less than or equal to the value.
+  """
   codeLTE: String
+  """
+  code contains the value (case-sensitive).
+  """
   codeContains: String
+  """
+  code starts with the value (case-sensitive).
+  """
   codeHasPrefix: String
+  """
+  code ends with the value (case-sensitive).
+  """
   codeHasSuffix: String
+  """
+  code equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   codeEqualFold: String
+  """
+  code contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   codeContainsFold: String
   """
-  name field predicates
+  name equals the value. Display name, e.g. Amsterdam warehouse.
   """
   name: String
+  """
+  name differs from the value.
+  """
   nameNEQ: String
+  """
+  name is one of the values (at most 100).
+  """
   nameIn: [String!]
+  """
+  name is none of the values (at most 100).
+  """
   nameNotIn: [String!]
+  """
+  name is greater than the value.
+  """
   nameGT: String
+  """
+  name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  name is less than the value.
+  """
   nameLT: String
+  """
+  name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  name contains the value (case-sensitive).
+  """
   nameContains: String
+  """
+  name starts with the value (case-sensitive).
+  """
   nameHasPrefix: String
+  """
+  name ends with the value (case-sensitive).
+  """
   nameHasSuffix: String
+  """
+  name equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   nameEqualFold: String
+  """
+  name contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   nameContainsFold: String
   """
-  kind field predicates
+  kind equals the value. What the hub is: warehouse, cross_dock, store or port.
   """
   kind: HubKind
+  """
+  kind differs from the value.
+  """
   kindNEQ: HubKind
+  """
+  kind is one of the values (at most 100).
+  """
   kindIn: [HubKind!]
+  """
+  kind is none of the values (at most 100).
+  """
   kindNotIn: [HubKind!]
   """
-  address_line1 field predicates
+  addressLine1 equals the value. Street and number.
   """
   addressLine1: String
+  """
+  addressLine1 differs from the value.
+  """
   addressLine1NEQ: String
+  """
+  addressLine1 is one of the values (at most 100).
+  """
   addressLine1In: [String!]
+  """
+  addressLine1 is none of the values (at most 100).
+  """
   addressLine1NotIn: [String!]
+  """
+  addressLine1 is greater than the value.
+  """
   addressLine1GT: String
+  """
+  addressLine1 is greater than or equal to the value.
+  """
   addressLine1GTE: String
+  """
+  addressLine1 is less than the value.
+  """
   addressLine1LT: String
+  """
+  addressLine1 is less than or equal to the value.
+  """
   addressLine1LTE: String
+  """
+  addressLine1 contains the value (case-sensitive).
+  """
   addressLine1Contains: String
+  """
+  addressLine1 starts with the value (case-sensitive).
+  """
   addressLine1HasPrefix: String
+  """
+  addressLine1 ends with the value (case-sensitive).
+  """
   addressLine1HasSuffix: String
+  """
+  addressLine1 equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   addressLine1EqualFold: String
+  """
+  addressLine1 contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   addressLine1ContainsFold: String
   """
-  city field predicates
+  city equals the value. City of the address.
   """
   city: String
+  """
+  city differs from the value.
+  """
   cityNEQ: String
+  """
+  city is one of the values (at most 100).
+  """
   cityIn: [String!]
+  """
+  city is none of the values (at most 100).
+  """
   cityNotIn: [String!]
+  """
+  city is greater than the value.
+  """
   cityGT: String
+  """
+  city is greater than or equal to the value.
+  """
   cityGTE: String
+  """
+  city is less than the value.
+  """
   cityLT: String
+  """
+  city is less than or equal to the value.
+  """
   cityLTE: String
+  """
+  city contains the value (case-sensitive).
+  """
   cityContains: String
+  """
+  city starts with the value (case-sensitive).
+  """
   cityHasPrefix: String
+  """
+  city ends with the value (case-sensitive).
+  """
   cityHasSuffix: String
+  """
+  city equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   cityEqualFold: String
+  """
+  city contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   cityContainsFold: String
   """
-  postal_code field predicates
+  postalCode equals the value. Postal code of the address.
   """
   postalCode: String
+  """
+  postalCode differs from the value.
+  """
   postalCodeNEQ: String
+  """
+  postalCode is one of the values (at most 100).
+  """
   postalCodeIn: [String!]
+  """
+  postalCode is none of the values (at most 100).
+  """
   postalCodeNotIn: [String!]
+  """
+  postalCode is greater than the value.
+  """
   postalCodeGT: String
+  """
+  postalCode is greater than or equal to the value.
+  """
   postalCodeGTE: String
+  """
+  postalCode is less than the value.
+  """
   postalCodeLT: String
+  """
+  postalCode is less than or equal to the value.
+  """
   postalCodeLTE: String
+  """
+  postalCode contains the value (case-sensitive).
+  """
   postalCodeContains: String
+  """
+  postalCode starts with the value (case-sensitive).
+  """
   postalCodeHasPrefix: String
+  """
+  postalCode ends with the value (case-sensitive).
+  """
   postalCodeHasSuffix: String
+  """
+  postalCode equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   postalCodeEqualFold: String
+  """
+  postalCode contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   postalCodeContainsFold: String
   """
-  country field predicates
+  country equals the value. Country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
   """
   country: String
+  """
+  country differs from the value.
+  """
   countryNEQ: String
+  """
+  country is one of the values (at most 100).
+  """
   countryIn: [String!]
+  """
+  country is none of the values (at most 100).
+  """
   countryNotIn: [String!]
+  """
+  country is greater than the value.
+  """
   countryGT: String
+  """
+  country is greater than or equal to the value.
+  """
   countryGTE: String
+  """
+  country is less than the value.
+  """
   countryLT: String
+  """
+  country is less than or equal to the value.
+  """
   countryLTE: String
+  """
+  country contains the value (case-sensitive).
+  """
   countryContains: String
+  """
+  country starts with the value (case-sensitive).
+  """
   countryHasPrefix: String
+  """
+  country ends with the value (case-sensitive).
+  """
   countryHasSuffix: String
+  """
+  country equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   countryEqualFold: String
+  """
+  country contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   countryContainsFold: String
   """
-  latitude field predicates
+  latitude equals the value. Latitude in decimal degrees (WGS 84), -90 to 90.
   """
   latitude: Float
+  """
+  latitude differs from the value.
+  """
   latitudeNEQ: Float
+  """
+  latitude is one of the values (at most 100).
+  """
   latitudeIn: [Float!]
+  """
+  latitude is none of the values (at most 100).
+  """
   latitudeNotIn: [Float!]
+  """
+  latitude is greater than the value.
+  """
   latitudeGT: Float
+  """
+  latitude is greater than or equal to the value.
+  """
   latitudeGTE: Float
+  """
+  latitude is less than the value.
+  """
   latitudeLT: Float
+  """
+  latitude is less than or equal to the value.
+  """
   latitudeLTE: Float
+  """
+  true: latitude is not set (null).
+  """
   latitudeIsNil: Boolean
+  """
+  true: latitude is set (not null).
+  """
   latitudeNotNil: Boolean
   """
-  longitude field predicates
+  longitude equals the value. Longitude in decimal degrees (WGS 84), -180 to 180.
   """
   longitude: Float
+  """
+  longitude differs from the value.
+  """
   longitudeNEQ: Float
+  """
+  longitude is one of the values (at most 100).
+  """
   longitudeIn: [Float!]
+  """
+  longitude is none of the values (at most 100).
+  """
   longitudeNotIn: [Float!]
+  """
+  longitude is greater than the value.
+  """
   longitudeGT: Float
+  """
+  longitude is greater than or equal to the value.
+  """
   longitudeGTE: Float
+  """
+  longitude is less than the value.
+  """
   longitudeLT: Float
+  """
+  longitude is less than or equal to the value.
+  """
   longitudeLTE: Float
+  """
+  true: longitude is not set (null).
+  """
   longitudeIsNil: Boolean
+  """
+  true: longitude is set (not null).
+  """
   longitudeNotNil: Boolean
   """
-  timezone field predicates
+  timezone equals the value. IANA time zone of the hub, e.g. Europe/Amsterdam.
   """
   timezone: String
+  """
+  timezone differs from the value.
+  """
   timezoneNEQ: String
+  """
+  timezone is one of the values (at most 100).
+  """
   timezoneIn: [String!]
+  """
+  timezone is none of the values (at most 100).
+  """
   timezoneNotIn: [String!]
+  """
+  timezone is greater than the value.
+  """
   timezoneGT: String
+  """
+  timezone is greater than or equal to the value.
+  """
   timezoneGTE: String
+  """
+  timezone is less than the value.
+  """
   timezoneLT: String
+  """
+  timezone is less than or equal to the value.
+  """
   timezoneLTE: String
+  """
+  timezone contains the value (case-sensitive).
+  """
   timezoneContains: String
+  """
+  timezone starts with the value (case-sensitive).
+  """
   timezoneHasPrefix: String
+  """
+  timezone ends with the value (case-sensitive).
+  """
   timezoneHasSuffix: String
+  """
+  timezone equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   timezoneEqualFold: String
+  """
+  timezone contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   timezoneContainsFold: String
   """
-  active field predicates
+  active equals the value. false: the hub is closed; its records stay readable.
   """
   active: Boolean
+  """
+  active differs from the value.
+  """
   activeNEQ: Boolean
   """
-  items edge predicates
+  true: the Hub has at least one of its items; false: it has none.
   """
   hasItems: Boolean
+  """
+  At least one of its items matches every filter in the list (ItemWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Item.
+  """
   hasItemsWith: [ItemWhereInput!]
   """
-  orders edge predicates
+  true: the Hub has at least one of its orders; false: it has none.
   """
   hasOrders: Boolean
+  """
+  At least one of its orders matches every filter in the list (OrderWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Order.
+  """
   hasOrdersWith: [OrderWhereInput!]
   """
-  tracking_entries edge predicates
+  true: the Hub has at least one of its trackingEntries; false: it has none.
   """
   hasTrackingEntries: Boolean
+  """
+  At least one of its trackingEntries matches every filter in the list (TrackingEntryWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on TrackingEntry.
+  """
   hasTrackingEntriesWith: [TrackingEntryWhereInput!]
 }
+"""
+Stock of one part at one hub (optionally of one lot or serial). availableQuantity = quantity - reservedQuantity.
+"""
 type Item implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `itm_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
   """
   revision: Int!
+  """
+  The id of the part this stock is of.
+  """
   partID: ID!
+  """
+  The id of the hub where the stock is.
+  """
   hubID: ID!
+  """
+  How much is on hand, in the part's unit (exact, 3 decimals).
+  """
   quantity: Decimal!
+  """
+  How much of quantity is reserved by allocated orders; kept by the service.
+  """
   reservedQuantity: Decimal!
+  """
+  Production lot or batch; empty when not tracked.
+  """
   lot: String!
+  """
+  Serial number of a single unit; empty when not tracked.
+  """
   serial: String!
+  """
+  Whether the stock can be reserved: only available stock is.
+  """
   status: ItemStatus!
+  """
+  Best-before or expiry time; null when the stock does not expire.
+  """
   expiresAt: Time
+  """
+  The part this stock is of.
+  """
   part: Part!
+  """
+  The hub where the stock is.
+  """
   hub: Hub!
 }
 """
@@ -3435,176 +4457,499 @@ input ItemOrder {
 Properties by which Item connections can be ordered.
 """
 enum ItemOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by quantity: how much is on hand, in the part's unit (exact, 3 decimals).
+  """
   QUANTITY
+  """
+  Order by reservedQuantity: how much of quantity is reserved by allocated orders; kept by the service.
+  """
   RESERVED_QUANTITY
+  """
+  Order by status: whether the stock can be reserved: only available stock is.
+  """
   STATUS
 }
 """
-ItemStatus is enum for the field status
+Whether the stock can be reserved: only available stock is.
 """
 enum ItemStatus @goModel(model: "logistics/ent/item.Status") {
+  """
+  Can be reserved and shipped.
+  """
   available
+  """
+  Held for inspection: not reservable until released.
+  """
   quarantined
+  """
+  Not usable: never reserved.
+  """
   damaged
 }
 """
-ItemWhereInput is used for filtering Item objects.
-Input was generated by ent.
+Filters Item objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input ItemWhereInput {
+  """
+  Matches the Item objects that this filter does not match.
+  """
   not: ItemWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [ItemWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [ItemWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `itm_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  part_id field predicates
+  partID equals the value. The id of the part this stock is of.
   """
   partID: ID
+  """
+  partID differs from the value.
+  """
   partIDNEQ: ID
+  """
+  partID is one of the values (at most 100).
+  """
   partIDIn: [ID!]
+  """
+  partID is none of the values (at most 100).
+  """
   partIDNotIn: [ID!]
+  """
+  partID is greater than the value.
+  """
   partIDGT: ID
+  """
+  partID is greater than or equal to the value.
+  """
   partIDGTE: ID
+  """
+  partID is less than the value.
+  """
   partIDLT: ID
+  """
+  partID is less than or equal to the value.
+  """
   partIDLTE: ID
+  """
+  partID contains the value (case-sensitive).
+  """
   partIDContains: ID
+  """
+  partID starts with the value (case-sensitive).
+  """
   partIDHasPrefix: ID
+  """
+  partID ends with the value (case-sensitive).
+  """
   partIDHasSuffix: ID
+  """
+  partID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   partIDEqualFold: ID
+  """
+  partID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   partIDContainsFold: ID
   """
-  hub_id field predicates
+  hubID equals the value. The id of the hub where the stock is.
   """
   hubID: ID
+  """
+  hubID differs from the value.
+  """
   hubIDNEQ: ID
+  """
+  hubID is one of the values (at most 100).
+  """
   hubIDIn: [ID!]
+  """
+  hubID is none of the values (at most 100).
+  """
   hubIDNotIn: [ID!]
+  """
+  hubID is greater than the value.
+  """
   hubIDGT: ID
+  """
+  hubID is greater than or equal to the value.
+  """
   hubIDGTE: ID
+  """
+  hubID is less than the value.
+  """
   hubIDLT: ID
+  """
+  hubID is less than or equal to the value.
+  """
   hubIDLTE: ID
+  """
+  hubID contains the value (case-sensitive).
+  """
   hubIDContains: ID
+  """
+  hubID starts with the value (case-sensitive).
+  """
   hubIDHasPrefix: ID
+  """
+  hubID ends with the value (case-sensitive).
+  """
   hubIDHasSuffix: ID
+  """
+  hubID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDEqualFold: ID
+  """
+  hubID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDContainsFold: ID
   """
-  quantity field predicates
+  quantity equals the value. How much is on hand, in the part's unit (exact, 3 decimals).
   """
   quantity: Decimal
+  """
+  quantity differs from the value.
+  """
   quantityNEQ: Decimal
+  """
+  quantity is one of the values (at most 100).
+  """
   quantityIn: [Decimal!]
+  """
+  quantity is none of the values (at most 100).
+  """
   quantityNotIn: [Decimal!]
+  """
+  quantity is greater than the value.
+  """
   quantityGT: Decimal
+  """
+  quantity is greater than or equal to the value.
+  """
   quantityGTE: Decimal
+  """
+  quantity is less than the value.
+  """
   quantityLT: Decimal
+  """
+  quantity is less than or equal to the value.
+  """
   quantityLTE: Decimal
   """
-  reserved_quantity field predicates
+  reservedQuantity equals the value. How much of quantity is reserved by allocated orders; kept by the service.
   """
   reservedQuantity: Decimal
+  """
+  reservedQuantity differs from the value.
+  """
   reservedQuantityNEQ: Decimal
+  """
+  reservedQuantity is one of the values (at most 100).
+  """
   reservedQuantityIn: [Decimal!]
+  """
+  reservedQuantity is none of the values (at most 100).
+  """
   reservedQuantityNotIn: [Decimal!]
+  """
+  reservedQuantity is greater than the value.
+  """
   reservedQuantityGT: Decimal
+  """
+  reservedQuantity is greater than or equal to the value.
+  """
   reservedQuantityGTE: Decimal
+  """
+  reservedQuantity is less than the value.
+  """
   reservedQuantityLT: Decimal
+  """
+  reservedQuantity is less than or equal to the value.
+  """
   reservedQuantityLTE: Decimal
   """
-  lot field predicates
+  lot equals the value. Production lot or batch; empty when not tracked.
   """
   lot: String
+  """
+  lot differs from the value.
+  """
   lotNEQ: String
+  """
+  lot is one of the values (at most 100).
+  """
   lotIn: [String!]
+  """
+  lot is none of the values (at most 100).
+  """
   lotNotIn: [String!]
+  """
+  lot is greater than the value.
+  """
   lotGT: String
+  """
+  lot is greater than or equal to the value.
+  """
   lotGTE: String
+  """
+  lot is less than the value.
+  """
   lotLT: String
+  """
+  lot is less than or equal to the value.
+  """
   lotLTE: String
+  """
+  lot contains the value (case-sensitive).
+  """
   lotContains: String
+  """
+  lot starts with the value (case-sensitive).
+  """
   lotHasPrefix: String
+  """
+  lot ends with the value (case-sensitive).
+  """
   lotHasSuffix: String
+  """
+  lot equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   lotEqualFold: String
+  """
+  lot contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   lotContainsFold: String
   """
-  serial field predicates
+  serial equals the value. Serial number of a single unit; empty when not tracked.
   """
   serial: String
+  """
+  serial differs from the value.
+  """
   serialNEQ: String
+  """
+  serial is one of the values (at most 100).
+  """
   serialIn: [String!]
+  """
+  serial is none of the values (at most 100).
+  """
   serialNotIn: [String!]
+  """
+  serial is greater than the value.
+  """
   serialGT: String
+  """
+  serial is greater than or equal to the value.
+  """
   serialGTE: String
+  """
+  serial is less than the value.
+  """
   serialLT: String
+  """
+  serial is less than or equal to the value.
+  """
   serialLTE: String
+  """
+  serial contains the value (case-sensitive).
+  """
   serialContains: String
+  """
+  serial starts with the value (case-sensitive).
+  """
   serialHasPrefix: String
+  """
+  serial ends with the value (case-sensitive).
+  """
   serialHasSuffix: String
+  """
+  serial equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   serialEqualFold: String
+  """
+  serial contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   serialContainsFold: String
   """
-  status field predicates
+  status equals the value. Whether the stock can be reserved: only available stock is.
   """
   status: ItemStatus
+  """
+  status differs from the value.
+  """
   statusNEQ: ItemStatus
+  """
+  status is one of the values (at most 100).
+  """
   statusIn: [ItemStatus!]
+  """
+  status is none of the values (at most 100).
+  """
   statusNotIn: [ItemStatus!]
   """
-  expires_at field predicates
+  expiresAt equals the value. Best-before or expiry time; null when the stock does not expire.
   """
   expiresAt: Time
+  """
+  expiresAt differs from the value.
+  """
   expiresAtNEQ: Time
+  """
+  expiresAt is one of the values (at most 100).
+  """
   expiresAtIn: [Time!]
+  """
+  expiresAt is none of the values (at most 100).
+  """
   expiresAtNotIn: [Time!]
+  """
+  expiresAt is greater than the value.
+  """
   expiresAtGT: Time
+  """
+  expiresAt is greater than or equal to the value.
+  """
   expiresAtGTE: Time
+  """
+  expiresAt is less than the value.
+  """
   expiresAtLT: Time
+  """
+  expiresAt is less than or equal to the value.
+  """
   expiresAtLTE: Time
+  """
+  true: expiresAt is not set (null).
+  """
   expiresAtIsNil: Boolean
+  """
+  true: expiresAt is set (not null).
+  """
   expiresAtNotNil: Boolean
   """
-  part edge predicates
+  true: the Item has a part; false: it has none.
   """
   hasPart: Boolean
+  """
+  Its part matches every filter in the list (PartWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Part.
+  """
   hasPartWith: [PartWhereInput!]
   """
-  hub edge predicates
+  true: the Item has a hub; false: it has none.
   """
   hasHub: Boolean
+  """
+  Its hub matches every filter in the list (HubWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Hub.
+  """
   hasHubWith: [HubWhereInput!]
 }
 """
@@ -3621,9 +4966,21 @@ interface Node @goModel(model: "logistics/ent.Noder") {
   """
   id: ID!
 }
+"""
+A request to move parts out of a hub, driven by a workflow: its status is a state of that workflow and changes only through transitions (transitionOrder).
+"""
 type Order implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `ord_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
@@ -3634,23 +4991,68 @@ type Order implements Node {
   """
   number: String!
   """
-  A state of the order's workflow; changed only by transitions.
+  A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.
   """
   status: String!
+  """
+  The id of the workflow version the order follows.
+  """
   workflowID: ID!
+  """
+  The id of the hub the order ships from.
+  """
   hubID: ID!
+  """
+  The customer's own reference for the order.
+  """
   customerRef: String!
+  """
+  How urgent the order is.
+  """
   priority: OrderPriority!
+  """
+  Recipient's name.
+  """
   shipToName: String!
+  """
+  Recipient's street and number.
+  """
   shipToLine1: String!
+  """
+  Second address line (building, floor).
+  """
   shipToLine2: String!
+  """
+  Recipient's city.
+  """
   shipToCity: String!
+  """
+  Recipient's postal code.
+  """
   shipToPostalCode: String!
+  """
+  Recipient's country, ISO 3166-1 alpha-2; empty when unknown.
+  """
   shipToCountry: String!
+  """
+  When the order should be delivered; null when no date was agreed.
+  """
   dueAt: Time
+  """
+  The hub the order ships from.
+  """
   hub: Hub!
+  """
+  The workflow version the order follows (it keeps the version it started with).
+  """
   workflow: Workflow!
+  """
+  The parts and quantities ordered (at most --graphql-max-list; query orderLines with where: for more).
+  """
   lines: [OrderLine!]
+  """
+  The shipment's tracking history.
+  """
   trackingEntries(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -3682,6 +5084,9 @@ type Order implements Node {
     """
     where: TrackingEntryWhereInput
   ): TrackingEntryConnection!
+  """
+  Every workflow transition of the order, oldest first (at most --graphql-max-list).
+  """
   events: [OrderEvent!]
 }
 """
@@ -3727,19 +5132,49 @@ type OrderEdge {
   """
   cursor: Cursor!
 }
+"""
+One workflow transition of an order: from which state to which, by whom, when. Read-only: transitions write them.
+"""
 type OrderEvent implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `oev_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
+  """
+  The id of the order that moved.
+  """
   orderID: ID!
+  """
+  The order's status before the transition.
+  """
   fromState: String!
+  """
+  The order's status after the transition.
+  """
   toState: String!
+  """
+  The transition taken, e.g. submit, allocate, ship.
+  """
   transition: String!
   """
   Who did it: tok_… (an API key) or usr_… (a console user).
   """
   actor: String!
+  """
+  When the transition happened.
+  """
   occurredAt: Time!
+  """
+  The order that moved.
+  """
   order: Order!
 }
 """
@@ -3789,165 +5224,491 @@ input OrderEventOrder {
 Properties by which OrderEvent connections can be ordered.
 """
 enum OrderEventOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by fromState: the order's status before the transition.
+  """
   FROM_STATE
+  """
+  Order by toState: the order's status after the transition.
+  """
   TO_STATE
+  """
+  Order by transition: the transition taken, e.g.
+  """
   TRANSITION
+  """
+  Order by occurredAt: when the transition happened.
+  """
   OCCURRED_AT
 }
 """
-OrderEventWhereInput is used for filtering OrderEvent objects.
-Input was generated by ent.
+Filters OrderEvent objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderEventWhereInput {
+  """
+  Matches the OrderEvent objects that this filter does not match.
+  """
   not: OrderEventWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [OrderEventWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [OrderEventWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `oev_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  order_id field predicates
+  orderID equals the value. The id of the order that moved.
   """
   orderID: ID
+  """
+  orderID differs from the value.
+  """
   orderIDNEQ: ID
+  """
+  orderID is one of the values (at most 100).
+  """
   orderIDIn: [ID!]
+  """
+  orderID is none of the values (at most 100).
+  """
   orderIDNotIn: [ID!]
+  """
+  orderID is greater than the value.
+  """
   orderIDGT: ID
+  """
+  orderID is greater than or equal to the value.
+  """
   orderIDGTE: ID
+  """
+  orderID is less than the value.
+  """
   orderIDLT: ID
+  """
+  orderID is less than or equal to the value.
+  """
   orderIDLTE: ID
+  """
+  orderID contains the value (case-sensitive).
+  """
   orderIDContains: ID
+  """
+  orderID starts with the value (case-sensitive).
+  """
   orderIDHasPrefix: ID
+  """
+  orderID ends with the value (case-sensitive).
+  """
   orderIDHasSuffix: ID
+  """
+  orderID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDEqualFold: ID
+  """
+  orderID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDContainsFold: ID
   """
-  from_state field predicates
+  fromState equals the value. The order's status before the transition.
   """
   fromState: String
+  """
+  fromState differs from the value.
+  """
   fromStateNEQ: String
+  """
+  fromState is one of the values (at most 100).
+  """
   fromStateIn: [String!]
+  """
+  fromState is none of the values (at most 100).
+  """
   fromStateNotIn: [String!]
+  """
+  fromState is greater than the value.
+  """
   fromStateGT: String
+  """
+  fromState is greater than or equal to the value.
+  """
   fromStateGTE: String
+  """
+  fromState is less than the value.
+  """
   fromStateLT: String
+  """
+  fromState is less than or equal to the value.
+  """
   fromStateLTE: String
+  """
+  fromState contains the value (case-sensitive).
+  """
   fromStateContains: String
+  """
+  fromState starts with the value (case-sensitive).
+  """
   fromStateHasPrefix: String
+  """
+  fromState ends with the value (case-sensitive).
+  """
   fromStateHasSuffix: String
+  """
+  fromState equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   fromStateEqualFold: String
+  """
+  fromState contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   fromStateContainsFold: String
   """
-  to_state field predicates
+  toState equals the value. The order's status after the transition.
   """
   toState: String
+  """
+  toState differs from the value.
+  """
   toStateNEQ: String
+  """
+  toState is one of the values (at most 100).
+  """
   toStateIn: [String!]
+  """
+  toState is none of the values (at most 100).
+  """
   toStateNotIn: [String!]
+  """
+  toState is greater than the value.
+  """
   toStateGT: String
+  """
+  toState is greater than or equal to the value.
+  """
   toStateGTE: String
+  """
+  toState is less than the value.
+  """
   toStateLT: String
+  """
+  toState is less than or equal to the value.
+  """
   toStateLTE: String
+  """
+  toState contains the value (case-sensitive).
+  """
   toStateContains: String
+  """
+  toState starts with the value (case-sensitive).
+  """
   toStateHasPrefix: String
+  """
+  toState ends with the value (case-sensitive).
+  """
   toStateHasSuffix: String
+  """
+  toState equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   toStateEqualFold: String
+  """
+  toState contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   toStateContainsFold: String
   """
-  transition field predicates
+  transition equals the value. The transition taken, e.g. submit, allocate, ship.
   """
   transition: String
+  """
+  transition differs from the value.
+  """
   transitionNEQ: String
+  """
+  transition is one of the values (at most 100).
+  """
   transitionIn: [String!]
+  """
+  transition is none of the values (at most 100).
+  """
   transitionNotIn: [String!]
+  """
+  transition is greater than the value.
+  """
   transitionGT: String
+  """
+  transition is greater than or equal to the value.
+  """
   transitionGTE: String
+  """
+  transition is less than the value.
+  """
   transitionLT: String
+  """
+  transition is less than or equal to the value.
+  """
   transitionLTE: String
+  """
+  transition contains the value (case-sensitive).
+  """
   transitionContains: String
+  """
+  transition starts with the value (case-sensitive).
+  """
   transitionHasPrefix: String
+  """
+  transition ends with the value (case-sensitive).
+  """
   transitionHasSuffix: String
+  """
+  transition equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   transitionEqualFold: String
+  """
+  transition contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   transitionContainsFold: String
   """
-  actor field predicates
+  actor equals the value. Who did it: tok_… (an API key) or usr_… (a console user).
   """
   actor: String
+  """
+  actor differs from the value.
+  """
   actorNEQ: String
+  """
+  actor is one of the values (at most 100).
+  """
   actorIn: [String!]
+  """
+  actor is none of the values (at most 100).
+  """
   actorNotIn: [String!]
+  """
+  actor is greater than the value.
+  """
   actorGT: String
+  """
+  actor is greater than or equal to the value.
+  """
   actorGTE: String
+  """
+  actor is less than the value.
+  """
   actorLT: String
+  """
+  actor is less than or equal to the value.
+  """
   actorLTE: String
+  """
+  actor contains the value (case-sensitive).
+  """
   actorContains: String
+  """
+  actor starts with the value (case-sensitive).
+  """
   actorHasPrefix: String
+  """
+  actor ends with the value (case-sensitive).
+  """
   actorHasSuffix: String
+  """
+  actor equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   actorEqualFold: String
+  """
+  actor contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   actorContainsFold: String
   """
-  occurred_at field predicates
+  occurredAt equals the value. When the transition happened.
   """
   occurredAt: Time
+  """
+  occurredAt differs from the value.
+  """
   occurredAtNEQ: Time
+  """
+  occurredAt is one of the values (at most 100).
+  """
   occurredAtIn: [Time!]
+  """
+  occurredAt is none of the values (at most 100).
+  """
   occurredAtNotIn: [Time!]
+  """
+  occurredAt is greater than the value.
+  """
   occurredAtGT: Time
+  """
+  occurredAt is greater than or equal to the value.
+  """
   occurredAtGTE: Time
+  """
+  occurredAt is less than the value.
+  """
   occurredAtLT: Time
+  """
+  occurredAt is less than or equal to the value.
+  """
   occurredAtLTE: Time
   """
-  order edge predicates
+  true: the OrderEvent has a order; false: it has none.
   """
   hasOrder: Boolean
+  """
+  Its order matches every filter in the list (OrderWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Order.
+  """
   hasOrderWith: [OrderWhereInput!]
 }
+"""
+One part and quantity of an order, with how much is allocated and shipped.
+"""
 type OrderLine implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `oln_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
   """
   revision: Int!
+  """
+  The id of the order the line belongs to.
+  """
   orderID: ID!
+  """
+  The id of the part ordered.
+  """
   partID: ID!
+  """
+  How much is ordered, in the part's unit.
+  """
   quantity: Decimal!
+  """
+  How much is reserved for the line at the order's hub (allocate); kept by the service.
+  """
   allocatedQuantity: Decimal!
+  """
+  How much has shipped (ship); kept by the service.
+  """
   shippedQuantity: Decimal!
+  """
+  The order the line belongs to.
+  """
   order: Order!
+  """
+  The part ordered.
+  """
   part: Part!
 }
 """
@@ -3997,127 +5758,354 @@ input OrderLineOrder {
 Properties by which OrderLine connections can be ordered.
 """
 enum OrderLineOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by quantity: how much is ordered, in the part's unit.
+  """
   QUANTITY
+  """
+  Order by allocatedQuantity: how much is reserved for the line at the order's hub (allocate); kept by the service.
+  """
   ALLOCATED_QUANTITY
+  """
+  Order by shippedQuantity: how much has shipped (ship); kept by the service.
+  """
   SHIPPED_QUANTITY
 }
 """
-OrderLineWhereInput is used for filtering OrderLine objects.
-Input was generated by ent.
+Filters OrderLine objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderLineWhereInput {
+  """
+  Matches the OrderLine objects that this filter does not match.
+  """
   not: OrderLineWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [OrderLineWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [OrderLineWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `oln_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  order_id field predicates
+  orderID equals the value. The id of the order the line belongs to.
   """
   orderID: ID
+  """
+  orderID differs from the value.
+  """
   orderIDNEQ: ID
+  """
+  orderID is one of the values (at most 100).
+  """
   orderIDIn: [ID!]
+  """
+  orderID is none of the values (at most 100).
+  """
   orderIDNotIn: [ID!]
+  """
+  orderID is greater than the value.
+  """
   orderIDGT: ID
+  """
+  orderID is greater than or equal to the value.
+  """
   orderIDGTE: ID
+  """
+  orderID is less than the value.
+  """
   orderIDLT: ID
+  """
+  orderID is less than or equal to the value.
+  """
   orderIDLTE: ID
+  """
+  orderID contains the value (case-sensitive).
+  """
   orderIDContains: ID
+  """
+  orderID starts with the value (case-sensitive).
+  """
   orderIDHasPrefix: ID
+  """
+  orderID ends with the value (case-sensitive).
+  """
   orderIDHasSuffix: ID
+  """
+  orderID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDEqualFold: ID
+  """
+  orderID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDContainsFold: ID
   """
-  part_id field predicates
+  partID equals the value. The id of the part ordered.
   """
   partID: ID
+  """
+  partID differs from the value.
+  """
   partIDNEQ: ID
+  """
+  partID is one of the values (at most 100).
+  """
   partIDIn: [ID!]
+  """
+  partID is none of the values (at most 100).
+  """
   partIDNotIn: [ID!]
+  """
+  partID is greater than the value.
+  """
   partIDGT: ID
+  """
+  partID is greater than or equal to the value.
+  """
   partIDGTE: ID
+  """
+  partID is less than the value.
+  """
   partIDLT: ID
+  """
+  partID is less than or equal to the value.
+  """
   partIDLTE: ID
+  """
+  partID contains the value (case-sensitive).
+  """
   partIDContains: ID
+  """
+  partID starts with the value (case-sensitive).
+  """
   partIDHasPrefix: ID
+  """
+  partID ends with the value (case-sensitive).
+  """
   partIDHasSuffix: ID
+  """
+  partID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   partIDEqualFold: ID
+  """
+  partID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   partIDContainsFold: ID
   """
-  quantity field predicates
+  quantity equals the value. How much is ordered, in the part's unit.
   """
   quantity: Decimal
+  """
+  quantity differs from the value.
+  """
   quantityNEQ: Decimal
+  """
+  quantity is one of the values (at most 100).
+  """
   quantityIn: [Decimal!]
+  """
+  quantity is none of the values (at most 100).
+  """
   quantityNotIn: [Decimal!]
+  """
+  quantity is greater than the value.
+  """
   quantityGT: Decimal
+  """
+  quantity is greater than or equal to the value.
+  """
   quantityGTE: Decimal
+  """
+  quantity is less than the value.
+  """
   quantityLT: Decimal
+  """
+  quantity is less than or equal to the value.
+  """
   quantityLTE: Decimal
   """
-  allocated_quantity field predicates
+  allocatedQuantity equals the value. How much is reserved for the line at the order's hub (allocate); kept by the service.
   """
   allocatedQuantity: Decimal
+  """
+  allocatedQuantity differs from the value.
+  """
   allocatedQuantityNEQ: Decimal
+  """
+  allocatedQuantity is one of the values (at most 100).
+  """
   allocatedQuantityIn: [Decimal!]
+  """
+  allocatedQuantity is none of the values (at most 100).
+  """
   allocatedQuantityNotIn: [Decimal!]
+  """
+  allocatedQuantity is greater than the value.
+  """
   allocatedQuantityGT: Decimal
+  """
+  allocatedQuantity is greater than or equal to the value.
+  """
   allocatedQuantityGTE: Decimal
+  """
+  allocatedQuantity is less than the value.
+  """
   allocatedQuantityLT: Decimal
+  """
+  allocatedQuantity is less than or equal to the value.
+  """
   allocatedQuantityLTE: Decimal
   """
-  shipped_quantity field predicates
+  shippedQuantity equals the value. How much has shipped (ship); kept by the service.
   """
   shippedQuantity: Decimal
+  """
+  shippedQuantity differs from the value.
+  """
   shippedQuantityNEQ: Decimal
+  """
+  shippedQuantity is one of the values (at most 100).
+  """
   shippedQuantityIn: [Decimal!]
+  """
+  shippedQuantity is none of the values (at most 100).
+  """
   shippedQuantityNotIn: [Decimal!]
+  """
+  shippedQuantity is greater than the value.
+  """
   shippedQuantityGT: Decimal
+  """
+  shippedQuantity is greater than or equal to the value.
+  """
   shippedQuantityGTE: Decimal
+  """
+  shippedQuantity is less than the value.
+  """
   shippedQuantityLT: Decimal
+  """
+  shippedQuantity is less than or equal to the value.
+  """
   shippedQuantityLTE: Decimal
   """
-  order edge predicates
+  true: the OrderLine has a order; false: it has none.
   """
   hasOrder: Boolean
+  """
+  Its order matches every filter in the list (OrderWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Order.
+  """
   hasOrderWith: [OrderWhereInput!]
   """
-  part edge predicates
+  true: the OrderLine has a part; false: it has none.
   """
   hasPart: Boolean
+  """
+  Its part matches every filter in the list (PartWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Part.
+  """
   hasPartWith: [PartWhereInput!]
 }
 """
@@ -4137,283 +6125,831 @@ input OrderOrder {
 Properties by which Order connections can be ordered.
 """
 enum OrderOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by number: unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  """
   NUMBER
+  """
+  Order by status: a state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.
+  """
   STATUS
+  """
+  Order by customerRef: the customer's own reference for the order.
+  """
   CUSTOMER_REF
+  """
+  Order by priority: how urgent the order is.
+  """
   PRIORITY
 }
 """
-OrderPriority is enum for the field priority
+How urgent the order is.
 """
 enum OrderPriority @goModel(model: "logistics/ent/order.Priority") {
+  """
+  Ship when convenient.
+  """
   low
+  """
+  The default.
+  """
   normal
+  """
+  Ship before normal orders.
+  """
   high
+  """
+  Ship first.
+  """
   urgent
 }
 """
-OrderWhereInput is used for filtering Order objects.
-Input was generated by ent.
+Filters Order objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input OrderWhereInput {
+  """
+  Matches the Order objects that this filter does not match.
+  """
   not: OrderWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [OrderWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [OrderWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `ord_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  number field predicates
+  number equals the value. Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
   """
   number: String
+  """
+  number differs from the value.
+  """
   numberNEQ: String
+  """
+  number is one of the values (at most 100).
+  """
   numberIn: [String!]
+  """
+  number is none of the values (at most 100).
+  """
   numberNotIn: [String!]
+  """
+  number is greater than the value.
+  """
   numberGT: String
+  """
+  number is greater than or equal to the value.
+  """
   numberGTE: String
+  """
+  number is less than the value.
+  """
   numberLT: String
+  """
+  number is less than or equal to the value.
+  """
   numberLTE: String
+  """
+  number contains the value (case-sensitive).
+  """
   numberContains: String
+  """
+  number starts with the value (case-sensitive).
+  """
   numberHasPrefix: String
+  """
+  number ends with the value (case-sensitive).
+  """
   numberHasSuffix: String
+  """
+  number equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   numberEqualFold: String
+  """
+  number contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   numberContainsFold: String
   """
-  status field predicates
+  status equals the value. A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.
   """
   status: String
+  """
+  status differs from the value.
+  """
   statusNEQ: String
+  """
+  status is one of the values (at most 100).
+  """
   statusIn: [String!]
+  """
+  status is none of the values (at most 100).
+  """
   statusNotIn: [String!]
+  """
+  status is greater than the value.
+  """
   statusGT: String
+  """
+  status is greater than or equal to the value.
+  """
   statusGTE: String
+  """
+  status is less than the value.
+  """
   statusLT: String
+  """
+  status is less than or equal to the value.
+  """
   statusLTE: String
+  """
+  status contains the value (case-sensitive).
+  """
   statusContains: String
+  """
+  status starts with the value (case-sensitive).
+  """
   statusHasPrefix: String
+  """
+  status ends with the value (case-sensitive).
+  """
   statusHasSuffix: String
+  """
+  status equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   statusEqualFold: String
+  """
+  status contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   statusContainsFold: String
   """
-  workflow_id field predicates
+  workflowID equals the value. The id of the workflow version the order follows.
   """
   workflowID: ID
+  """
+  workflowID differs from the value.
+  """
   workflowIDNEQ: ID
+  """
+  workflowID is one of the values (at most 100).
+  """
   workflowIDIn: [ID!]
+  """
+  workflowID is none of the values (at most 100).
+  """
   workflowIDNotIn: [ID!]
+  """
+  workflowID is greater than the value.
+  """
   workflowIDGT: ID
+  """
+  workflowID is greater than or equal to the value.
+  """
   workflowIDGTE: ID
+  """
+  workflowID is less than the value.
+  """
   workflowIDLT: ID
+  """
+  workflowID is less than or equal to the value.
+  """
   workflowIDLTE: ID
+  """
+  workflowID contains the value (case-sensitive).
+  """
   workflowIDContains: ID
+  """
+  workflowID starts with the value (case-sensitive).
+  """
   workflowIDHasPrefix: ID
+  """
+  workflowID ends with the value (case-sensitive).
+  """
   workflowIDHasSuffix: ID
+  """
+  workflowID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   workflowIDEqualFold: ID
+  """
+  workflowID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   workflowIDContainsFold: ID
   """
-  hub_id field predicates
+  hubID equals the value. The id of the hub the order ships from.
   """
   hubID: ID
+  """
+  hubID differs from the value.
+  """
   hubIDNEQ: ID
+  """
+  hubID is one of the values (at most 100).
+  """
   hubIDIn: [ID!]
+  """
+  hubID is none of the values (at most 100).
+  """
   hubIDNotIn: [ID!]
+  """
+  hubID is greater than the value.
+  """
   hubIDGT: ID
+  """
+  hubID is greater than or equal to the value.
+  """
   hubIDGTE: ID
+  """
+  hubID is less than the value.
+  """
   hubIDLT: ID
+  """
+  hubID is less than or equal to the value.
+  """
   hubIDLTE: ID
+  """
+  hubID contains the value (case-sensitive).
+  """
   hubIDContains: ID
+  """
+  hubID starts with the value (case-sensitive).
+  """
   hubIDHasPrefix: ID
+  """
+  hubID ends with the value (case-sensitive).
+  """
   hubIDHasSuffix: ID
+  """
+  hubID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDEqualFold: ID
+  """
+  hubID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDContainsFold: ID
   """
-  customer_ref field predicates
+  customerRef equals the value. The customer's own reference for the order.
   """
   customerRef: String
+  """
+  customerRef differs from the value.
+  """
   customerRefNEQ: String
+  """
+  customerRef is one of the values (at most 100).
+  """
   customerRefIn: [String!]
+  """
+  customerRef is none of the values (at most 100).
+  """
   customerRefNotIn: [String!]
+  """
+  customerRef is greater than the value.
+  """
   customerRefGT: String
+  """
+  customerRef is greater than or equal to the value.
+  """
   customerRefGTE: String
+  """
+  customerRef is less than the value.
+  """
   customerRefLT: String
+  """
+  customerRef is less than or equal to the value.
+  """
   customerRefLTE: String
+  """
+  customerRef contains the value (case-sensitive).
+  """
   customerRefContains: String
+  """
+  customerRef starts with the value (case-sensitive).
+  """
   customerRefHasPrefix: String
+  """
+  customerRef ends with the value (case-sensitive).
+  """
   customerRefHasSuffix: String
+  """
+  customerRef equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   customerRefEqualFold: String
+  """
+  customerRef contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   customerRefContainsFold: String
   """
-  priority field predicates
+  priority equals the value. How urgent the order is.
   """
   priority: OrderPriority
+  """
+  priority differs from the value.
+  """
   priorityNEQ: OrderPriority
+  """
+  priority is one of the values (at most 100).
+  """
   priorityIn: [OrderPriority!]
+  """
+  priority is none of the values (at most 100).
+  """
   priorityNotIn: [OrderPriority!]
   """
-  ship_to_name field predicates
+  shipToName equals the value. Recipient's name.
   """
   shipToName: String
+  """
+  shipToName differs from the value.
+  """
   shipToNameNEQ: String
+  """
+  shipToName is one of the values (at most 100).
+  """
   shipToNameIn: [String!]
+  """
+  shipToName is none of the values (at most 100).
+  """
   shipToNameNotIn: [String!]
+  """
+  shipToName is greater than the value.
+  """
   shipToNameGT: String
+  """
+  shipToName is greater than or equal to the value.
+  """
   shipToNameGTE: String
+  """
+  shipToName is less than the value.
+  """
   shipToNameLT: String
+  """
+  shipToName is less than or equal to the value.
+  """
   shipToNameLTE: String
+  """
+  shipToName contains the value (case-sensitive).
+  """
   shipToNameContains: String
+  """
+  shipToName starts with the value (case-sensitive).
+  """
   shipToNameHasPrefix: String
+  """
+  shipToName ends with the value (case-sensitive).
+  """
   shipToNameHasSuffix: String
+  """
+  shipToName equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToNameEqualFold: String
+  """
+  shipToName contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToNameContainsFold: String
   """
-  ship_to_line1 field predicates
+  shipToLine1 equals the value. Recipient's street and number.
   """
   shipToLine1: String
+  """
+  shipToLine1 differs from the value.
+  """
   shipToLine1NEQ: String
+  """
+  shipToLine1 is one of the values (at most 100).
+  """
   shipToLine1In: [String!]
+  """
+  shipToLine1 is none of the values (at most 100).
+  """
   shipToLine1NotIn: [String!]
+  """
+  shipToLine1 is greater than the value.
+  """
   shipToLine1GT: String
+  """
+  shipToLine1 is greater than or equal to the value.
+  """
   shipToLine1GTE: String
+  """
+  shipToLine1 is less than the value.
+  """
   shipToLine1LT: String
+  """
+  shipToLine1 is less than or equal to the value.
+  """
   shipToLine1LTE: String
+  """
+  shipToLine1 contains the value (case-sensitive).
+  """
   shipToLine1Contains: String
+  """
+  shipToLine1 starts with the value (case-sensitive).
+  """
   shipToLine1HasPrefix: String
+  """
+  shipToLine1 ends with the value (case-sensitive).
+  """
   shipToLine1HasSuffix: String
+  """
+  shipToLine1 equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToLine1EqualFold: String
+  """
+  shipToLine1 contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToLine1ContainsFold: String
   """
-  ship_to_line2 field predicates
+  shipToLine2 equals the value. Second address line (building, floor).
   """
   shipToLine2: String
+  """
+  shipToLine2 differs from the value.
+  """
   shipToLine2NEQ: String
+  """
+  shipToLine2 is one of the values (at most 100).
+  """
   shipToLine2In: [String!]
+  """
+  shipToLine2 is none of the values (at most 100).
+  """
   shipToLine2NotIn: [String!]
+  """
+  shipToLine2 is greater than the value.
+  """
   shipToLine2GT: String
+  """
+  shipToLine2 is greater than or equal to the value.
+  """
   shipToLine2GTE: String
+  """
+  shipToLine2 is less than the value.
+  """
   shipToLine2LT: String
+  """
+  shipToLine2 is less than or equal to the value.
+  """
   shipToLine2LTE: String
+  """
+  shipToLine2 contains the value (case-sensitive).
+  """
   shipToLine2Contains: String
+  """
+  shipToLine2 starts with the value (case-sensitive).
+  """
   shipToLine2HasPrefix: String
+  """
+  shipToLine2 ends with the value (case-sensitive).
+  """
   shipToLine2HasSuffix: String
+  """
+  shipToLine2 equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToLine2EqualFold: String
+  """
+  shipToLine2 contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToLine2ContainsFold: String
   """
-  ship_to_city field predicates
+  shipToCity equals the value. Recipient's city.
   """
   shipToCity: String
+  """
+  shipToCity differs from the value.
+  """
   shipToCityNEQ: String
+  """
+  shipToCity is one of the values (at most 100).
+  """
   shipToCityIn: [String!]
+  """
+  shipToCity is none of the values (at most 100).
+  """
   shipToCityNotIn: [String!]
+  """
+  shipToCity is greater than the value.
+  """
   shipToCityGT: String
+  """
+  shipToCity is greater than or equal to the value.
+  """
   shipToCityGTE: String
+  """
+  shipToCity is less than the value.
+  """
   shipToCityLT: String
+  """
+  shipToCity is less than or equal to the value.
+  """
   shipToCityLTE: String
+  """
+  shipToCity contains the value (case-sensitive).
+  """
   shipToCityContains: String
+  """
+  shipToCity starts with the value (case-sensitive).
+  """
   shipToCityHasPrefix: String
+  """
+  shipToCity ends with the value (case-sensitive).
+  """
   shipToCityHasSuffix: String
+  """
+  shipToCity equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToCityEqualFold: String
+  """
+  shipToCity contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToCityContainsFold: String
   """
-  ship_to_postal_code field predicates
+  shipToPostalCode equals the value. Recipient's postal code.
   """
   shipToPostalCode: String
+  """
+  shipToPostalCode differs from the value.
+  """
   shipToPostalCodeNEQ: String
+  """
+  shipToPostalCode is one of the values (at most 100).
+  """
   shipToPostalCodeIn: [String!]
+  """
+  shipToPostalCode is none of the values (at most 100).
+  """
   shipToPostalCodeNotIn: [String!]
+  """
+  shipToPostalCode is greater than the value.
+  """
   shipToPostalCodeGT: String
+  """
+  shipToPostalCode is greater than or equal to the value.
+  """
   shipToPostalCodeGTE: String
+  """
+  shipToPostalCode is less than the value.
+  """
   shipToPostalCodeLT: String
+  """
+  shipToPostalCode is less than or equal to the value.
+  """
   shipToPostalCodeLTE: String
+  """
+  shipToPostalCode contains the value (case-sensitive).
+  """
   shipToPostalCodeContains: String
+  """
+  shipToPostalCode starts with the value (case-sensitive).
+  """
   shipToPostalCodeHasPrefix: String
+  """
+  shipToPostalCode ends with the value (case-sensitive).
+  """
   shipToPostalCodeHasSuffix: String
+  """
+  shipToPostalCode equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToPostalCodeEqualFold: String
+  """
+  shipToPostalCode contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToPostalCodeContainsFold: String
   """
-  ship_to_country field predicates
+  shipToCountry equals the value. Recipient's country, ISO 3166-1 alpha-2; empty when unknown.
   """
   shipToCountry: String
+  """
+  shipToCountry differs from the value.
+  """
   shipToCountryNEQ: String
+  """
+  shipToCountry is one of the values (at most 100).
+  """
   shipToCountryIn: [String!]
+  """
+  shipToCountry is none of the values (at most 100).
+  """
   shipToCountryNotIn: [String!]
+  """
+  shipToCountry is greater than the value.
+  """
   shipToCountryGT: String
+  """
+  shipToCountry is greater than or equal to the value.
+  """
   shipToCountryGTE: String
+  """
+  shipToCountry is less than the value.
+  """
   shipToCountryLT: String
+  """
+  shipToCountry is less than or equal to the value.
+  """
   shipToCountryLTE: String
+  """
+  shipToCountry contains the value (case-sensitive).
+  """
   shipToCountryContains: String
+  """
+  shipToCountry starts with the value (case-sensitive).
+  """
   shipToCountryHasPrefix: String
+  """
+  shipToCountry ends with the value (case-sensitive).
+  """
   shipToCountryHasSuffix: String
+  """
+  shipToCountry equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToCountryEqualFold: String
+  """
+  shipToCountry contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   shipToCountryContainsFold: String
   """
-  due_at field predicates
+  dueAt equals the value. When the order should be delivered; null when no date was agreed.
   """
   dueAt: Time
+  """
+  dueAt differs from the value.
+  """
   dueAtNEQ: Time
+  """
+  dueAt is one of the values (at most 100).
+  """
   dueAtIn: [Time!]
+  """
+  dueAt is none of the values (at most 100).
+  """
   dueAtNotIn: [Time!]
+  """
+  dueAt is greater than the value.
+  """
   dueAtGT: Time
+  """
+  dueAt is greater than or equal to the value.
+  """
   dueAtGTE: Time
+  """
+  dueAt is less than the value.
+  """
   dueAtLT: Time
+  """
+  dueAt is less than or equal to the value.
+  """
   dueAtLTE: Time
+  """
+  true: dueAt is not set (null).
+  """
   dueAtIsNil: Boolean
+  """
+  true: dueAt is set (not null).
+  """
   dueAtNotNil: Boolean
   """
-  hub edge predicates
+  true: the Order has a hub; false: it has none.
   """
   hasHub: Boolean
+  """
+  Its hub matches every filter in the list (HubWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Hub.
+  """
   hasHubWith: [HubWhereInput!]
   """
-  workflow edge predicates
+  true: the Order has a workflow; false: it has none.
   """
   hasWorkflow: Boolean
+  """
+  Its workflow matches every filter in the list (WorkflowWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Workflow.
+  """
   hasWorkflowWith: [WorkflowWhereInput!]
   """
-  lines edge predicates
+  true: the Order has at least one of its lines; false: it has none.
   """
   hasLines: Boolean
+  """
+  At least one of its lines matches every filter in the list (OrderLineWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on OrderLine.
+  """
   hasLinesWith: [OrderLineWhereInput!]
   """
-  tracking_entries edge predicates
+  true: the Order has at least one of its trackingEntries; false: it has none.
   """
   hasTrackingEntries: Boolean
+  """
+  At least one of its trackingEntries matches every filter in the list (TrackingEntryWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on TrackingEntry.
+  """
   hasTrackingEntriesWith: [TrackingEntryWhereInput!]
   """
-  events edge predicates
+  true: the Order has at least one of its events; false: it has none.
   """
   hasEvents: Boolean
+  """
+  At least one of its events matches every filter in the list (OrderEventWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on OrderEvent.
+  """
   hasEventsWith: [OrderEventWhereInput!]
 }
 """
@@ -4438,20 +6974,53 @@ type PageInfo {
   """
   endCursor: Cursor
 }
+"""
+A catalogue entry: what a unit of stock is, named by its SKU.
+"""
 type Part implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `prt_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
   """
   revision: Int!
+  """
+  Stock keeping unit: the part's unique code, e.g. BLT-000123.
+  """
   sku: String!
+  """
+  Name of the part, e.g. Hex bolt M8x40, steel.
+  """
   partName: String!
+  """
+  Free text about the part (up to 4,000 characters).
+  """
   description: String!
+  """
+  The unit that quantities of this part count in.
+  """
   unit: PartUnit!
+  """
+  Weight of one unit in kilograms (exact, 3 decimals).
+  """
   unitWeightKg: Decimal!
+  """
+  true: dangerous goods that need special handling.
+  """
   hazardous: Boolean!
+  """
+  Stock of this part, at every hub.
+  """
   items(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4483,6 +7052,9 @@ type Part implements Node {
     """
     where: ItemWhereInput
   ): ItemConnection!
+  """
+  Order lines that ask for this part (at most --graphql-max-list; query orderLines with where: for more).
+  """
   orderLines: [OrderLine!]
 }
 """
@@ -4532,148 +7104,408 @@ input PartOrder {
 Properties by which Part connections can be ordered.
 """
 enum PartOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by sku: stock keeping unit: the part's unique code, e.g.
+  """
   SKU
+  """
+  Order by partName: name of the part, e.g.
+  """
   PART_NAME
+  """
+  Order by unit: the unit that quantities of this part count in.
+  """
   UNIT
+  """
+  Order by unitWeightKg: weight of one unit in kilograms (exact, 3 decimals).
+  """
   UNIT_WEIGHT_KG
 }
 """
-PartUnit is enum for the field unit
+The unit that quantities of this part count in.
 """
 enum PartUnit @goModel(model: "logistics/ent/part.Unit") {
+  """
+  Each: counted in pieces.
+  """
   ea
+  """
+  Kilograms.
+  """
   kg
+  """
+  Grams.
+  """
   g
+  """
+  Metres.
+  """
   m
+  """
+  Litres.
+  """
   l
+  """
+  Boxes.
+  """
   box
+  """
+  Pallets.
+  """
   pallet
 }
 """
-PartWhereInput is used for filtering Part objects.
-Input was generated by ent.
+Filters Part objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input PartWhereInput {
+  """
+  Matches the Part objects that this filter does not match.
+  """
   not: PartWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [PartWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [PartWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `prt_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  sku field predicates
+  sku equals the value. Stock keeping unit: the part's unique code, e.g. BLT-000123.
   """
   sku: String
+  """
+  sku differs from the value.
+  """
   skuNEQ: String
+  """
+  sku is one of the values (at most 100).
+  """
   skuIn: [String!]
+  """
+  sku is none of the values (at most 100).
+  """
   skuNotIn: [String!]
+  """
+  sku is greater than the value.
+  """
   skuGT: String
+  """
+  sku is greater than or equal to the value.
+  """
   skuGTE: String
+  """
+  sku is less than the value.
+  """
   skuLT: String
+  """
+  sku is less than or equal to the value.
+  """
   skuLTE: String
+  """
+  sku contains the value (case-sensitive).
+  """
   skuContains: String
+  """
+  sku starts with the value (case-sensitive).
+  """
   skuHasPrefix: String
+  """
+  sku ends with the value (case-sensitive).
+  """
   skuHasSuffix: String
+  """
+  sku equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   skuEqualFold: String
+  """
+  sku contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   skuContainsFold: String
   """
-  part_name field predicates
+  partName equals the value. Name of the part, e.g. Hex bolt M8x40, steel.
   """
   partName: String
+  """
+  partName differs from the value.
+  """
   partNameNEQ: String
+  """
+  partName is one of the values (at most 100).
+  """
   partNameIn: [String!]
+  """
+  partName is none of the values (at most 100).
+  """
   partNameNotIn: [String!]
+  """
+  partName is greater than the value.
+  """
   partNameGT: String
+  """
+  partName is greater than or equal to the value.
+  """
   partNameGTE: String
+  """
+  partName is less than the value.
+  """
   partNameLT: String
+  """
+  partName is less than or equal to the value.
+  """
   partNameLTE: String
+  """
+  partName contains the value (case-sensitive).
+  """
   partNameContains: String
+  """
+  partName starts with the value (case-sensitive).
+  """
   partNameHasPrefix: String
+  """
+  partName ends with the value (case-sensitive).
+  """
   partNameHasSuffix: String
+  """
+  partName equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   partNameEqualFold: String
+  """
+  partName contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   partNameContainsFold: String
   """
-  description field predicates
+  description equals the value. Free text about the part (up to 4,000 characters).
   """
   description: String
+  """
+  description differs from the value.
+  """
   descriptionNEQ: String
+  """
+  description is one of the values (at most 100).
+  """
   descriptionIn: [String!]
+  """
+  description is none of the values (at most 100).
+  """
   descriptionNotIn: [String!]
+  """
+  description is greater than the value.
+  """
   descriptionGT: String
+  """
+  description is greater than or equal to the value.
+  """
   descriptionGTE: String
+  """
+  description is less than the value.
+  """
   descriptionLT: String
+  """
+  description is less than or equal to the value.
+  """
   descriptionLTE: String
+  """
+  description contains the value (case-sensitive).
+  """
   descriptionContains: String
+  """
+  description starts with the value (case-sensitive).
+  """
   descriptionHasPrefix: String
+  """
+  description ends with the value (case-sensitive).
+  """
   descriptionHasSuffix: String
+  """
+  description equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   descriptionEqualFold: String
+  """
+  description contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   descriptionContainsFold: String
   """
-  unit field predicates
+  unit equals the value. The unit that quantities of this part count in.
   """
   unit: PartUnit
+  """
+  unit differs from the value.
+  """
   unitNEQ: PartUnit
+  """
+  unit is one of the values (at most 100).
+  """
   unitIn: [PartUnit!]
+  """
+  unit is none of the values (at most 100).
+  """
   unitNotIn: [PartUnit!]
   """
-  unit_weight_kg field predicates
+  unitWeightKg equals the value. Weight of one unit in kilograms (exact, 3 decimals).
   """
   unitWeightKg: Decimal
+  """
+  unitWeightKg differs from the value.
+  """
   unitWeightKgNEQ: Decimal
+  """
+  unitWeightKg is one of the values (at most 100).
+  """
   unitWeightKgIn: [Decimal!]
+  """
+  unitWeightKg is none of the values (at most 100).
+  """
   unitWeightKgNotIn: [Decimal!]
+  """
+  unitWeightKg is greater than the value.
+  """
   unitWeightKgGT: Decimal
+  """
+  unitWeightKg is greater than or equal to the value.
+  """
   unitWeightKgGTE: Decimal
+  """
+  unitWeightKg is less than the value.
+  """
   unitWeightKgLT: Decimal
+  """
+  unitWeightKg is less than or equal to the value.
+  """
   unitWeightKgLTE: Decimal
   """
-  hazardous field predicates
+  hazardous equals the value. true: dangerous goods that need special handling.
   """
   hazardous: Boolean
+  """
+  hazardous differs from the value.
+  """
   hazardousNEQ: Boolean
   """
-  items edge predicates
+  true: the Part has at least one of its items; false: it has none.
   """
   hasItems: Boolean
+  """
+  At least one of its items matches every filter in the list (ItemWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Item.
+  """
   hasItemsWith: [ItemWhereInput!]
   """
-  order_lines edge predicates
+  true: the Part has at least one of its orderLines; false: it has none.
   """
   hasOrderLines: Boolean
+  """
+  At least one of its orderLines matches every filter in the list (OrderLineWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on OrderLine.
+  """
   hasOrderLinesWith: [OrderLineWhereInput!]
 }
+"""
+Reading: every resource as a Relay connection (first/after, where:, orderBy:, totalCount), any object by id (node/nodes), and the caller's own identity.
+"""
 type Query {
   """
   Fetches an object given its ID.
@@ -4693,6 +7525,9 @@ type Query {
     """
     ids: [ID!]!
   ): [Node]!
+  """
+  The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: "order.transitioned"). Needs every read scope.
+  """
   events(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4724,6 +7559,9 @@ type Query {
     """
     where: EventWhereInput
   ): EventConnection!
+  """
+  Hubs, as a Relay connection: filter with where:, order with orderBy:, page with first/after. Needs hubs:read.
+  """
   hubs(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4755,6 +7593,9 @@ type Query {
     """
     where: HubWhereInput
   ): HubConnection!
+  """
+  Stock records, as a Relay connection: filter with where: (e.g. hasHubWith: [{code: "AMS1"}], quantityGTE: 10), order with orderBy:, page with first/after. Needs items:read.
+  """
   items(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4786,6 +7627,9 @@ type Query {
     """
     where: ItemWhereInput
   ): ItemConnection!
+  """
+  Orders, as a Relay connection: filter with where: (e.g. status: "open", hasHubWith: [{code: "AMS1"}]), order with orderBy:, page with first/after. Needs orders:read.
+  """
   orders(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4817,6 +7661,9 @@ type Query {
     """
     where: OrderWhereInput
   ): OrderConnection!
+  """
+  Order transitions of every order, as a Relay connection: filter with where: (e.g. transition: "ship", occurredAtGTE: …), order with orderBy:, page with first/after. Needs orders:read.
+  """
   orderEvents(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4848,6 +7695,9 @@ type Query {
     """
     where: OrderEventWhereInput
   ): OrderEventConnection!
+  """
+  Order lines of every order, as a Relay connection: filter with where: (e.g. hasPartWith: [{sku: "BLT-000001"}]), order with orderBy:, page with first/after. Needs orders:read.
+  """
   orderLines(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4879,6 +7729,9 @@ type Query {
     """
     where: OrderLineWhereInput
   ): OrderLineConnection!
+  """
+  Parts, as a Relay connection: filter with where:, order with orderBy:, page with first/after. Needs parts:read.
+  """
   parts(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4910,6 +7763,9 @@ type Query {
     """
     where: PartWhereInput
   ): PartConnection!
+  """
+  Tracking entries of every order, as a Relay connection: filter with where: (e.g. status: exception, occurredAtGTE: …), order with orderBy:, page with first/after. Needs tracking:read.
+  """
   trackingEntries(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4941,6 +7797,9 @@ type Query {
     """
     where: TrackingEntryWhereInput
   ): TrackingEntryConnection!
+  """
+  Workflow versions, as a Relay connection (where: {latest: true} for the current ones). Needs workflows:read.
+  """
   workflows(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4977,23 +7836,65 @@ type Query {
 The builtin Time type
 """
 scalar Time
+"""
+One carrier scan or status of an order's shipment.
+"""
 type TrackingEntry implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `trk_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
   """
   Incremented by every update; the ETag of REST responses.
   """
   revision: Int!
+  """
+  The id of the order the shipment belongs to.
+  """
   orderID: ID!
+  """
+  The carrier's tracking number of the shipment.
+  """
   trackingNumber: String!
+  """
+  The carrier, e.g. DHL, UPS, PostNL.
+  """
   carrier: String!
+  """
+  Where the shipment stands. A delivered entry moves a shipped order to delivered.
+  """
   status: TrackingEntryStatus!
+  """
+  The id of the hub where it happened; null when not at a hub.
+  """
   hubID: ID
+  """
+  Where it happened, as the carrier reports it (e.g. a city).
+  """
   location: String!
+  """
+  The carrier's text for the event.
+  """
   description: String!
+  """
+  When it happened (default: when it was recorded).
+  """
   occurredAt: Time!
+  """
+  The order the shipment belongs to.
+  """
   order: Order!
+  """
+  The hub where it happened, if any.
+  """
   hub: Hub
 }
 """
@@ -5043,305 +7944,838 @@ input TrackingEntryOrder {
 Properties by which TrackingEntry connections can be ordered.
 """
 enum TrackingEntryOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by trackingNumber: the carrier's tracking number of the shipment.
+  """
   TRACKING_NUMBER
+  """
+  Order by carrier: the carrier, e.g.
+  """
   CARRIER
+  """
+  Order by status: where the shipment stands.
+  """
   STATUS
+  """
+  Order by occurredAt: when it happened (default: when it was recorded).
+  """
   OCCURRED_AT
 }
 """
-TrackingEntryStatus is enum for the field status
+Where the shipment stands. A delivered entry moves a shipped order to delivered.
 """
 enum TrackingEntryStatus @goModel(model: "logistics/ent/trackingentry.Status") {
+  """
+  A shipping label exists; the carrier does not have the parcel yet (written by the ship transition).
+  """
   label_created
+  """
+  The carrier is moving the parcel.
+  """
   in_transit
+  """
+  On the vehicle for the last mile.
+  """
   out_for_delivery
+  """
+  Handed to the recipient.
+  """
   delivered
+  """
+  Something went wrong (damage, wrong address, customs, missed delivery): needs attention.
+  """
   exception
+  """
+  On its way back, or back, to the sender.
+  """
   returned
 }
 """
-TrackingEntryWhereInput is used for filtering TrackingEntry objects.
-Input was generated by ent.
+Filters TrackingEntry objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input TrackingEntryWhereInput {
+  """
+  Matches the TrackingEntry objects that this filter does not match.
+  """
   not: TrackingEntryWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [TrackingEntryWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [TrackingEntryWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `trk_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  order_id field predicates
+  orderID equals the value. The id of the order the shipment belongs to.
   """
   orderID: ID
+  """
+  orderID differs from the value.
+  """
   orderIDNEQ: ID
+  """
+  orderID is one of the values (at most 100).
+  """
   orderIDIn: [ID!]
+  """
+  orderID is none of the values (at most 100).
+  """
   orderIDNotIn: [ID!]
+  """
+  orderID is greater than the value.
+  """
   orderIDGT: ID
+  """
+  orderID is greater than or equal to the value.
+  """
   orderIDGTE: ID
+  """
+  orderID is less than the value.
+  """
   orderIDLT: ID
+  """
+  orderID is less than or equal to the value.
+  """
   orderIDLTE: ID
+  """
+  orderID contains the value (case-sensitive).
+  """
   orderIDContains: ID
+  """
+  orderID starts with the value (case-sensitive).
+  """
   orderIDHasPrefix: ID
+  """
+  orderID ends with the value (case-sensitive).
+  """
   orderIDHasSuffix: ID
+  """
+  orderID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDEqualFold: ID
+  """
+  orderID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   orderIDContainsFold: ID
   """
-  tracking_number field predicates
+  trackingNumber equals the value. The carrier's tracking number of the shipment.
   """
   trackingNumber: String
+  """
+  trackingNumber differs from the value.
+  """
   trackingNumberNEQ: String
+  """
+  trackingNumber is one of the values (at most 100).
+  """
   trackingNumberIn: [String!]
+  """
+  trackingNumber is none of the values (at most 100).
+  """
   trackingNumberNotIn: [String!]
+  """
+  trackingNumber is greater than the value.
+  """
   trackingNumberGT: String
+  """
+  trackingNumber is greater than or equal to the value.
+  """
   trackingNumberGTE: String
+  """
+  trackingNumber is less than the value.
+  """
   trackingNumberLT: String
+  """
+  trackingNumber is less than or equal to the value.
+  """
   trackingNumberLTE: String
+  """
+  trackingNumber contains the value (case-sensitive).
+  """
   trackingNumberContains: String
+  """
+  trackingNumber starts with the value (case-sensitive).
+  """
   trackingNumberHasPrefix: String
+  """
+  trackingNumber ends with the value (case-sensitive).
+  """
   trackingNumberHasSuffix: String
+  """
+  trackingNumber equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   trackingNumberEqualFold: String
+  """
+  trackingNumber contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   trackingNumberContainsFold: String
   """
-  carrier field predicates
+  carrier equals the value. The carrier, e.g. DHL, UPS, PostNL.
   """
   carrier: String
+  """
+  carrier differs from the value.
+  """
   carrierNEQ: String
+  """
+  carrier is one of the values (at most 100).
+  """
   carrierIn: [String!]
+  """
+  carrier is none of the values (at most 100).
+  """
   carrierNotIn: [String!]
+  """
+  carrier is greater than the value.
+  """
   carrierGT: String
+  """
+  carrier is greater than or equal to the value.
+  """
   carrierGTE: String
+  """
+  carrier is less than the value.
+  """
   carrierLT: String
+  """
+  carrier is less than or equal to the value.
+  """
   carrierLTE: String
+  """
+  carrier contains the value (case-sensitive).
+  """
   carrierContains: String
+  """
+  carrier starts with the value (case-sensitive).
+  """
   carrierHasPrefix: String
+  """
+  carrier ends with the value (case-sensitive).
+  """
   carrierHasSuffix: String
+  """
+  carrier equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   carrierEqualFold: String
+  """
+  carrier contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   carrierContainsFold: String
   """
-  status field predicates
+  status equals the value. Where the shipment stands. A delivered entry moves a shipped order to delivered.
   """
   status: TrackingEntryStatus
+  """
+  status differs from the value.
+  """
   statusNEQ: TrackingEntryStatus
+  """
+  status is one of the values (at most 100).
+  """
   statusIn: [TrackingEntryStatus!]
+  """
+  status is none of the values (at most 100).
+  """
   statusNotIn: [TrackingEntryStatus!]
   """
-  hub_id field predicates
+  hubID equals the value. The id of the hub where it happened; null when not at a hub.
   """
   hubID: ID
+  """
+  hubID differs from the value.
+  """
   hubIDNEQ: ID
+  """
+  hubID is one of the values (at most 100).
+  """
   hubIDIn: [ID!]
+  """
+  hubID is none of the values (at most 100).
+  """
   hubIDNotIn: [ID!]
+  """
+  hubID is greater than the value.
+  """
   hubIDGT: ID
+  """
+  hubID is greater than or equal to the value.
+  """
   hubIDGTE: ID
+  """
+  hubID is less than the value.
+  """
   hubIDLT: ID
+  """
+  hubID is less than or equal to the value.
+  """
   hubIDLTE: ID
+  """
+  hubID contains the value (case-sensitive).
+  """
   hubIDContains: ID
+  """
+  hubID starts with the value (case-sensitive).
+  """
   hubIDHasPrefix: ID
+  """
+  hubID ends with the value (case-sensitive).
+  """
   hubIDHasSuffix: ID
+  """
+  true: hubID is not set (null).
+  """
   hubIDIsNil: Boolean
+  """
+  true: hubID is set (not null).
+  """
   hubIDNotNil: Boolean
+  """
+  hubID equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDEqualFold: ID
+  """
+  hubID contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   hubIDContainsFold: ID
   """
-  location field predicates
+  location equals the value. Where it happened, as the carrier reports it (e.g. a city).
   """
   location: String
+  """
+  location differs from the value.
+  """
   locationNEQ: String
+  """
+  location is one of the values (at most 100).
+  """
   locationIn: [String!]
+  """
+  location is none of the values (at most 100).
+  """
   locationNotIn: [String!]
+  """
+  location is greater than the value.
+  """
   locationGT: String
+  """
+  location is greater than or equal to the value.
+  """
   locationGTE: String
+  """
+  location is less than the value.
+  """
   locationLT: String
+  """
+  location is less than or equal to the value.
+  """
   locationLTE: String
+  """
+  location contains the value (case-sensitive).
+  """
   locationContains: String
+  """
+  location starts with the value (case-sensitive).
+  """
   locationHasPrefix: String
+  """
+  location ends with the value (case-sensitive).
+  """
   locationHasSuffix: String
+  """
+  location equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   locationEqualFold: String
+  """
+  location contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   locationContainsFold: String
   """
-  description field predicates
+  description equals the value. The carrier's text for the event.
   """
   description: String
+  """
+  description differs from the value.
+  """
   descriptionNEQ: String
+  """
+  description is one of the values (at most 100).
+  """
   descriptionIn: [String!]
+  """
+  description is none of the values (at most 100).
+  """
   descriptionNotIn: [String!]
+  """
+  description is greater than the value.
+  """
   descriptionGT: String
+  """
+  description is greater than or equal to the value.
+  """
   descriptionGTE: String
+  """
+  description is less than the value.
+  """
   descriptionLT: String
+  """
+  description is less than or equal to the value.
+  """
   descriptionLTE: String
+  """
+  description contains the value (case-sensitive).
+  """
   descriptionContains: String
+  """
+  description starts with the value (case-sensitive).
+  """
   descriptionHasPrefix: String
+  """
+  description ends with the value (case-sensitive).
+  """
   descriptionHasSuffix: String
+  """
+  description equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   descriptionEqualFold: String
+  """
+  description contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   descriptionContainsFold: String
   """
-  occurred_at field predicates
+  occurredAt equals the value. When it happened (default: when it was recorded).
   """
   occurredAt: Time
+  """
+  occurredAt differs from the value.
+  """
   occurredAtNEQ: Time
+  """
+  occurredAt is one of the values (at most 100).
+  """
   occurredAtIn: [Time!]
+  """
+  occurredAt is none of the values (at most 100).
+  """
   occurredAtNotIn: [Time!]
+  """
+  occurredAt is greater than the value.
+  """
   occurredAtGT: Time
+  """
+  occurredAt is greater than or equal to the value.
+  """
   occurredAtGTE: Time
+  """
+  occurredAt is less than the value.
+  """
   occurredAtLT: Time
+  """
+  occurredAt is less than or equal to the value.
+  """
   occurredAtLTE: Time
   """
-  order edge predicates
+  true: the TrackingEntry has a order; false: it has none.
   """
   hasOrder: Boolean
+  """
+  Its order matches every filter in the list (OrderWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Order.
+  """
   hasOrderWith: [OrderWhereInput!]
   """
-  hub edge predicates
+  true: the TrackingEntry has a hub; false: it has none.
   """
   hasHub: Boolean
+  """
+  Its hub matches every filter in the list (HubWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Hub.
+  """
   hasHubWith: [HubWhereInput!]
 }
 """
-UpdateHubInput is used for update Hub object.
-Input was generated by ent.
+The fields of a Hub to change; those left out stay as they are.
 """
 input UpdateHubInput {
   """
-  Short unique code, e.g. AMS1.
+  Short unique code, e.g. AMS1: upper-case letters, digits, - or _. Items and orders name their hub by it.
   """
   code: String
+  """
+  Display name, e.g. Amsterdam warehouse.
+  """
   name: String
+  """
+  What the hub is: warehouse, cross_dock, store or port.
+  """
   kind: HubKind
+  """
+  Street and number.
+  """
   addressLine1: String
+  """
+  City of the address.
+  """
   city: String
+  """
+  Postal code of the address.
+  """
   postalCode: String
   """
-  ISO 3166-1 alpha-2.
+  Country of the address, ISO 3166-1 alpha-2 (NL, DE, US).
   """
   country: String
+  """
+  Latitude in decimal degrees (WGS 84), -90 to 90.
+  """
   latitude: Float
+  """
+  true: set latitude to null.
+  """
   clearLatitude: Boolean
+  """
+  Longitude in decimal degrees (WGS 84), -180 to 180.
+  """
   longitude: Float
+  """
+  true: set longitude to null.
+  """
   clearLongitude: Boolean
   """
-  IANA time zone.
+  IANA time zone of the hub, e.g. Europe/Amsterdam.
   """
   timezone: String
+  """
+  false: the hub is closed; its records stay readable.
+  """
   active: Boolean
 }
 """
-UpdateItemInput is used for update Item object.
-Input was generated by ent.
+The fields of a Item to change; those left out stay as they are.
 """
 input UpdateItemInput {
+  """
+  How much is on hand, in the part's unit (exact, 3 decimals).
+  """
   quantity: Decimal
+  """
+  Production lot or batch; empty when not tracked.
+  """
   lot: String
+  """
+  Serial number of a single unit; empty when not tracked.
+  """
   serial: String
+  """
+  Whether the stock can be reserved: only available stock is.
+  """
   status: ItemStatus
+  """
+  Best-before or expiry time; null when the stock does not expire.
+  """
   expiresAt: Time
+  """
+  true: set expiresAt to null.
+  """
   clearExpiresAt: Boolean
+  """
+  The id of the part this stock is of.
+  """
   partID: ID
+  """
+  The id of the hub where the stock is.
+  """
   hubID: ID
 }
 """
-UpdateOrderInput is used for update Order object.
-Input was generated by ent.
+The fields of a Order to change; those left out stay as they are.
 """
 input UpdateOrderInput {
   """
   Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
   """
   number: String
+  """
+  The customer's own reference for the order.
+  """
   customerRef: String
+  """
+  How urgent the order is.
+  """
   priority: OrderPriority
+  """
+  Recipient's name.
+  """
   shipToName: String
+  """
+  Recipient's street and number.
+  """
   shipToLine1: String
+  """
+  Second address line (building, floor).
+  """
   shipToLine2: String
+  """
+  Recipient's city.
+  """
   shipToCity: String
+  """
+  Recipient's postal code.
+  """
   shipToPostalCode: String
+  """
+  Recipient's country, ISO 3166-1 alpha-2; empty when unknown.
+  """
   shipToCountry: String
+  """
+  When the order should be delivered; null when no date was agreed.
+  """
   dueAt: Time
+  """
+  true: set dueAt to null.
+  """
   clearDueAt: Boolean
+  """
+  The id of the hub the order ships from.
+  """
   hubID: ID
 }
 """
-UpdateOrderLineInput is used for update OrderLine object.
-Input was generated by ent.
+The fields of a OrderLine to change; those left out stay as they are.
 """
 input UpdateOrderLineInput {
+  """
+  How much is ordered, in the part's unit.
+  """
   quantity: Decimal
+  """
+  The id of the part ordered.
+  """
   partID: ID
 }
 """
-UpdatePartInput is used for update Part object.
-Input was generated by ent.
+The fields of a Part to change; those left out stay as they are.
 """
 input UpdatePartInput {
+  """
+  Stock keeping unit: the part's unique code, e.g. BLT-000123.
+  """
   sku: String
+  """
+  Name of the part, e.g. Hex bolt M8x40, steel.
+  """
   partName: String
+  """
+  Free text about the part (up to 4,000 characters).
+  """
   description: String
+  """
+  The unit that quantities of this part count in.
+  """
   unit: PartUnit
+  """
+  Weight of one unit in kilograms (exact, 3 decimals).
+  """
   unitWeightKg: Decimal
+  """
+  true: dangerous goods that need special handling.
+  """
   hazardous: Boolean
 }
 """
-UpdateTrackingEntryInput is used for update TrackingEntry object.
-Input was generated by ent.
+The fields of a TrackingEntry to change; those left out stay as they are.
 """
 input UpdateTrackingEntryInput {
+  """
+  The carrier's tracking number of the shipment.
+  """
   trackingNumber: String
+  """
+  The carrier, e.g. DHL, UPS, PostNL.
+  """
   carrier: String
+  """
+  Where the shipment stands. A delivered entry moves a shipped order to delivered.
+  """
   status: TrackingEntryStatus
+  """
+  Where it happened, as the carrier reports it (e.g. a city).
+  """
   location: String
+  """
+  The carrier's text for the event.
+  """
   description: String
+  """
+  When it happened (default: when it was recorded).
+  """
   occurredAt: Time
+  """
+  The id of the order the shipment belongs to.
+  """
   orderID: ID
+  """
+  The id of the hub where it happened; null when not at a hub.
+  """
   hubID: ID
+  """
+  true: remove the hub.
+  """
   clearHub: Boolean
 }
+"""
+One immutable version of an order workflow: states, an initial state and transitions with stock effects. Editing a key adds a version; orders keep the version they started with.
+"""
 type Workflow implements Node {
+  """
+  Opaque id, prefixed by type (` + "`" + `wfl_…` + "`" + `); the same in GraphQL and REST.
+  """
   id: ID!
+  """
+  When the record was created (RFC 3339, UTC).
+  """
   createdAt: Time!
+  """
+  When the record last changed (RFC 3339, UTC).
+  """
   updatedAt: Time!
+  """
+  The workflow's key, shared by all its versions, e.g. fulfilment.
+  """
   key: String!
+  """
+  Display name.
+  """
   name: String!
+  """
+  1 for the first definition of a key, then 2, 3, ….
+  """
   version: Int!
   """
   True on the newest version of each key.
   """
   latest: Boolean!
+  """
+  True for the built-in fulfilment workflow.
+  """
   builtIn: Boolean!
+  """
+  Every state an order of this workflow can be in.
+  """
   states: [String!]!
+  """
+  The state a new order starts in.
+  """
   initialState: String!
+  """
+  The transitions between states, with their stock effects.
+  """
   transitions: [WorkflowTransition!]!
+  """
+  The orders that follow this version.
+  """
   orders(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -5421,126 +8855,350 @@ input WorkflowOrder {
 Properties by which Workflow connections can be ordered.
 """
 enum WorkflowOrderField {
+  """
+  Order by createdAt: when the record was created (RFC 3339, UTC).
+  """
   CREATED_AT
+  """
+  Order by updatedAt: when the record last changed (RFC 3339, UTC).
+  """
   UPDATED_AT
+  """
+  Order by key: the workflow's key, shared by all its versions, e.g.
+  """
   KEY
+  """
+  Order by name: display name.
+  """
   NAME
+  """
+  Order by version: 1 for the first definition of a key, then 2, 3, ….
+  """
   VERSION
 }
 """
-WorkflowWhereInput is used for filtering Workflow objects.
-Input was generated by ent.
+Filters Workflow objects: every predicate given must hold (AND); use or: for alternatives and not: to negate. At most 8 levels deep, 256 predicates and 100 values per list.
 """
 input WorkflowWhereInput {
+  """
+  Matches the Workflow objects that this filter does not match.
+  """
   not: WorkflowWhereInput
+  """
+  Matches when every filter in the list matches.
+  """
   and: [WorkflowWhereInput!]
+  """
+  Matches when at least one filter in the list matches.
+  """
   or: [WorkflowWhereInput!]
   """
-  id field predicates
+  id equals the value. Opaque id, prefixed by type (` + "`" + `wfl_…` + "`" + `); the same in GraphQL and REST.
   """
   id: ID
+  """
+  id differs from the value.
+  """
   idNEQ: ID
+  """
+  id is one of the values (at most 100).
+  """
   idIn: [ID!]
+  """
+  id is none of the values (at most 100).
+  """
   idNotIn: [ID!]
+  """
+  id is greater than the value.
+  """
   idGT: ID
+  """
+  id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  id is less than the value.
+  """
   idLT: ID
+  """
+  id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  createdAt equals the value. When the record was created (RFC 3339, UTC).
   """
   createdAt: Time
+  """
+  createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  createdAt is one of the values (at most 100).
+  """
   createdAtIn: [Time!]
+  """
+  createdAt is none of the values (at most 100).
+  """
   createdAtNotIn: [Time!]
+  """
+  createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  updatedAt equals the value. When the record last changed (RFC 3339, UTC).
   """
   updatedAt: Time
+  """
+  updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  updatedAt is one of the values (at most 100).
+  """
   updatedAtIn: [Time!]
+  """
+  updatedAt is none of the values (at most 100).
+  """
   updatedAtNotIn: [Time!]
+  """
+  updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  key field predicates
+  key equals the value. The workflow's key, shared by all its versions, e.g. fulfilment.
   """
   key: String
+  """
+  key differs from the value.
+  """
   keyNEQ: String
+  """
+  key is one of the values (at most 100).
+  """
   keyIn: [String!]
+  """
+  key is none of the values (at most 100).
+  """
   keyNotIn: [String!]
+  """
+  key is greater than the value.
+  """
   keyGT: String
+  """
+  key is greater than or equal to the value.
+  """
   keyGTE: String
+  """
+  key is less than the value.
+  """
   keyLT: String
+  """
+  key is less than or equal to the value.
+  """
   keyLTE: String
+  """
+  key contains the value (case-sensitive).
+  """
   keyContains: String
+  """
+  key starts with the value (case-sensitive).
+  """
   keyHasPrefix: String
+  """
+  key ends with the value (case-sensitive).
+  """
   keyHasSuffix: String
+  """
+  key equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   keyEqualFold: String
+  """
+  key contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   keyContainsFold: String
   """
-  name field predicates
+  name equals the value. Display name.
   """
   name: String
+  """
+  name differs from the value.
+  """
   nameNEQ: String
+  """
+  name is one of the values (at most 100).
+  """
   nameIn: [String!]
+  """
+  name is none of the values (at most 100).
+  """
   nameNotIn: [String!]
+  """
+  name is greater than the value.
+  """
   nameGT: String
+  """
+  name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  name is less than the value.
+  """
   nameLT: String
+  """
+  name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  name contains the value (case-sensitive).
+  """
   nameContains: String
+  """
+  name starts with the value (case-sensitive).
+  """
   nameHasPrefix: String
+  """
+  name ends with the value (case-sensitive).
+  """
   nameHasSuffix: String
+  """
+  name equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   nameEqualFold: String
+  """
+  name contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   nameContainsFold: String
   """
-  version field predicates
+  version equals the value. 1 for the first definition of a key, then 2, 3, ….
   """
   version: Int
+  """
+  version differs from the value.
+  """
   versionNEQ: Int
+  """
+  version is one of the values (at most 100).
+  """
   versionIn: [Int!]
+  """
+  version is none of the values (at most 100).
+  """
   versionNotIn: [Int!]
+  """
+  version is greater than the value.
+  """
   versionGT: Int
+  """
+  version is greater than or equal to the value.
+  """
   versionGTE: Int
+  """
+  version is less than the value.
+  """
   versionLT: Int
+  """
+  version is less than or equal to the value.
+  """
   versionLTE: Int
   """
-  latest field predicates
+  latest equals the value. True on the newest version of each key.
   """
   latest: Boolean
+  """
+  latest differs from the value.
+  """
   latestNEQ: Boolean
   """
-  built_in field predicates
+  builtIn equals the value. True for the built-in fulfilment workflow.
   """
   builtIn: Boolean
+  """
+  builtIn differs from the value.
+  """
   builtInNEQ: Boolean
   """
-  initial_state field predicates
+  initialState equals the value. The state a new order starts in.
   """
   initialState: String
+  """
+  initialState differs from the value.
+  """
   initialStateNEQ: String
+  """
+  initialState is one of the values (at most 100).
+  """
   initialStateIn: [String!]
+  """
+  initialState is none of the values (at most 100).
+  """
   initialStateNotIn: [String!]
+  """
+  initialState is greater than the value.
+  """
   initialStateGT: String
+  """
+  initialState is greater than or equal to the value.
+  """
   initialStateGTE: String
+  """
+  initialState is less than the value.
+  """
   initialStateLT: String
+  """
+  initialState is less than or equal to the value.
+  """
   initialStateLTE: String
+  """
+  initialState contains the value (case-sensitive).
+  """
   initialStateContains: String
+  """
+  initialState starts with the value (case-sensitive).
+  """
   initialStateHasPrefix: String
+  """
+  initialState ends with the value (case-sensitive).
+  """
   initialStateHasSuffix: String
+  """
+  initialState equals the value, ignoring case (ASCII letters only on SQLite).
+  """
   initialStateEqualFold: String
+  """
+  initialState contains the value, ignoring case (ASCII letters only on SQLite).
+  """
   initialStateContainsFold: String
   """
-  orders edge predicates
+  true: the Workflow has at least one of its orders; false: it has none.
   """
   hasOrders: Boolean
+  """
+  At least one of its orders matches every filter in the list (OrderWhereInput; several entries are ANDed, use or: inside one for alternatives). Needs read scope on Order.
+  """
   hasOrdersWith: [OrderWhereInput!]
 }
 `, BuiltIn: false},
@@ -5551,9 +9209,13 @@ input WorkflowWhereInput {
 
 "A step of a workflow: from any of ` + "`" + `from` + "`" + ` to ` + "`" + `to` + "`" + `, with a stock effect."
 type WorkflowTransition {
+  "The transition's name, e.g. allocate; what transitionOrder takes."
   name: String!
+  "The states it may leave from."
   from: [String!]!
+  "The state it leads to."
   to: String!
+  "What it does to stock."
   effect: WorkflowEffect!
 }
 
@@ -5571,37 +9233,60 @@ enum WorkflowEffect {
 
 "A line of a new order."
 input OrderLineInput {
+  "The part ordered (prt_…)."
   partID: ID!
+  "How much, in the part's unit (more than 0, at most 3 decimals)."
   quantity: Decimal!
 }
 
+"""
+Writing. Every mutation runs in one database transaction, through the same
+service code as REST, and records its domain events. Pass ` + "`" + `revision` + "`" + ` (the
+value you read) to an update to fail with CONFLICT if the record changed
+since.
+"""
 type Mutation {
-  createHub(input: CreateHubInput!): Hub! @hasScope(scope: "hubs:write")
+  "Create a hub."
+  createHub("The new hub's fields." input: CreateHubInput!): Hub! @hasScope(scope: "hubs:write")
   "Update a hub; pass ` + "`" + `revision` + "`" + ` to fail with CONFLICT if someone changed it meanwhile."
-  updateHub(id: ID!, input: UpdateHubInput!, revision: Int): Hub! @hasScope(scope: "hubs:write")
+  updateHub("The hub's id (hub_…)." id: ID!, "The fields to change." input: UpdateHubInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): Hub! @hasScope(scope: "hubs:write")
   "Delete a hub; CONFLICT while stock, orders or tracking entries refer to it."
-  deleteHub(id: ID!): ID! @hasScope(scope: "hubs:write")
+  deleteHub("The hub's id (hub_…)." id: ID!): ID! @hasScope(scope: "hubs:write")
 
-  createPart(input: CreatePartInput!): Part! @hasScope(scope: "parts:write")
-  updatePart(id: ID!, input: UpdatePartInput!, revision: Int): Part! @hasScope(scope: "parts:write")
-  deletePart(id: ID!): ID! @hasScope(scope: "parts:write")
+  "Create a part."
+  createPart("The new part's fields." input: CreatePartInput!): Part! @hasScope(scope: "parts:write")
+  "Update a part; pass ` + "`" + `revision` + "`" + ` to fail with CONFLICT if someone changed it meanwhile."
+  updatePart("The part's id (prt_…)." id: ID!, "The fields to change." input: UpdatePartInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): Part! @hasScope(scope: "parts:write")
+  "Delete a part; CONFLICT while stock or order lines refer to it."
+  deletePart("The part's id (prt_…)." id: ID!): ID! @hasScope(scope: "parts:write")
 
-  createItem(input: CreateItemInput!): Item! @hasScope(scope: "items:write")
-  updateItem(id: ID!, input: UpdateItemInput!, revision: Int): Item! @hasScope(scope: "items:write")
-  deleteItem(id: ID!): ID! @hasScope(scope: "items:write")
+  "Record stock of a part at a hub."
+  createItem("The new item's fields." input: CreateItemInput!): Item! @hasScope(scope: "items:write")
+  "Update stock; the quantity may not drop below what is reserved."
+  updateItem("The item's id (itm_…)." id: ID!, "The fields to change." input: UpdateItemInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): Item! @hasScope(scope: "items:write")
+  "Delete stock; CONFLICT while part of it is reserved."
+  deleteItem("The item's id (itm_…)." id: ID!): ID! @hasScope(scope: "items:write")
 
   "Create an order in the initial state of its workflow (default: fulfilment)."
-  createOrder(input: CreateOrderInput!, lines: [OrderLineInput!], workflowKey: String): Order! @hasScope(scope: "orders:write")
-  updateOrder(id: ID!, input: UpdateOrderInput!, revision: Int): Order! @hasScope(scope: "orders:write")
-  deleteOrder(id: ID!): ID! @hasScope(scope: "orders:write")
+  createOrder("The new order's fields." input: CreateOrderInput!, "Its lines (each a part and a quantity)." lines: [OrderLineInput!], "The key of the workflow to follow (its latest version); default fulfilment." workflowKey: String): Order! @hasScope(scope: "orders:write")
+  "Update an order's fields (its status changes only through transitionOrder)."
+  updateOrder("The order's id (ord_…)." id: ID!, "The fields to change." input: UpdateOrderInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): Order! @hasScope(scope: "orders:write")
+  "Delete an order, only in its workflow's initial or a final state."
+  deleteOrder("The order's id (ord_…)." id: ID!): ID! @hasScope(scope: "orders:write")
 
-  createOrderLine(input: CreateOrderLineInput!): OrderLine! @hasScope(scope: "orders:write")
-  updateOrderLine(id: ID!, input: UpdateOrderLineInput!, revision: Int): OrderLine! @hasScope(scope: "orders:write")
-  deleteOrderLine(id: ID!): ID! @hasScope(scope: "orders:write")
+  "Add a line to an order that is still in its workflow's initial state."
+  createOrderLine("The new line's order, part and quantity." input: CreateOrderLineInput!): OrderLine! @hasScope(scope: "orders:write")
+  "Change a line of an order that is still in its workflow's initial state."
+  updateOrderLine("The line's id (oln_…)." id: ID!, "The fields to change." input: UpdateOrderLineInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): OrderLine! @hasScope(scope: "orders:write")
+  "Remove a line from an order that is still in its workflow's initial state."
+  deleteOrderLine("The line's id (oln_…)." id: ID!): ID! @hasScope(scope: "orders:write")
 
-  createTrackingEntry(input: CreateTrackingEntryInput!): TrackingEntry! @hasScope(scope: "tracking:write")
-  updateTrackingEntry(id: ID!, input: UpdateTrackingEntryInput!, revision: Int): TrackingEntry! @hasScope(scope: "tracking:write")
-  deleteTrackingEntry(id: ID!): ID! @hasScope(scope: "tracking:write")
+  "Record a tracking event of an order's shipment; a delivered entry moves a shipped order to delivered."
+  createTrackingEntry("The new entry's fields." input: CreateTrackingEntryInput!): TrackingEntry! @hasScope(scope: "tracking:write")
+  "Correct a tracking entry."
+  updateTrackingEntry("The entry's id (trk_…)." id: ID!, "The fields to change." input: UpdateTrackingEntryInput!, "The revision you read; CONFLICT if it is no longer current." revision: Int): TrackingEntry! @hasScope(scope: "tracking:write")
+  "Delete a tracking entry."
+  deleteTrackingEntry("The entry's id (trk_…)." id: ID!): ID! @hasScope(scope: "tracking:write")
 }
 `, BuiltIn: false},
 	{Name: "../schema/scalars.graphqls", Input: `"""
@@ -5617,6 +9302,10 @@ scalar Decimal
 # receive every matching event committed since, in order, then live ones.
 # Without after:, the stream starts with the next event to commit.
 
+"""
+Live changes over WebSocket (graphql-transport-ws) or Server-Sent Events,
+read from the event log: resumable with after:, in order, without gaps.
+"""
 type Subscription {
   """
   The order after each change (order.created, order.updated,
@@ -5624,21 +9313,21 @@ type Subscription {
   when the change is delivered; it is null for order.deleted (delivered only
   to subscriptions without where).
   """
-  orderChanged(where: OrderWhereInput, after: Int): OrderChange! @hasScope(scope: "orders:read")
+  orderChanged("Deliver only orders that match (evaluated on the order at delivery)." where: OrderWhereInput, "Resume after this event sequence (the last one you received)." after: Int): OrderChange! @hasScope(scope: "orders:read")
   """
   Each new tracking entry (tracking_entry.created) that matches where.
   """
-  trackingEntryAdded(where: TrackingEntryWhereInput, after: Int): TrackingEntryChange! @hasScope(scope: "tracking:read")
+  trackingEntryAdded("Deliver only entries that match." where: TrackingEntryWhereInput, "Resume after this event sequence (the last one you received)." after: Int): TrackingEntryChange! @hasScope(scope: "tracking:read")
   """
   The item (stock) after each change (item.created, item.updated — stock
   movements by orders included — item.deleted) that matches where.
   """
-  stockChanged(where: ItemWhereInput, after: Int): StockChange! @hasScope(scope: "items:read")
+  stockChanged("Deliver only items that match (evaluated on the item at delivery)." where: ItemWhereInput, "Resume after this event sequence (the last one you received)." after: Int): StockChange! @hasScope(scope: "items:read")
   """
   Every event of the log, or those whose type is in types ("order.*" matches
   every order event). Needs every read scope, as the events query does.
   """
-  events(types: [String!], after: Int): Event!
+  events("Event types to deliver, e.g. order.transitioned or order.*; omit for all." types: [String!], "Resume after this event sequence (the last one you received)." after: Int): Event!
 }
 
 """One change of an order."""
@@ -5655,16 +9344,23 @@ type OrderChange {
 
 """One new tracking entry."""
 type TrackingEntryChange {
+  """The event's sequence: pass it as after: to resume after this change."""
   sequence: Int!
+  """The event's type: tracking_entry.created."""
   type: String!
+  """The event's id (GET /v1/events/{id})."""
   eventID: ID!
+  """The tracking entry as it is now; null once deleted."""
   trackingEntry: TrackingEntry
 }
 
 """One change of an item's stock or attributes."""
 type StockChange {
+  """The event's sequence: pass it as after: to resume after this change."""
   sequence: Int!
+  """The event's type, e.g. item.updated."""
   type: String!
+  """The event's id (GET /v1/events/{id})."""
   eventID: ID!
   """The item as it is now; null once deleted."""
   item: Item
@@ -5676,76 +9372,100 @@ type StockChange {
 
 "A URL that receives this environment's events, signed per Standard Webhooks 1.0."
 type WebhookEndpoint {
+  "The endpoint's id (whe_…)."
   id: ID!
+  "Where events are POSTed (http or https; loopback and private addresses are refused unless the server allows them)."
   url: String!
+  "What the endpoint is for."
   description: String!
   "Event types delivered (order.created, a family order.*, or *); empty: all."
   eventTypes: [String!]!
+  "false: nothing is sent (disabled by a user, a 410 Gone or a failed retry schedule)."
   enabled: Boolean!
   "Why the endpoint is disabled (410 Gone, a failed schedule, a user)."
   disabledReason: String!
   "A rotated-out secret still signs next to the new one."
   secretRotating: Boolean!
+  "When the endpoint was registered."
   createdAt: Time!
+  "When it last changed."
   updatedAt: Time!
   "The latest deliveries, newest first (at most 100); status: pending, succeeded or failed."
-  deliveries(status: String, first: Int): [WebhookDelivery!]!
+  deliveries("Only deliveries in this status: pending, succeeded or failed." status: String, "How many (default and most: 100)." first: Int): [WebhookDelivery!]!
 }
 
 "One event on its way to one endpoint, and its last attempt."
 type WebhookDelivery {
+  "The delivery's id (whd_…)."
   id: ID!
+  "The endpoint it goes to."
   endpointId: ID!
   "Empty for a test delivery."
   eventId: String!
+  "The event's type, e.g. order.transitioned, or webhook.test."
   eventType: String!
   "pending, succeeded or failed."
   status: String!
+  "Attempts started so far, the one in flight included."
   attempts: Int!
+  "When a pending delivery is due; while an attempt is in flight, the end of its lease."
   nextAttemptAt: Time
+  "When the last attempt started; null before the first."
   lastAttemptAt: Time
   "0 when no answer came (see lastError)."
   lastStatusCode: Int!
+  "How long the last attempt took, in milliseconds."
   lastLatencyMs: Int!
   "The first bytes (at most 1 KiB) of the last answer's body."
   lastResponse: String!
+  "Why the last attempt failed (time-out, connection refused, a non-2xx status); empty on success."
   lastError: String!
+  "When the endpoint answered 2xx; null until then."
   deliveredAt: Time
+  "When the delivery was enqueued (with its event's transaction)."
   createdAt: Time!
 }
 
 "An endpoint and its signing secret (whsec_…), which cannot be read again."
 type WebhookEndpointWithSecret {
+  "The endpoint."
   endpoint: WebhookEndpoint!
+  "The signing secret (whsec_…) for verifying the webhook-signature header. Shown only here."
   secret: String!
 }
 
 "Fields to set; those left out stay as they are."
 input WebhookEndpointInput {
+  "Where to POST events (required when creating)."
   url: String
+  "What the endpoint is for."
   description: String
+  "Event types to deliver (order.created, a family order.*, or *); empty: all."
   eventTypes: [String!]
+  "false disables the endpoint; true re-enables a disabled one."
   enabled: Boolean
 }
 
 extend type Query {
   "The environment's webhook endpoints, newest first."
   webhookEndpoints: [WebhookEndpoint!]! @hasScope(scope: "webhooks:read")
-  webhookEndpoint(id: ID!): WebhookEndpoint @hasScope(scope: "webhooks:read")
+  "One webhook endpoint by id; null if there is none."
+  webhookEndpoint("The endpoint's id (whe_…)." id: ID!): WebhookEndpoint @hasScope(scope: "webhooks:read")
 }
 
 extend type Mutation {
   "Register an endpoint; the answer holds its secret, shown only this once."
-  createWebhookEndpoint(input: WebhookEndpointInput!): WebhookEndpointWithSecret! @hasScope(scope: "webhooks:write")
+  createWebhookEndpoint("The endpoint's url, description and event types." input: WebhookEndpointInput!): WebhookEndpointWithSecret! @hasScope(scope: "webhooks:write")
   "Change an endpoint; enabled: true re-enables a disabled one."
-  updateWebhookEndpoint(id: ID!, input: WebhookEndpointInput!): WebhookEndpoint! @hasScope(scope: "webhooks:write")
-  deleteWebhookEndpoint(id: ID!): ID! @hasScope(scope: "webhooks:write")
+  updateWebhookEndpoint("The endpoint's id (whe_…)." id: ID!, "The fields to change." input: WebhookEndpointInput!): WebhookEndpoint! @hasScope(scope: "webhooks:write")
+  "Delete an endpoint and its delivery log."
+  deleteWebhookEndpoint("The endpoint's id (whe_…)." id: ID!): ID! @hasScope(scope: "webhooks:write")
   "Replace the secret (shown once); the old one keeps signing for the grace period."
-  rotateWebhookSecret(id: ID!): WebhookEndpointWithSecret! @hasScope(scope: "webhooks:write")
+  rotateWebhookSecret("The endpoint's id (whe_…)." id: ID!): WebhookEndpointWithSecret! @hasScope(scope: "webhooks:write")
   "Send an event (eventId) or a delivery's event (deliveryId) to the endpoint again."
-  resendWebhookEvent(endpointId: ID!, eventId: ID, deliveryId: ID): WebhookDelivery! @hasScope(scope: "webhooks:write")
+  resendWebhookEvent("The endpoint's id (whe_…)." endpointId: ID!, "The event to send (evt_…)." eventId: ID, "A delivery whose event to send again (whd_…)." deliveryId: ID): WebhookDelivery! @hasScope(scope: "webhooks:write")
   "Send a webhook.test event to the endpoint."
-  sendWebhookTestEvent(endpointId: ID!): WebhookDelivery! @hasScope(scope: "webhooks:write")
+  sendWebhookTestEvent("The endpoint's id (whe_…)." endpointId: ID!): WebhookDelivery! @hasScope(scope: "webhooks:write")
 }
 `, BuiltIn: false},
 	{Name: "../schema/workflow.graphqls", Input: `extend type Order {
@@ -5755,8 +9475,11 @@ extend type Mutation {
 
 "A transition of a new workflow definition."
 input WorkflowTransitionInput {
+  "The transition's name (lower-case letters, digits and _)."
   name: String!
+  "The states it may leave from."
   from: [String!]!
+  "The state it leads to."
   to: String!
   "Default: none."
   effect: WorkflowEffect
@@ -5766,9 +9489,13 @@ input WorkflowTransitionInput {
 input WorkflowInput {
   "Lower-case letters, digits and _; an existing key gets a new version."
   key: String!
+  "Display name; default: the key."
   name: String
+  "Every state an order of the workflow can be in."
   states: [String!]!
+  "The state new orders start in; one of states."
   initialState: String!
+  "The transitions; a state without a way out is final."
   transitions: [WorkflowTransitionInput!]!
 }
 
@@ -5779,9 +9506,9 @@ extend type Mutation {
   ones; CONFLICT (insufficient_stock) names the short parts. ` + "`" + `ship` + "`" + ` needs
   trackingNumber and carrier. Pass ` + "`" + `revision` + "`" + ` to fail if the order changed.
   """
-  transitionOrder(id: ID!, transition: String!, trackingNumber: String, carrier: String, revision: Int): Order! @hasScope(scope: "orders:write")
+  transitionOrder("The order's id (ord_…)." id: ID!, "The transition's name, e.g. submit, allocate, ship (see allowedTransitions)." transition: String!, "The tracking number of the shipment (ship only)." trackingNumber: String, "The carrier of the shipment (ship only)." carrier: String, "The revision you read; CONFLICT if the order changed since." revision: Int): Order! @hasScope(scope: "orders:write")
   "Create a workflow (version 1) or the next version of an existing key. BAD_USER_INPUT lists every problem."
-  createWorkflow(input: WorkflowInput!): Workflow! @hasScope(scope: "workflows:write")
+  createWorkflow("The definition." input: WorkflowInput!): Workflow! @hasScope(scope: "workflows:write")
 }
 `, BuiltIn: false},
 }
@@ -6337,6 +10064,28 @@ func (ec *executionContext) childFields_TrackingEntryEdge(ctx context.Context, f
 		return ec.fieldContext_TrackingEntryEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Viewer_kind(ctx, field)
+	case "email":
+		return ec.fieldContext_Viewer_email(ctx, field)
+	case "role":
+		return ec.fieldContext_Viewer_role(ctx, field)
+	case "keyName":
+		return ec.fieldContext_Viewer_keyName(ctx, field)
+	case "keyPrefix":
+		return ec.fieldContext_Viewer_keyPrefix(ctx, field)
+	case "scopes":
+		return ec.fieldContext_Viewer_scopes(ctx, field)
+	case "environment":
+		return ec.fieldContext_Viewer_environment(ctx, field)
+	case "baseURL":
+		return ec.fieldContext_Viewer_baseURL(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14361,6 +18110,38 @@ func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graph
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+			return ec.marshalNViewer2ᚖlogisticsᚋgraphᚋmodelᚐViewer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_apiTokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15516,6 +19297,190 @@ func (ec *executionContext) _TrackingEntryEdge_cursor(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_TrackingEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TrackingEntryEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_kind(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ViewerKind) graphql.Marshaler {
+			return ec.marshalNViewerKind2logisticsᚋgraphᚋmodelᚐViewerKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type ViewerKind does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_email(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_role(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_keyName(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_keyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_keyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_keyPrefix(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_keyPrefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeyPrefix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_keyPrefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_scopes(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_environment(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_environment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Environment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_environment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_baseURL(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_baseURL(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BaseURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_baseURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookDelivery) (ret graphql.Marshaler) {
@@ -28753,6 +32718,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "viewer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_viewer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "apiTokens":
 			field := field
 
@@ -29178,6 +33165,79 @@ func (ec *executionContext) _TrackingEntryEdge(ctx context.Context, sel ast.Sele
 			}
 		case "cursor":
 			out.Values[i] = ec._TrackingEntryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *model.Viewer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "kind":
+			out.Values[i] = ec._Viewer_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._Viewer_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Viewer_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "keyName":
+			out.Values[i] = ec._Viewer_keyName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "keyPrefix":
+			out.Values[i] = ec._Viewer_keyPrefix(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "scopes":
+			out.Values[i] = ec._Viewer_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "environment":
+			out.Values[i] = ec._Viewer_environment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "baseURL":
+			out.Values[i] = ec._Viewer_baseURL(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30824,6 +34884,26 @@ func (ec *executionContext) unmarshalNUpdatePartInput2logisticsᚋentᚐUpdatePa
 func (ec *executionContext) unmarshalNUpdateTrackingEntryInput2logisticsᚋentᚐUpdateTrackingEntryInput(ctx context.Context, v any) (ent.UpdateTrackingEntryInput, error) {
 	res, err := ec.unmarshalInputUpdateTrackingEntryInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewer2ᚖlogisticsᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v *model.Viewer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNViewerKind2logisticsᚋgraphᚋmodelᚐViewerKind(ctx context.Context, v any) (model.ViewerKind, error) {
+	var res model.ViewerKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNViewerKind2logisticsᚋgraphᚋmodelᚐViewerKind(ctx context.Context, sel ast.SelectionSet, v model.ViewerKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖlogisticsᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery) graphql.Marshaler {

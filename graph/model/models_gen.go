@@ -3,34 +3,45 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"logistics/ent"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
+	"strconv"
 	"time"
 )
 
 // A console account.
 type Account struct {
-	ID    resourceid.ID `json:"id"`
-	Email string        `json:"email"`
+	// The user's id (usr_…).
+	ID resourceid.ID `json:"id"`
+	// The address the user signs in with.
+	Email string `json:"email"`
 	// owner, admin, member or viewer.
 	Role string `json:"role"`
 }
 
+// A new API key.
 type CreateAPITokenInput struct {
+	// What the key is for.
 	Name string `json:"name"`
 	// production or sandbox.
 	Environment string `json:"environment"`
 	// Scopes such as orders:read; "all" stands for every scope.
-	Scopes    []string   `json:"scopes"`
+	Scopes []string `json:"scopes"`
+	// When the key stops working; omit for a key that does not expire.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
 // A new API key and its secret, which cannot be read again.
 type CreatedAPIToken struct {
-	Token  *ent.APIToken `json:"token"`
-	Secret string        `json:"secret"`
+	// The key.
+	Token *ent.APIToken `json:"token"`
+	// The secret to send as Authorization: Bearer <secret>. Shown only here.
+	Secret string `json:"secret"`
 }
 
 // One change of an order.
@@ -47,50 +58,149 @@ type OrderChange struct {
 
 // A line of a new order.
 type OrderLineInput struct {
-	PartID   resourceid.ID   `json:"partID"`
+	// The part ordered (prt_…).
+	PartID resourceid.ID `json:"partID"`
+	// How much, in the part's unit (more than 0, at most 3 decimals).
 	Quantity decimal.Decimal `json:"quantity"`
 }
 
 // One change of an item's stock or attributes.
 type StockChange struct {
-	Sequence int           `json:"sequence"`
-	Type     string        `json:"type"`
-	EventID  resourceid.ID `json:"eventID"`
+	// The event's sequence: pass it as after: to resume after this change.
+	Sequence int `json:"sequence"`
+	// The event's type, e.g. item.updated.
+	Type string `json:"type"`
+	// The event's id (GET /v1/events/{id}).
+	EventID resourceid.ID `json:"eventID"`
 	// The item as it is now; null once deleted.
 	Item *ent.Item `json:"item,omitempty"`
 }
 
+// Live changes over WebSocket (graphql-transport-ws) or Server-Sent Events,
+// read from the event log: resumable with after:, in order, without gaps.
 type Subscription struct {
 }
 
 // One new tracking entry.
 type TrackingEntryChange struct {
-	Sequence      int                `json:"sequence"`
-	Type          string             `json:"type"`
-	EventID       resourceid.ID      `json:"eventID"`
+	// The event's sequence: pass it as after: to resume after this change.
+	Sequence int `json:"sequence"`
+	// The event's type: tracking_entry.created.
+	Type string `json:"type"`
+	// The event's id (GET /v1/events/{id}).
+	EventID resourceid.ID `json:"eventID"`
+	// The tracking entry as it is now; null once deleted.
 	TrackingEntry *ent.TrackingEntry `json:"trackingEntry,omitempty"`
+}
+
+// Who is calling and which environment answers.
+type Viewer struct {
+	// How the caller authenticated.
+	Kind ViewerKind `json:"kind"`
+	// The console user's email; null for an API key.
+	Email *string `json:"email,omitempty"`
+	// The console user's role (owner, admin, member or viewer); null for an API key.
+	Role *string `json:"role,omitempty"`
+	// The API key's name; null for a session.
+	KeyName *string `json:"keyName,omitempty"`
+	// The first characters of the API key, e.g. lsk_test_ABC123; null for a session.
+	KeyPrefix *string `json:"keyPrefix,omitempty"`
+	// The scopes the caller holds.
+	Scopes []string `json:"scopes"`
+	// The environment that answers: production or sandbox.
+	Environment string `json:"environment"`
+	// That environment's base address, e.g. http://127.0.0.1:8080/sandbox.
+	BaseURL string `json:"baseURL"`
 }
 
 // Fields to set; those left out stay as they are.
 type WebhookEndpointInput struct {
-	URL         *string  `json:"url,omitempty"`
-	Description *string  `json:"description,omitempty"`
-	EventTypes  []string `json:"eventTypes,omitempty"`
-	Enabled     *bool    `json:"enabled,omitempty"`
+	// Where to POST events (required when creating).
+	URL *string `json:"url,omitempty"`
+	// What the endpoint is for.
+	Description *string `json:"description,omitempty"`
+	// Event types to deliver (order.created, a family order.*, or *); empty: all.
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// false disables the endpoint; true re-enables a disabled one.
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // An endpoint and its signing secret (whsec_…), which cannot be read again.
 type WebhookEndpointWithSecret struct {
+	// The endpoint.
 	Endpoint *ent.WebhookEndpoint `json:"endpoint"`
-	Secret   string               `json:"secret"`
+	// The signing secret (whsec_…) for verifying the webhook-signature header. Shown only here.
+	Secret string `json:"secret"`
 }
 
 // A new workflow, or a new version of an existing key.
 type WorkflowInput struct {
 	// Lower-case letters, digits and _; an existing key gets a new version.
-	Key          string                    `json:"key"`
-	Name         *string                   `json:"name,omitempty"`
-	States       []string                  `json:"states"`
-	InitialState string                    `json:"initialState"`
-	Transitions  []*workflowdef.Transition `json:"transitions"`
+	Key string `json:"key"`
+	// Display name; default: the key.
+	Name *string `json:"name,omitempty"`
+	// Every state an order of the workflow can be in.
+	States []string `json:"states"`
+	// The state new orders start in; one of states.
+	InitialState string `json:"initialState"`
+	// The transitions; a state without a way out is final.
+	Transitions []*workflowdef.Transition `json:"transitions"`
+}
+
+// How the caller of a request authenticated.
+type ViewerKind string
+
+const (
+	// A console user, by the session cookie (the console, the playground after signing in).
+	ViewerKindSession ViewerKind = "session"
+	// An API key sent as Authorization: Bearer.
+	ViewerKindAPIKey ViewerKind = "api_key"
+)
+
+var AllViewerKind = []ViewerKind{
+	ViewerKindSession,
+	ViewerKindAPIKey,
+}
+
+func (e ViewerKind) IsValid() bool {
+	switch e {
+	case ViewerKindSession, ViewerKindAPIKey:
+		return true
+	}
+	return false
+}
+
+func (e ViewerKind) String() string {
+	return string(e)
+}
+
+func (e *ViewerKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ViewerKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ViewerKind", str)
+	}
+	return nil
+}
+
+func (e ViewerKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ViewerKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ViewerKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

@@ -373,7 +373,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
-		HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
+		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 
@@ -384,7 +384,10 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	// The API's description reveals no data: served without a key.
 	mux.Handle("GET "+env.Path(rest.PublicPath), api)
 	a.mountLanding(mux, env)
-	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), "Logistics "+string(env.Name))
+	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), playground.Config{
+		Title: "Logistics " + string(env.Name), Environment: string(env.Name), BaseURL: env.URL(""),
+		SignIn: a.Envs.Production().URL("/console"),
+	})
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()

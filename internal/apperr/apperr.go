@@ -29,6 +29,7 @@ const (
 	KindPrecondition
 	KindTooLarge
 	KindUnsupportedMedia
+	KindNotAcceptable
 	KindValidation
 	KindRateLimited
 	KindUnavailable
@@ -50,6 +51,7 @@ var kinds = map[Kind]struct {
 	KindPrecondition:     {http.StatusPreconditionFailed, "CONFLICT", "precondition_failed", "Precondition failed"},
 	KindTooLarge:         {http.StatusRequestEntityTooLarge, "BAD_USER_INPUT", "too_large", "Request too large"},
 	KindUnsupportedMedia: {http.StatusUnsupportedMediaType, "BAD_USER_INPUT", "unsupported_media_type", "Unsupported media type"},
+	KindNotAcceptable:    {http.StatusNotAcceptable, "BAD_USER_INPUT", "not_acceptable", "Not acceptable"},
 	KindValidation:       {http.StatusUnprocessableEntity, "BAD_USER_INPUT", "validation_failed", "Validation failed"},
 	KindRateLimited:      {http.StatusTooManyRequests, "RATE_LIMITED", "rate_limited", "Too many requests"},
 	KindUnavailable:      {http.StatusServiceUnavailable, "INTERNAL", "unavailable", "Service unavailable"},
@@ -172,6 +174,11 @@ func TooLarge(format string, a ...any) *Error { return newErr(KindTooLarge, form
 // UnsupportedMedia is a 415.
 func UnsupportedMedia(format string, a ...any) *Error {
 	return newErr(KindUnsupportedMedia, format, a...)
+}
+
+// NotAcceptable is a 406: no representation the client accepts (Accept).
+func NotAcceptable(format string, a ...any) *Error {
+	return newErr(KindNotAcceptable, format, a...)
 }
 
 // MethodNotAllowed is a 405 listing the allowed methods.

@@ -35,6 +35,7 @@ var Codes = []CodeDoc{
 	{"session_required", 403, "Only a signed-in console user can do this, not an API key.", "Sign in to the console."},
 	{"not_found", 404, "There is no resource at this address, or none with this id.", "Check the id and the environment (production or sandbox)."},
 	{"method_not_allowed", 405, "The resource exists but not with this method; the Allow header lists the methods it takes.", "Use one of the allowed methods."},
+	{"not_acceptable", 406, "The Accept header allows none of the formats this endpoint answers in (lists: application/json, text/csv, application/x-ndjson).", "Accept one of them, or ask with format=json|csv|ndjson."},
 	{"too_many_endpoints", 409, "The environment already has as many webhook endpoints as it may hold.", "Delete an endpoint you no longer use, then create the new one."},
 	{"endpoint_disabled", 409, "The webhook endpoint is disabled, so it cannot be sent a delivery.", "Enable the endpoint (PATCH enabled: true), then resend."},
 	{"conflict", 409, "The request conflicts with the current state of a resource.", "Read the resource again and decide."},

@@ -15,6 +15,7 @@ type Principal struct {
 
 	Environment string // the environment of an API key ("" for a session)
 	TokenName   string // the API key's name
+	TokenPrefix string // the API key's first characters (lsk_live_ABC123)
 	UserID      string // the key's creator, or the session's user
 	Email       string // the session's user
 	Role        string // the session's user's role

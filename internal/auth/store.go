@@ -418,7 +418,7 @@ func (s *Store) TokenPrincipal(ctx context.Context, secret string, env *environm
 			s.log.WarnContext(ctx, "auth: could not record last_used_at", "token", t.ID, "err", err)
 		}
 	}
-	p := &Principal{ID: string(t.ID), Kind: KindToken, Scopes: t.Scopes, Environment: string(t.Environment), TokenName: t.Name}
+	p := &Principal{ID: string(t.ID), Kind: KindToken, Scopes: t.Scopes, Environment: string(t.Environment), TokenName: t.Name, TokenPrefix: t.DisplayPrefix}
 	if t.UserID != nil {
 		p.UserID = string(*t.UserID)
 	}

@@ -125,6 +125,10 @@ type Dataset struct {
 	Reservations []*ent.Reservation
 
 	partIndex map[resourceid.ID]int
+	// exceptions is a source of its own for the tracking exceptions, added
+	// after the rest of the dataset existed: drawing from g would have
+	// changed every row generated after the first one.
+	exceptions *gen
 }
 
 // Counts are the sizes of d.
@@ -200,7 +204,7 @@ var path = map[string][]string{
 // Generate builds the dataset of the given scale, deterministically.
 func Generate(scale float64) *Dataset {
 	g := &gen{r: rand.New(rand.NewPCG(0x6c6f6769, uint64(math.Float64bits(scale))))}
-	d := &Dataset{}
+	d := &Dataset{exceptions: &gen{r: rand.New(rand.NewPCG(0x65786370, uint64(math.Float64bits(scale)))), tick: exceptionTicks}}
 	created := Base.Add(-120 * 24 * time.Hour)
 
 	nHubs := min(len(cities), scaled(len(cities), scale, 5))
@@ -388,6 +392,7 @@ func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.T
 		via := d.Hubs[g.r.IntN(len(d.Hubs))]
 		add(trackingentry.StatusInTransit, via, via.City, "Departed "+c.name+" facility")
 	}
+	d.exception(o, num, c.name, dest, t)
 	if state == "shipped" && g.r.IntN(2) == 0 {
 		t = g.after(t, 2, 12)
 		add(trackingentry.StatusOutForDelivery, nil, dest.name, "Out for delivery")
@@ -399,6 +404,32 @@ func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.T
 		add(trackingentry.StatusDelivered, nil, dest.name, "Delivered, signed by "+strings.Split(o.ShipToName, ",")[0])
 	}
 	return t
+}
+
+// exceptionTicks starts the exceptions' id clock far past the main one's
+// (about 700,000 ids at scale 1), so their ids never collide.
+const exceptionTicks = 1 << 32
+
+var exceptionTexts = []string{
+	"Delivery attempt failed: recipient not available",
+	"Address incomplete: held at depot",
+	"Damaged in transit: held for inspection",
+	"Held by customs: documents missing",
+	"Delayed: missed connection at sort centre",
+}
+
+// exception gives about one shipment in 25 a tracking exception, an hour
+// or so after its last transit scan (the next scan, if any, comes at
+// least two hours after that scan).
+func (d *Dataset) exception(o *ent.Order, num, carrier string, dest city, last time.Time) {
+	x := d.exceptions
+	if x.r.IntN(25) != 0 {
+		return
+	}
+	at := last.Add(30*time.Minute + time.Duration(x.r.IntN(3600))*time.Second)
+	d.Tracking = append(d.Tracking, &ent.TrackingEntry{ID: x.id(resourceid.TrackingEntry), OrderID: o.ID, TrackingNumber: num,
+		Carrier: carrier, Status: trackingentry.StatusException, Location: dest.name, Description: x.pick(exceptionTexts),
+		OccurredAt: at, CreatedAt: at, UpdatedAt: at, Revision: 1})
 }
 
 func (d *Dataset) unitOf(fams []int, partID resourceid.ID) string {

@@ -150,7 +150,7 @@ const (
 )
 
 // Reserved query parameters are not filters.
-var Reserved = []string{"limit", "cursor", "sort"}
+var Reserved = []string{"limit", "cursor", "sort", "format"}
 
 // Field returns the named field.
 func (t *Table) Field(name string) (Field, bool) {
@@ -361,7 +361,7 @@ func checkText(field, s string) error {
 	return nil
 }
 
-// Params reads the reserved parameters (limit, cursor, sort) from the raw
+// Params reads the reserved parameters (limit, cursor, sort, format) from the raw
 // query string, segment by segment as Parse reads filters: each at most
 // once, percent-decoded, never dropped. (net/url drops a whole segment that
 // holds a ";", so "limit=0;x" would silently mean no limit at all.)

@@ -13,12 +13,14 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"html/template"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 //go:embed assets/graphiql.js assets/graphiql.css
@@ -97,7 +99,7 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
 <script defer src="{{.JS}}"></script>
 </head>
 <body>
-<div id="graphiql" data-endpoint="{{.Endpoint}}"><div class="playground-loading">Loading GraphiQL…</div></div>
+<div id="graphiql" data-endpoint="{{.Endpoint}}" data-environment="{{.Environment}}" data-base-url="{{.BaseURL}}" data-sign-in="{{.SignIn}}" data-examples="{{.Examples}}"><div class="playground-loading">Loading GraphiQL…</div></div>
 <noscript>The GraphQL playground needs JavaScript. The API itself is at {{.Endpoint}}.</noscript>
 </body>
 </html>
@@ -106,10 +108,24 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
 type handler struct {
 	base   string
 	data   pageData
+	now    func() time.Time
 	assets map[string]*asset // by full request path
 }
 
-type pageData struct{ Title, Endpoint, JS, CSS, Nonce string }
+type pageData struct {
+	Title, Endpoint, JS, CSS, Nonce string
+	Environment, BaseURL, SignIn    string
+	Examples                        string // JSON
+}
+
+// Config describes the page around GraphiQL.
+type Config struct {
+	Title       string           // the page's title (default "GraphQL Playground")
+	Environment string           // shown in the header: production or sandbox
+	BaseURL     string           // the environment's base address, shown beside it
+	SignIn      string           // where to sign in (the console), linked when no one is
+	Now         func() time.Time // the clock of the examples' dates (default time.Now)
+}
 
 // Handler returns the playground mounted at basePath (e.g. "/playground")
 // that sends queries to graphqlEndpoint (an absolute path such as
@@ -119,17 +135,23 @@ type pageData struct{ Title, Endpoint, JS, CSS, Nonce string }
 //	basePath, basePath+"/"              the HTML page
 //	basePath+"/assets/graphiql.js|css"  the embedded bundle
 //
-// Everything else under basePath is 404.
-func Handler(basePath, graphqlEndpoint, title string) http.Handler {
+// Everything else under basePath is 404. The page shows cfg's environment
+// and who is signed in (Query.viewer, asked with the page's credentials)
+// above GraphiQL, opens with the example queries (Examples) as tabs, and
+// keeps the current tab's query in the address's fragment for sharing.
+func Handler(basePath, graphqlEndpoint string, cfg Config) http.Handler {
 	base := strings.TrimRight(basePath, "/")
 	if base != "" && !strings.HasPrefix(base, "/") {
 		base = "/" + base
 	}
-	if title == "" {
-		title = "GraphQL Playground"
+	if cfg.Title == "" {
+		cfg.Title = "GraphQL Playground"
 	}
-	h := &handler{base: base, assets: map[string]*asset{}}
-	h.data = pageData{Title: title, Endpoint: graphqlEndpoint}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &handler{base: base, assets: map[string]*asset{}, now: cfg.Now}
+	h.data = pageData{Title: cfg.Title, Endpoint: graphqlEndpoint, Environment: cfg.Environment, BaseURL: cfg.BaseURL, SignIn: cfg.SignIn}
 	for _, a := range assets {
 		p := base + "/assets/" + a.name
 		h.assets[p] = a
@@ -140,11 +162,24 @@ func Handler(basePath, graphqlEndpoint, title string) http.Handler {
 			h.data.CSS = p + "?v=" + a.hash
 		}
 	}
-	// Fail now, not on the first request, if the template cannot run.
+	// Fail now, not on the first request, if the template or an example
+	// cannot run.
+	if _, err := h.examples(); err != nil {
+		panic(err.Error())
+	}
 	if err := page.Execute(io.Discard, h.data); err != nil {
 		panic("playground: " + err.Error())
 	}
 	return h
+}
+
+func (h *handler) examples() (string, error) {
+	ex, err := Examples(h.now())
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(ex)
+	return string(b), err
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -186,6 +221,12 @@ func (h *handler) servePage(w http.ResponseWriter, r *http.Request) {
 	_, _ = rand.Read(n[:]) // never fails (crypto/rand)
 	d := h.data
 	d.Nonce = base64.RawURLEncoding.EncodeToString(n[:])
+	ex, err := h.examples()
+	if err != nil {
+		http.Error(w, "playground: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	d.Examples = ex
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, d); err != nil {
 		http.Error(w, "playground: "+err.Error(), http.StatusInternalServerError)

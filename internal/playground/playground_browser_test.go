@@ -86,7 +86,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		requests []string // every URL the browser asked for
 	)
 	mux := http.NewServeMux()
-	pg := playground.Handler("/playground", "/graphql", "Logistics API")
+	pg := playground.Handler("/playground", "/graphql", playground.Config{Title: "Logistics API"})
 	mux.Handle("/playground", pg)
 	mux.Handle("/playground/", pg)
 	mux.Handle("/graphql", fake)
@@ -187,6 +187,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		switch {
 		case strings.Contains(r.body.Query, "__schema"):
 			sawIntrospection = true
+		case r.body.OperationName == "PlaygroundViewer": // the header asks who is signed in
 		case r.body.Query == query:
 			sawQuery = r.body.OperationName == "Hello"
 			if !sawQuery {
@@ -215,10 +216,12 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 }
 
+// TestPlaygroundDefaultQuery: a first visit opens the example queries as
+// tabs, the first one active.
 func TestPlaygroundDefaultQuery(t *testing.T) {
 	fake := &fakeGraphQL{}
 	mux := http.NewServeMux()
-	pg := playground.Handler("/sandbox/playground", "/sandbox/graphql", "Sandbox <API>")
+	pg := playground.Handler("/sandbox/playground", "/sandbox/graphql", playground.Config{Title: "Sandbox <API>"})
 	mux.Handle("/sandbox/playground", pg)
 	mux.Handle("/sandbox/playground/", pg)
 	mux.Handle("/sandbox/graphql", fake)
@@ -241,17 +244,17 @@ func TestPlaygroundDefaultQuery(t *testing.T) {
 	if title != "Sandbox <API>" {
 		t.Errorf("title %q", title)
 	}
-	if !strings.Contains(query, "hubs(first: 5)") {
-		t.Errorf("default query %q", query)
+	if !strings.Contains(query, "query OpenOrdersByHub") {
+		t.Errorf("first tab %q", query)
 	}
-	// Only the introspection query ran, without a CSRF header since there
-	// is no lsk_csrf cookie.
+	// Only the introspection query and the header's viewer query ran,
+	// without a CSRF header since there is no lsk_csrf cookie.
 	reqs := fake.requests()
 	if len(reqs) == 0 {
 		t.Fatal("no introspection request to /sandbox/graphql")
 	}
 	for _, r := range reqs {
-		if !strings.Contains(r.body.Query, "__schema") {
+		if !strings.Contains(r.body.Query, "__schema") && r.body.OperationName != "PlaygroundViewer" {
 			t.Errorf("unexpected query %q", r.body.Query)
 		}
 		if _, ok := r.header["X-Csrf-Token"]; ok {

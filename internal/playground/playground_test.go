@@ -3,12 +3,16 @@ package playground
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func get(t *testing.T, h http.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
@@ -44,7 +48,7 @@ func assetURLs(t *testing.T, html string) (js, css string) {
 }
 
 func TestPage(t *testing.T) {
-	h := Handler("/sandbox/playground", "/sandbox/graphql", "Sandbox API")
+	h := Handler("/sandbox/playground", "/sandbox/graphql", Config{Title: "Sandbox API"})
 	for _, path := range []string{"/sandbox/playground", "/sandbox/playground/", "/sandbox/playground/?query=%7Bhubs%7D"} {
 		rec := get(t, h, "GET", path, nil)
 		if rec.Code != 200 {
@@ -87,7 +91,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestPageEscapes(t *testing.T) {
-	h := Handler("/playground/", `/graphql?x="><script>alert(1)</script>`, `</title><script>alert(2)</script>`)
+	h := Handler("/playground/", `/graphql?x="><script>alert(1)</script>`, Config{Title: `</title><script>alert(2)</script>`})
 	body := get(t, h, "GET", "/playground", nil).Body.String()
 	if strings.Contains(body, "<script>alert") || strings.Count(body, "<script") != 1 {
 		t.Fatalf("inputs not escaped:\n%s", body)
@@ -105,7 +109,7 @@ func TestPageEscapes(t *testing.T) {
 }
 
 func TestAssets(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	js, css := assetURLs(t, get(t, h, "GET", "/playground", nil).Body.String())
 	for _, tc := range []struct {
 		url, contentType, file string
@@ -191,7 +195,7 @@ func TestAssets(t *testing.T) {
 var nonceAttr = regexp.MustCompile(`<link rel="stylesheet" href="[^"]*" nonce="([A-Za-z0-9_-]{24})">`)
 
 func TestPageNonce(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	seen := map[string]bool{}
 	for range 3 {
 		rec := get(t, h, "GET", "/playground", nil)
@@ -218,7 +222,7 @@ func TestPageNonce(t *testing.T) {
 }
 
 func TestMethodsAndNotFound(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	for _, path := range []string{"/playground", "/playground/", "/playground/assets/graphiql.js", "/playground/assets/graphiql.css"} {
 		for _, m := range []string{"POST", "PUT", "DELETE", "OPTIONS"} {
 			rec := get(t, h, m, path, nil)
@@ -246,7 +250,7 @@ func TestMethodsAndNotFound(t *testing.T) {
 // comments, documentation links the user may click, XML namespace names,
 // error messages); what matters is that none is loaded by the page.
 func TestNothingExternal(t *testing.T) {
-	h := Handler("/playground", "/graphql", "")
+	h := Handler("/playground", "/graphql", Config{})
 	html := get(t, h, "GET", "/playground", nil).Body.String()
 	external := regexp.MustCompile(`(?i)^\s*(?:[a-z][a-z0-9+.-]*:|//|\\\\)`)
 	for _, m := range anyURL.FindAllStringSubmatch(html, -1) {
@@ -301,6 +305,8 @@ func TestBundleFetcher(t *testing.T) {
 		`"lsk_csrf"`, `"X-CSRF-Token"`, `credentials:"same-origin"`,
 		`"application/graphql-response+json, application/json"`,
 		`.dataset.endpoint`, `hubs(first: 5)`,
+		// The analysts' additions: header, examples, share links.
+		`PlaygroundViewer`, `.dataset.examples`, `pg-share-link`, `missing_credentials`,
 	} {
 		if !strings.Contains(js, want) {
 			t.Errorf("bundle lacks %s; rebuild it (see README.md)", want)
@@ -318,4 +324,73 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestPageConfig: the environment, base address, sign-in address and the
+// examples reach the page, escaped, as data attributes (the CSP forbids
+// inline scripts).
+func TestPageConfig(t *testing.T) {
+	now := time.Date(2026, 11, 25, 15, 4, 5, 0, time.UTC) // a Wednesday
+	h := Handler("/sandbox/playground", "/sandbox/graphql", Config{Title: "Logistics sandbox", Environment: "sandbox",
+		BaseURL: "http://127.0.0.1:8080/sandbox", SignIn: "http://127.0.0.1:8080/console", Now: func() time.Time { return now }})
+	body := get(t, h, "GET", "/sandbox/playground", nil).Body.String()
+	for _, want := range []string{`data-environment="sandbox"`, `data-base-url="http://127.0.0.1:8080/sandbox"`,
+		`data-sign-in="http://127.0.0.1:8080/console"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	m := regexp.MustCompile(`data-examples="([^"]*)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no data-examples in\n%s", body)
+	}
+	var got []Example
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Examples(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) < 4 {
+		t.Errorf("examples in the page differ from Examples(now): %d vs %d", len(got), len(want))
+	}
+}
+
+// TestExamplesRender: titles and descriptions from the leading comments,
+// templates rendered; dates from the clock (UTC midnights; the week starts
+// on Monday).
+func TestExamplesRender(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 30, 0, 0, time.FixedZone("", 3600)) // Sunday 22:30 UTC
+	ex, err := Examples(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Example{}
+	for _, e := range ex {
+		byName[e.Name] = e
+		if e.Title == "" || e.Description == "" || strings.Contains(e.Query, "{{") || strings.Contains(e.Variables, "{{") {
+			t.Errorf("%s: title %q description %q, or an unrendered template", e.Name, e.Title, e.Description)
+		}
+	}
+	exc := byName["3-tracking-exceptions"]
+	if exc.Title != "Tracking exceptions this week" || !strings.Contains(exc.Variables, `"since": "2026-11-23T00:00:00Z"`) {
+		t.Errorf("tracking exceptions: %q %s", exc.Title, exc.Variables)
+	}
+
+	funcs := templateFuncs(now)
+	if got := funcs["weekStart"].(func() string)(); got != "2026-11-23T00:00:00Z" {
+		t.Errorf("weekStart %s", got)
+	}
+	if got := funcs["day"].(func(int) string)(-6); got != "2026-11-23T00:00:00Z" {
+		t.Errorf("day -6: %s", got)
+	}
+	days := funcs["days"].(func(int) []Day)(7)
+	if len(days) != 7 || days[0] != (Day{"d2026_11_23", "2026-11-23T00:00:00Z", "2026-11-24T00:00:00Z"}) ||
+		days[6] != (Day{"d2026_11_29", "2026-11-29T00:00:00Z", "2026-11-30T00:00:00Z"}) {
+		t.Errorf("days 7: %v", days)
+	}
+	if title, desc := describe("# A\n#\n# one\n# two\n#\n# three\nquery { x }"); title != "A" || desc != "one two" {
+		t.Errorf("describe: %q %q", title, desc)
+	}
 }

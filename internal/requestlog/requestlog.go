@@ -46,10 +46,12 @@ func Middleware(log *slog.Logger, onPanic func(http.ResponseWriter, *http.Reques
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			start := time.Now()
 			defer func() {
-				if v := recover(); v != nil {
-					if v == http.ErrAbortHandler {
-						panic(v)
-					}
+				v := recover()
+				if v == http.ErrAbortHandler {
+					// A handler that ends its response on purpose (a failed
+					// export): logged, then net/http closes the connection.
+					defer panic(v)
+				} else if v != nil {
 					log.ErrorContext(ctx, "panic", "request_id", id, "panic", v, "stack", string(debug.Stack()))
 					if !rec.wrote {
 						onPanic(rec, r)

@@ -10,7 +10,8 @@
 // the result: delivered, rescheduled with back-off and jitter, or failed
 // (which may disable the endpoint). A process killed mid-attempt leaves the
 // delivery due again when its lease ends: at least once. The commit wakes the
-// local dispatcher; other instances find the work by polling.
+// local dispatcher; other instances are woken by the event log's
+// notification (PostgreSQL NOTIFY) and poll in case one is lost.
 package webhooks
 
 import (
@@ -153,11 +154,15 @@ func (m *Manager) Register(env *environment.Env) {
 			c := mu.Client()
 			tx, txErr := mu.Tx()
 			eps, err := m.endpoints(ctx, c, txErr == nil)
+			var n int
 			if err == nil {
-				err = m.fanOut(ctx, c, eps, string(id), typ)
+				n, err = m.fanOut(ctx, c, eps, string(id), typ)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("webhooks: record deliveries of %s: %w", id, err)
+			}
+			if n == 0 {
+				return v, nil // nothing to send: no claim to wake
 			}
 			if txErr == nil {
 				tx.OnCommit(func(next ent.Committer) ent.Committer {
@@ -214,9 +219,9 @@ func enabledEndpoints(ctx context.Context, c *ent.Client) ([]*ent.WebhookEndpoin
 
 // fanOut writes one pending delivery per endpoint of eps that wants the
 // event type, through c (the event's transaction).
-func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookEndpoint, eventID, typ string) error {
+func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookEndpoint, eventID, typ string) (int, error) {
 	if len(eps) == 0 {
-		return nil
+		return 0, nil
 	}
 	now := m.now()
 	var bulk []*ent.WebhookDeliveryCreate
@@ -227,9 +232,9 @@ func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookE
 		}
 	}
 	if len(bulk) == 0 {
-		return nil
+		return 0, nil
 	}
-	return c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
+	return len(bulk), c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
 }
 
 // wants reports whether an endpoint with the type filter receives typ:
@@ -262,6 +267,10 @@ func (m *Manager) Run(ctx context.Context, envs []*environment.Env) {
 	wg.Wait()
 }
 
+// remoteWake is the least time between two claims woken by other
+// instances' commits.
+const remoteWake = 50 * time.Millisecond
+
 func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	wake := m.wake(env)
 	// Only this loop fills sem, so the free slots it counts stay free until
@@ -271,13 +280,37 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	defer inflight.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	// On PostgreSQL the event log's wake-up also carries other instances'
+	// commits (NOTIFY): their deliveries are claimed within remoteWake, not
+	// at the next poll. It fires for every commit, deliveries or not, so
+	// those claims are spaced by remoteWake (the local commits that wrote
+	// deliveries wake the loop at once through wake). The channel is taken
+	// before each claim, so a commit during it still wakes the loop.
+	changed := func() <-chan struct{} {
+		if env.Events == nil || env.DB.Dialect != dialect.Postgres {
+			return nil
+		}
+		return env.Events.Changed()
+	}
+	logged := changed()
+	var lastRemote time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		case <-logged:
+			if d := remoteWake - time.Since(lastRemote); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+			lastRemote = time.Now()
 		case <-timer.C:
 		}
+		logged = changed()
 		for ctx.Err() == nil {
 			free := cap(sem) - len(sem)
 			if free == 0 {
