@@ -26,10 +26,19 @@ type floor struct {
 	// trace, when set, sees every statement (in-process runs capture them for
 	// EXPLAIN); the floor process leaves it nil.
 	trace func(q string, args []any)
+	// writeSlot, on SQLite, lets one write transaction at a time in, as the
+	// service's write gate does (internal/database/gate.go): without it the
+	// floor's writers met SQLite's sleeping busy handler and the comparison
+	// measured the handler's sleeps. Nil on PostgreSQL (row locks).
+	writeSlot chan struct{}
 }
 
 func newFloor(db *sql.DB, dia string) *floor {
-	return &floor{db: db, postgres: dia == dialect.Postgres}
+	f := &floor{db: db, postgres: dia == dialect.Postgres}
+	if !f.postgres {
+		f.writeSlot = make(chan struct{}, 1)
+	}
+	return f
 }
 
 // Handler serves /floor/w1, /floor/w2, /floor/w3 and /healthz.
@@ -327,11 +336,22 @@ WHERE l.order_id IN (`+in+`) ORDER BY l.order_id, l.id`, ids...)
 		return nil, 0, "", err
 	}
 
-	rows, err = f.query(ctx, `SELECT order_id, id, tracking_number, carrier, status, location, occurred_at FROM (
-  SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at,
-         ROW_NUMBER() OVER (PARTITION BY t.order_id ORDER BY t.occurred_at DESC, t.id DESC) AS rn
-  FROM tracking_entries t WHERE t.order_id IN (`+in+`)
-) latest WHERE rn <= 3 ORDER BY order_id, occurred_at DESC, id DESC`, ids...)
+	// The 3 latest entries of each order: an index seek per order that
+	// stops after 3 rows (LATERAL on PostgreSQL; SQLite has none, so a join
+	// on id IN the same subquery). A ROW_NUMBER window read every entry of
+	// every order, and W5 appends hundreds to the shipped ones (W3s).
+	latest := `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
+FROM orders o JOIN tracking_entries t ON t.id IN (
+  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id DESC LIMIT 3)
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id DESC`
+	if f.postgres {
+		latest = `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
+FROM orders o CROSS JOIN LATERAL (
+  SELECT l.order_id, l.id, l.tracking_number, l.carrier, l.status, l.location, l.occurred_at FROM tracking_entries l
+  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id DESC LIMIT 3) t
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id DESC`
+	}
+	rows, err = f.query(ctx, latest, ids...)
 	if err != nil {
 		return nil, 0, "", err
 	}

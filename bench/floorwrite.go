@@ -89,8 +89,16 @@ func (f *floor) txQuery(ctx context.Context, tx *sql.Tx, q string, args ...any) 
 }
 
 // inTx runs fn in a transaction (BEGIN IMMEDIATE on SQLite, from the DSN,
-// as the service's transactions).
+// as the service's transactions), on SQLite one at a time through writeSlot.
 func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if f.writeSlot != nil {
+		select {
+		case f.writeSlot <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-f.writeSlot }()
+	}
 	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -7,6 +7,10 @@ package main
 import (
 	"fmt"
 	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
@@ -22,7 +26,9 @@ func main() {
 		entgql.WithConfigPath("gqlgen.yml"),
 		// entgql's templates, with our pagination helper overriding theirs
 		// (ent/template/paginate.tmpl: count only when the count is used).
-		entgql.WithTemplates(append(entgql.AllTemplates,
+		// and their collection template reading the first rows of nested
+		// connections per parent with pergroup.First (collectionTemplate).
+		entgql.WithTemplates(append(withoutCollection(entgql.AllTemplates), collectionTemplate(),
 			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
 		// After WithTemplates, which replaces the template list: placed
 		// before it, the where-input template was dropped from the list, so
@@ -49,6 +55,50 @@ func main() {
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}
+}
+
+// collectionTemplate is entgql's collection template (CollectFields) with
+// one call changed: a nested connection's first/last rows per parent are
+// read by logistics/internal/pergroup.First, an index seek per parent,
+// instead of entgql.LimitPerRow, a ROW_NUMBER window over every row of
+// every parent (see internal/pergroup). It is made from the template of the
+// entgql version in go.mod, so an upgrade keeps the rest of it; generation
+// stops if the call or the import it edits is no longer there.
+func collectionTemplate() *gen.Template {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "entgo.io/contrib").Output()
+	if err != nil {
+		log.Fatalf("entgql's module directory: %v", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "entgql", "template", "collection.tmpl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatalf("entgql's collection template: %v", err)
+	}
+	src := string(b)
+	for _, r := range [][2]string{
+		{"entgql.LimitPerRow(", "pergroup.First("},
+		{"\t\"entgo.io/contrib/entgql\"\n", "\t\"entgo.io/contrib/entgql\"\n\t\"logistics/internal/pergroup\"\n"},
+	} {
+		if n := strings.Count(src, r[0]); n != 1 {
+			log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's collectionTemplate", path, r[0], n)
+		}
+		src = strings.Replace(src, r[0], r[1], 1)
+	}
+	return gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Parse(src))
+}
+
+// withoutCollection is ts without entgql's collection template.
+func withoutCollection(ts []*gen.Template) []*gen.Template {
+	out := make([]*gen.Template, 0, len(ts))
+	for _, t := range ts {
+		if t != entgql.CollectionTemplate {
+			out = append(out, t)
+		}
+	}
+	if len(out) != len(ts)-1 {
+		log.Fatal("entgql.AllTemplates no longer holds entgql.CollectionTemplate: update ent/entc.go")
+	}
+	return out
 }
 
 // requirePrefixes refuses a type without an id prefix, or two types sharing one.

@@ -15,6 +15,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/ent/workflow"
+	"logistics/internal/pergroup"
 	"logistics/internal/resourceid"
 
 	"entgo.io/contrib/entgql"
@@ -248,7 +249,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(hub.ItemsColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(hub.ItemsColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
@@ -337,7 +338,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(hub.OrdersColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(hub.OrdersColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
@@ -426,7 +427,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(hub.TrackingEntriesColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(hub.TrackingEntriesColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
@@ -893,7 +894,7 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(order.TrackingEntriesColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(order.TrackingEntriesColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
@@ -1470,7 +1471,7 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(part.ItemsColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(part.ItemsColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
@@ -1882,7 +1883,7 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 				if oneNode {
 					pager.applyOrder(query.Limit(limit))
 				} else {
-					modify := entgql.LimitPerRow(workflow.OrdersColumn, limit, pager.orderExpr(query))
+					modify := pergroup.First(workflow.OrdersColumn, limit, pager.orderExpr(query))
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {

@@ -9,6 +9,7 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
+	"logistics/internal/pergroup"
 	"logistics/internal/resourceid"
 )
 
@@ -28,7 +29,7 @@ import (
 func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
 	return q.WithHub(hubRef).
 		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
-			tq.Modify(firstPerGroup(trackingentry.FieldOrderID, latestTracking,
+			tq.Modify(pergroup.First(trackingentry.FieldOrderID, latestTracking,
 				sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.DescExpr(sql.Expr(trackingentry.FieldID)))).
 				WithHub(hubRef) // latest_tracking[].hub.code (no statement when no entry has a hub)
 		})
@@ -102,24 +103,4 @@ func embedLines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID
 		}
 	}
 	return rows.Err()
-}
-
-// firstPerGroup keeps the first n rows of each group of rows sharing the
-// column group, in the given order, and returns them by group and that
-// order: a window (ROW_NUMBER, on SQLite ≥ 3.25 and PostgreSQL) around the
-// query ent built, so that an eager load reads at most n rows per parent
-// however many it has. The query must have no ORDER BY of its own.
-func firstPerGroup(group string, n int, order ...sql.Querier) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		d := sql.Dialect(s.Dialect())
-		ranked := d.Select("*").
-			AppendSelectExprAs(sql.RowNumber().PartitionBy(group).OrderExpr(order...), "rank_in_group").
-			From(s.Clone().As("grouped")).
-			As(s.TableName())
-		t := d.Table(s.TableName())
-		*s = *d.Select(s.UnqualifiedColumns()...).
-			From(ranked).
-			Where(sql.LTE(t.C("rank_in_group"), n)).
-			OrderBy(t.C(group), t.C("rank_in_group"))
-	}
 }

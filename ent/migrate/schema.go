@@ -277,9 +277,9 @@ var (
 				Columns: []*schema.Column{ItemsColumns[11]},
 			},
 			{
-				Name:    "item_hub_id_part_id",
+				Name:    "item_hub_id_part_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{ItemsColumns[10], ItemsColumns[11]},
+				Columns: []*schema.Column{ItemsColumns[10], ItemsColumns[11], ItemsColumns[8]},
 			},
 			{
 				Name:    "item_quantity",

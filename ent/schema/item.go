@@ -51,7 +51,12 @@ func (Item) Edges() []ent.Edge {
 func (Item) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("part_id"),
-		index.Fields("hub_id", "part_id"),
+		// With status: an allocation looks for the available items of one
+		// part at one hub. On SQLite without statistics (no ANALYZE) the
+		// planner took the status index for (hub_id, part_id) + status and
+		// read every available item: 30-60 ms per line of W4's allocations
+		// at scale 1, 0.2 ms with the three columns.
+		index.Fields("hub_id", "part_id", "status"),
 		index.Fields("quantity"),
 		index.Fields("reserved_quantity"),
 		index.Fields("status"),

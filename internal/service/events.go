@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,8 +46,12 @@ func asMap(v any) (map[string]any, error) {
 	if err != nil {
 		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
 	}
+	// Numbers stay their JSON text (json.Number), so decimals read back
+	// from an object (stockChanged) are exact and re-encode unchanged.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := dec.Decode(&m); err != nil {
 		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
 	}
 	return m, nil
@@ -143,27 +148,56 @@ func (s *Service) emitEffect(ctx context.Context, typ string, id resourceid.ID, 
 	if err != nil {
 		return err
 	}
+	return s.recordEffect(ctx, typ, id, obj, prev, orderID, effect)
+}
+
+// recordEffect is emitEffect with the object already rendered.
+func (s *Service) recordEffect(ctx context.Context, typ string, id resourceid.ID, obj, prev map[string]any, orderID resourceid.ID, effect string) error {
 	pm, err := asMap(prev)
 	if err != nil {
 		return err
 	}
-	if r, ok := obj["revision"].(float64); ok {
-		pm["revision"] = r - 1
+	if r, ok := obj["revision"].(json.Number); ok {
+		if n, err := r.Int64(); err == nil {
+			pm["revision"] = n - 1
+		}
 	}
 	return s.record(ctx, typ, id, obj, pm, map[string]any{"cause": map[string]any{"order_id": orderID, "effect": effect}})
 }
 
 // stockChanged records item.updated for an item whose quantity and reserved
-// quantity an effect has just changed by dq and dr.
+// quantity an effect has just changed by dq and dr. The former values are
+// worked out from the rendered item (exact: its numbers are kept as text),
+// which the change's row lock holds; only without a representation (the
+// service alone) is the item read for them.
 func (s *Service) stockChanged(ctx context.Context, itemID resourceid.ID, dq, dr decimal.Decimal, orderID resourceid.ID, effect string) error {
-	it, err := client(ctx).Item.Query().Where(item.ID(itemID)).Select(item.FieldQuantity, item.FieldReservedQuantity).Only(ctx)
+	obj, err := s.object(ctx, itemID)
 	if err != nil {
-		return apperr.From(err)
+		return err
 	}
-	q, r := it.Quantity-dq, it.ReservedQuantity-dr
+	q, okq := decimalField(obj, "quantity")
+	r, okr := decimalField(obj, "reserved_quantity")
+	if !okq || !okr {
+		it, err := client(ctx).Item.Query().Where(item.ID(itemID)).Select(item.FieldQuantity, item.FieldReservedQuantity).Only(ctx)
+		if err != nil {
+			return apperr.From(err)
+		}
+		q, r = it.Quantity, it.ReservedQuantity
+	}
+	q, r = q-dq, r-dr
 	prev := map[string]any{"reserved_quantity": r, "available_quantity": q - r}
 	if dq != 0 {
 		prev["quantity"] = q
 	}
-	return s.emitEffect(ctx, "item.updated", itemID, prev, orderID, effect)
+	return s.recordEffect(ctx, "item.updated", itemID, obj, prev, orderID, effect)
+}
+
+// decimalField reads a decimal number of a rendered object.
+func decimalField(obj map[string]any, name string) (decimal.Decimal, bool) {
+	n, ok := obj[name].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	d, err := decimal.Parse(n.String())
+	return d, err == nil
 }

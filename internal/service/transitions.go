@@ -87,11 +87,21 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	if err != nil {
 		return nil, err
 	}
-	o, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
+	o, err := c.Order.Get(ctx, id)
 	if ent.IsNotFound(err) {
 		return nil, notFound("order", id)
 	} else if err != nil {
 		return nil, apperr.From(err)
+	}
+	// The workflow version from the process-wide cache (versions never
+	// change), not one more statement. Read here only: o does not leave
+	// this function, and nothing is queried from the cached row.
+	wfs, err := s.Workflows(ctx, []resourceid.ID{o.WorkflowID})
+	if err != nil {
+		return nil, err
+	}
+	if o.Edges.Workflow = wfs[o.WorkflowID]; o.Edges.Workflow == nil {
+		return nil, apperr.Internal(fmt.Errorf("order %s: workflow %s not found", id, o.WorkflowID))
 	}
 	def := Definition(o.Edges.Workflow)
 	t, ok := def.Find(name)
@@ -174,7 +184,9 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	}}); err != nil {
 		return nil, err
 	}
-	out, err := c.Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
+	// Its workflow edge is left to load when asked for (REST renders from
+	// its own load; GraphQL resolves order.workflow in the transaction).
+	out, err := c.Order.Get(ctx, id)
 	if err != nil {
 		return nil, apperr.From(err)
 	}
@@ -310,7 +322,9 @@ func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLin
 		}
 	}
 	if got > 0 {
-		if err := c.OrderLine.UpdateOneID(l.ID).AddAllocatedQuantity(got).AddRevision(1).Exec(ctx); err != nil {
+		// Update, not UpdateOneID: ent reads an updated-one row back (one
+		// more statement), and emitEffect reads it to render anyway.
+		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).AddAllocatedQuantity(got).AddRevision(1).Exec(ctx); err != nil {
 			return 0, apperr.From(err)
 		}
 		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "reserve"); err != nil {
@@ -411,7 +425,7 @@ func (s *Service) release(ctx context.Context, o *ent.Order) error {
 		return apperr.From(err)
 	}
 	for _, l := range lines {
-		if err := c.OrderLine.UpdateOneID(l.ID).SetAllocatedQuantity(0).AddRevision(1).Exec(ctx); err != nil {
+		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).SetAllocatedQuantity(0).AddRevision(1).Exec(ctx); err != nil {
 			return apperr.From(err)
 		}
 		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "release"); err != nil {
@@ -459,7 +473,7 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 		return apperr.From(err)
 	}
 	for _, l := range lines {
-		if err := c.OrderLine.UpdateOneID(l.ID).
+		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).
 			SetShippedQuantity(l.ShippedQuantity + l.AllocatedQuantity).
 			SetAllocatedQuantity(0).
 			AddRevision(1).
