@@ -910,6 +910,9 @@ func TestAggregateBadInput(t *testing.T) {
 		{`{ itemAggregate(first: 0) { count } }`, "invalid_parameter"},
 		{`{ itemAggregate(timeZone: "Nowhere/Else") { count } }`, "invalid_parameter"},
 		{`{ hubs { edges { node { items { aggregate { count } } } } } }`, "invalid_aggregate"},
+		// An empty object inside a where input: a 400, for aggregates and lists alike (was INTERNAL).
+		{`{ itemAggregate(where: {not: {}}) { count } }`, "invalid_parameter"},
+		{`{ items(where: {and: [{}]}) { totalCount } }`, "invalid_parameter"},
 	} {
 		g := f.s.GraphQL(t, environment.Production, tc.q, nil)
 		if len(g.Errors) == 0 || g.Errors[0].Code() != "BAD_USER_INPUT" || g.Errors[0].Extensions["reason"] != tc.reason {

@@ -219,6 +219,10 @@ func From(err error) *Error {
 		return Validation(FieldError{Field: ve.Name, Message: validationMessage(ve)})
 	case ent.IsConstraintError(err):
 		return constraint(err)
+	case strings.HasPrefix(err.Error(), "ent: empty predicate "):
+		// A where input with an empty object inside (not: {}, and: [{}]):
+		// ent's <T>WhereInput.P refuses it; the input is at fault.
+		return Invalid("where", "an empty filter object (%s) filters nothing: give it a field, or leave it out", strings.TrimPrefix(err.Error(), "ent: empty predicate "))
 	case errors.Is(err, context.Canceled):
 		return &Error{Kind: KindBadRequest, Code: "request_cancelled", Message: "the request was cancelled", cause: err}
 	case errors.Is(err, context.DeadlineExceeded):
