@@ -13,6 +13,8 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"logistics/internal/aggregate"
 )
 
 // The cost model (README, Decisions: "GraphQL cost") in one place:
@@ -28,6 +30,10 @@ import (
 //     Workflow.transitions) by MaxListLength, which execution enforces: such a
 //     list with more elements fails with LIST_LIMIT_EXCEEDED;
 //   - nodes(ids:) by the number of ids;
+//   - an aggregate (<t>Aggregate, a list of groups) by its first (100 when
+//     not given, at most 1,000: internal/aggregate); a connection's
+//     aggregate is one object (counted, as the connection's other fields,
+//     once per element of its page: an overestimate);
 //   - an introspection list by its length in this schema: the most any
 //     object has when reached alone (__type, a field's type), the average
 //     over all of them when reached from __schema { types } or
@@ -222,6 +228,9 @@ func (w *costWalk) multiplier(f *ast.Field, aggregate bool) (int, bool) {
 	if isConnection(def) {
 		return w.pageSize(f), false
 	}
+	if isAggregateList(def) {
+		return w.groups(f), false
+	}
 	if def.Type.Elem == nil {
 		return 1, false
 	}
@@ -255,6 +264,29 @@ func (w *costWalk) multiplier(f *ast.Field, aggregate bool) (int, bool) {
 		return 1, false
 	}
 	return w.plan.maxList, false
+}
+
+// isAggregateList tells a <t>Aggregate field: a list of groups, at most
+// first (internal/aggregate's limits).
+func isAggregateList(def *ast.FieldDefinition) bool {
+	return def.Type.Elem != nil && def.Arguments.ForName("groupBy") != nil && def.Arguments.ForName("first") != nil
+}
+
+// groups is the most groups an aggregate field answers: its first, or the
+// default.
+func (w *costWalk) groups(f *ast.Field) int {
+	n := aggregate.DefaultLimit
+	if a := f.Arguments.ForName("first"); a != nil {
+		if a.Value.Kind == ast.Variable {
+			w.usedVars = true
+		}
+		if v, err := a.Value.Value(w.vars); err == nil && v != nil {
+			if i, ok := asInt(v); ok {
+				n = int(min(max(i, 0), aggregate.MaxLimit))
+			}
+		}
+	}
+	return max(n, 1)
 }
 
 func (w *costWalk) pageSize(f *ast.Field) int {

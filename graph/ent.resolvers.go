@@ -115,17 +115,69 @@ func (r *queryResolver) Workflows(ctx context.Context, after *entgql.Cursor[reso
 	return ent.FromContext(ctx).Workflow.Query().Paginate(ctx, after, first, before, last, ent.WithWorkflowOrder(orderBy), ent.WithWorkflowFilter(where.Filter))
 }
 
+// EventConnection returns generated.EventConnectionResolver implementation.
+func (r *Resolver) EventConnection() generated.EventConnectionResolver {
+	return &eventConnectionResolver{r}
+}
+
+// HubConnection returns generated.HubConnectionResolver implementation.
+func (r *Resolver) HubConnection() generated.HubConnectionResolver { return &hubConnectionResolver{r} }
+
 // Item returns generated.ItemResolver implementation.
 func (r *Resolver) Item() generated.ItemResolver { return &itemResolver{r} }
+
+// ItemConnection returns generated.ItemConnectionResolver implementation.
+func (r *Resolver) ItemConnection() generated.ItemConnectionResolver {
+	return &itemConnectionResolver{r}
+}
 
 // Order returns generated.OrderResolver implementation.
 func (r *Resolver) Order() generated.OrderResolver { return &orderResolver{r} }
 
+// OrderConnection returns generated.OrderConnectionResolver implementation.
+func (r *Resolver) OrderConnection() generated.OrderConnectionResolver {
+	return &orderConnectionResolver{r}
+}
+
+// OrderEventConnection returns generated.OrderEventConnectionResolver implementation.
+func (r *Resolver) OrderEventConnection() generated.OrderEventConnectionResolver {
+	return &orderEventConnectionResolver{r}
+}
+
+// OrderLineConnection returns generated.OrderLineConnectionResolver implementation.
+func (r *Resolver) OrderLineConnection() generated.OrderLineConnectionResolver {
+	return &orderLineConnectionResolver{r}
+}
+
+// PartConnection returns generated.PartConnectionResolver implementation.
+func (r *Resolver) PartConnection() generated.PartConnectionResolver {
+	return &partConnectionResolver{r}
+}
+
 // Query returns generated.QueryResolver implementation.
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+// TrackingEntryConnection returns generated.TrackingEntryConnectionResolver implementation.
+func (r *Resolver) TrackingEntryConnection() generated.TrackingEntryConnectionResolver {
+	return &trackingEntryConnectionResolver{r}
+}
+
+// WorkflowConnection returns generated.WorkflowConnectionResolver implementation.
+func (r *Resolver) WorkflowConnection() generated.WorkflowConnectionResolver {
+	return &workflowConnectionResolver{r}
+}
+
 type (
-	itemResolver  struct{ *Resolver }
-	orderResolver struct{ *Resolver }
-	queryResolver struct{ *Resolver }
+	eventConnectionResolver         struct{ *Resolver }
+	hubConnectionResolver           struct{ *Resolver }
+	itemResolver                    struct{ *Resolver }
+	itemConnectionResolver          struct{ *Resolver }
+	orderResolver                   struct{ *Resolver }
+	orderConnectionResolver         struct{ *Resolver }
+	orderEventConnectionResolver    struct{ *Resolver }
+	orderLineConnectionResolver     struct{ *Resolver }
+	partConnectionResolver          struct{ *Resolver }
+	queryResolver                   struct{ *Resolver }
+	trackingEntryConnectionResolver struct{ *Resolver }
+	workflowConnectionResolver      struct{ *Resolver }
 )

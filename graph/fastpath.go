@@ -15,7 +15,9 @@ import (
 // fastQueryFields executes the root fields of queries through the fast path
 // generated in graph/generated/fastpath.go (internal/gqlcodegen.FastPath
 // explains it), and through gqlgen when the fast path declines: a field with
-// an error, a directive, an interface… Mutations always go through gqlgen.
+// an error, a directive, an interface… Mutations always go through gqlgen,
+// and so do root fields that are or select an aggregate (@aggregate: the
+// aggregation core's fields, which the fast path does not mirror).
 //
 // The fast path skips gqlgen's field middleware, so whatever a field
 // middleware enforces must be mirrored: scopeGuard's type rule in allowType
@@ -33,6 +35,13 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 		if oc.Operation == nil || oc.Operation.Operation != ast.Query || rf == nil {
 			return next(ctx)
 		}
+		// Aggregates are gqlgen's alone (the generated switch declines them
+		// too, but only where it meets them: after the root's resolver has
+		// run, so its statement would run twice).
+		if selectsAggregate(rf.Field.Field, oc.Doc.Fragments, 0) {
+			counts.Declined.Add(1)
+			return next(ctx)
+		}
 		if out, fields, ok := fast.QueryField(ctx, rf.Field); ok {
 			counts.Served.Add(1)
 			if st := requestCost(ctx); st != nil {
@@ -43,6 +52,40 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 		counts.Declined.Add(1)
 		return next(ctx)
 	}
+}
+
+// selectsAggregate tells whether f is, or selects at any depth, a field
+// marked @aggregate (graph/schema/aggregate.graphqls).
+func selectsAggregate(f *ast.Field, frags ast.FragmentDefinitionList, depth int) bool {
+	if f == nil || depth > 64 {
+		return false
+	}
+	if f.Definition != nil && f.Definition.Directives.ForName("aggregate") != nil {
+		return true
+	}
+	return setSelectsAggregate(f.SelectionSet, frags, depth+1)
+}
+
+func setSelectsAggregate(set ast.SelectionSet, frags ast.FragmentDefinitionList, depth int) bool {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if selectsAggregate(s, frags, depth) {
+				return true
+			}
+		case *ast.InlineFragment:
+			if setSelectsAggregate(s.SelectionSet, frags, depth+1) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			// Validation refuses fragment cycles; depth bounds a document
+			// that still has one.
+			if f := frags.ForName(s.Name); f != nil && depth <= 64 && setSelectsAggregate(f.SelectionSet, frags, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FastPathCounts counts the root query fields the fast path served and those

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -133,8 +135,8 @@ func schemaQueries(s *ast.Schema) [][2]string {
 func selectAll(s *ast.Schema, t *ast.Definition, depth int) string {
 	var sel []string
 	for _, f := range t.Fields {
-		if strings.HasPrefix(f.Name, "__") || hasRequiredArgs(f) {
-			continue
+		if strings.HasPrefix(f.Name, "__") || hasRequiredArgs(f) || f.Directives.ForName("aggregate") != nil {
+			continue // aggregates: gqlgen's alone (TestFastPathDeclinesAggregates)
 		}
 		ft := s.Types[f.Type.Name()]
 		switch ft.Kind {
@@ -166,4 +168,46 @@ func hasRequiredArgs(f *ast.FieldDefinition) bool {
 		}
 	}
 	return false
+}
+
+// TestFastPathDeclinesAggregates: the fast path does not mirror the
+// aggregates (@aggregate fields, answered by the aggregation core), so it
+// declines every root field that is or selects one — before running it —
+// and gqlgen answers, exactly as with the fast path off. Its generator
+// leaves the aggregate fields and their types out of the generated code.
+func TestFastPathDeclinesAggregates(t *testing.T) {
+	srv := apptest.New(t)
+	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
+	f := newFixture(t, srv, prod)
+	ams := f.hub("AMS1", "Amsterdam", "NL")
+	f.item(f.part("BLT-M8", "Hex bolt M8"), ams, "12.5")
+	for _, tc := range []struct {
+		q        string
+		declined bool
+	}{
+		{`{ itemAggregate(groupBy: [HUB]) { keys { hub { code } } count sum { quantity } } }`, true},
+		{`{ items(first: 2) { edges { node { id } } aggregate { count sum { quantity } } } }`, true},
+		{`{ items(first: 2) { ...F } } fragment F on ItemConnection { totalCount ... on ItemConnection { aggregate { count } } }`, true},
+		{`{ hubs(first: 2) { edges { node { code items(first: 1) { aggregate { count } } } } } }`, true}, // nested: an error, from gqlgen
+		{`{ items(first: 2) { edges { node { id quantity } } } }`, false},
+	} {
+		served, declined := srv.App.FastPath.Served.Load(), srv.App.FastPath.Declined.Load()
+		body := map[string]any{"query": tc.q}
+		fast := srv.Do(t, http.MethodPost, srv.URL+"/graphql", body, nil)
+		slow := gqlgen.Do(t, http.MethodPost, gqlgen.URL+"/graphql", body, nil)
+		if fast.StatusCode != slow.StatusCode || !bytes.Equal(fast.Body, slow.Body) {
+			t.Errorf("%s: fast path %d %s\ngqlgen %d %s", tc.q, fast.StatusCode, fast.Body, slow.StatusCode, slow.Body)
+		}
+		ds, dd := srv.App.FastPath.Served.Load()-served, srv.App.FastPath.Declined.Load()-declined
+		if tc.declined && (ds != 0 || dd != 1) || !tc.declined && (ds != 1 || dd != 0) {
+			t.Errorf("%s: served %d, declined %d (want declined: %v)", tc.q, ds, dd, tc.declined)
+		}
+	}
+	src, err := os.ReadFile("generated/fastpath.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`\w+Aggregate\(ctx|fast_\w+Group\b|case "aggregate"`).Find(src); m != nil {
+		t.Errorf("the generated fast path handles an aggregate: %s", m)
+	}
 }

@@ -59,7 +59,7 @@ type Options struct {
 
 // DefaultOptions are the limits used unless configured otherwise.
 var DefaultOptions = Options{
-	MaxDepth: 12, MaxComplexity: 50_000, MaxBodyBytes: 1 << 20, MaxFields: 500, MaxListLength: 100,
+	MaxDepth: 12, MaxComplexity: 60_000, MaxBodyBytes: 1 << 20, MaxFields: 500, MaxListLength: 100,
 	MaxResponseBytes: 16 << 20, MaxExecutionTime: 10 * time.Second,
 }
 

@@ -179,7 +179,7 @@ var tagDescriptions = map[string]string{
 
 func tagOf(path string) string {
 	p := strings.Split(strings.TrimPrefix(path, "/v1/"), "/")[0]
-	if p == "order-lines" {
+	if p == "order-lines" || p == "order-events" {
 		return "orders"
 	}
 	return strings.TrimSuffix(p, ".json")
@@ -308,6 +308,21 @@ func operation(rt route) obj {
 				"next_cursor": obj{"type": "null"},
 			},
 		})}}, errs("400", "404", "406"))
+	case opAggregate:
+		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), formatParam)
+		content := jsonContent(aggregateResponseDoc(rt.doc.table))
+		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
+			"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}}
+		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
+			"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
+		op["responses"] = merge(obj{"200": obj{
+			"description": "The groups of " + rt.doc.table.Resource + ", in order; or, asked for text/csv or application/x-ndjson (Accept or format), every group, streamed (limit does not apply).",
+			"headers": obj{
+				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
+				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
+			},
+			"content": content,
+		}}, errs("400", "406", "422"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}
@@ -324,14 +339,14 @@ func operationID(rt route) string {
 	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
 		return id
 	}
-	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import"}
+	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case (rt.doc.kind == opList || rt.doc.kind == opPlainList) && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList || rt.doc.kind == opPlainList:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"logistics/internal/aggregate"
 	"logistics/internal/apperr"
 	"logistics/internal/filter"
 )
@@ -44,6 +45,7 @@ const (
 	opSecret
 	opCommand   // POST queuing work, answering 202 with what was queued
 	opPlainList // GET of a short list without filters or cursor
+	opAggregate // GET of the aggregates of a list (rest/aggregate.go)
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -105,6 +107,17 @@ func routes(d Deps) []route {
 		{"POST", "/v1/webhook-endpoints/{id}/resend", "webhooks:write", handleResendWebhook(d), opDoc{"Send an event (or a delivery's event) to the endpoint again", opCommand, "WebhookDelivery", "WebhookResendInput", nil}},
 		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
+
+		// Aggregates of every list (rest/aggregate.go, docs/analytics.md).
+		{"GET", "/v1/hubs/aggregate", "hubs:read", hubs.aggregate(d, aggregate.Hubs), opDoc{"Aggregate hubs", opAggregate, "Hub", "", filter.HubTable}},
+		{"GET", "/v1/parts/aggregate", "parts:read", parts.aggregate(d, aggregate.Parts), opDoc{"Aggregate parts", opAggregate, "Part", "", filter.PartTable}},
+		{"GET", "/v1/items/aggregate", "items:read", items.aggregate(d, aggregate.Items), opDoc{"Aggregate stock items", opAggregate, "Item", "", filter.ItemTable}},
+		{"GET", "/v1/orders/aggregate", "orders:read", orders.aggregate(d, aggregate.Orders), opDoc{"Aggregate orders", opAggregate, "Order", "", filter.OrderTable}},
+		{"GET", "/v1/order-lines/aggregate", "orders:read", lines.aggregate(d, aggregate.OrderLines), opDoc{"Aggregate order lines", opAggregate, "OrderLine", "", filter.OrderLineTable}},
+		{"GET", "/v1/order-events/aggregate", "orders:read", d.orderEvents().aggregate(d, aggregate.OrderEvents), opDoc{"Aggregate order transitions", opAggregate, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/tracking-entries/aggregate", "tracking:read", tracking.aggregate(d, aggregate.TrackingEntries), opDoc{"Aggregate tracking entries", opAggregate, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"GET", "/v1/workflows/aggregate", "workflows:read", workflows.aggregate(d, aggregate.Workflows), opDoc{"Aggregate workflow versions", opAggregate, "Workflow", "", filter.WorkflowTable}},
+		{"GET", "/v1/events/aggregate", readAll, d.events().aggregate(d, aggregate.Events), opDoc{"Aggregate domain events", opAggregate, "Event", "", filter.EventTable}},
 
 		{"GET", "/v1/events", readAll, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
 		{"GET", "/v1/events/{id}", readAll, d.events().get(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},

@@ -540,37 +540,6 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 	return true
 }
 
-func (ec *executionContext) fast_CreatedApiToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedAPIToken, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, createdApiTokenImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"CreatedApiToken"`)
-		case "token":
-			if !w.allow(ctx, "ApiToken") {
-				return false
-			}
-			if !ec.fastmarshalNApiToken2ᚖlogisticsᚋentᚐAPIToken(ctx, field.Selections, obj.Token, w) {
-				return false
-			}
-		case "secret":
-			writeGQLString(&w.b, obj.Secret)
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
 func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet, obj *ent.Event, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, eventImplementors)
 	w.b.WriteByte('{')
@@ -1256,41 +1225,6 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 	return true
 }
 
-func (ec *executionContext) fast_OrderChange(ctx context.Context, sel ast.SelectionSet, obj *model.OrderChange, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, orderChangeImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"OrderChange"`)
-		case "sequence":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
-		case "type":
-			writeGQLString(&w.b, obj.Type)
-		case "eventID":
-			obj.EventID.MarshalGQL(&w.b)
-		case "order":
-			if !w.allow(ctx, "Order") {
-				return false
-			}
-			if !ec.fastmarshalOOrder2ᚖlogisticsᚋentᚐOrder(ctx, field.Selections, obj.Order, w) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
 func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.OrderConnection, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, orderConnectionImplementors)
 	w.b.WriteByte('{')
@@ -1853,41 +1787,6 @@ func (ec *executionContext) fast_PartEdge(ctx context.Context, sel ast.Selection
 	return true
 }
 
-func (ec *executionContext) fast_StockChange(ctx context.Context, sel ast.SelectionSet, obj *model.StockChange, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, stockChangeImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"StockChange"`)
-		case "sequence":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
-		case "type":
-			writeGQLString(&w.b, obj.Type)
-		case "eventID":
-			obj.EventID.MarshalGQL(&w.b)
-		case "item":
-			if !w.allow(ctx, "Item") {
-				return false
-			}
-			if !ec.fastmarshalOItem2ᚖlogisticsᚋentᚐItem(ctx, field.Selections, obj.Item, w) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
 func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.SelectionSet, obj *ent.TrackingEntry, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, trackingEntryImplementors)
 	w.b.WriteByte('{')
@@ -1976,41 +1875,6 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 				}
 				return ec.fastmarshalOHub2ᚖlogisticsᚋentᚐHub(ctx, field.Selections, v, w)
 			}() {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
-func (ec *executionContext) fast_TrackingEntryChange(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryChange, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, trackingEntryChangeImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"TrackingEntryChange"`)
-		case "sequence":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Sequence), 10))
-		case "type":
-			writeGQLString(&w.b, obj.Type)
-		case "eventID":
-			obj.EventID.MarshalGQL(&w.b)
-		case "trackingEntry":
-			if !w.allow(ctx, "TrackingEntry") {
-				return false
-			}
-			if !ec.fastmarshalOTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx, field.Selections, obj.TrackingEntry, w) {
 				return false
 			}
 		default:
@@ -2120,199 +1984,6 @@ func (ec *executionContext) fast_Viewer(ctx context.Context, sel ast.SelectionSe
 			writeGQLString(&w.b, obj.Environment)
 		case "baseURL":
 			writeGQLString(&w.b, obj.BaseURL)
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
-func (ec *executionContext) fast_WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookDelivery, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, webhookDeliveryImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"WebhookDelivery"`)
-		case "id":
-			obj.ID.MarshalGQL(&w.b)
-		case "endpointId":
-			obj.EndpointID.MarshalGQL(&w.b)
-		case "eventId":
-			writeGQLString(&w.b, obj.EventID)
-		case "eventType":
-			writeGQLString(&w.b, obj.EventType)
-		case "status":
-			obj.Status.MarshalGQL(&w.b)
-		case "attempts":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Attempts), 10))
-		case "nextAttemptAt":
-			ec.marshalOTime2timeᚐTime(ctx, field.Selections, obj.NextAttemptAt).MarshalGQL(&w.b)
-		case "lastAttemptAt":
-			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastAttemptAt).MarshalGQL(&w.b)
-		case "lastStatusCode":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.LastStatusCode), 10))
-		case "lastLatencyMs":
-			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.LastLatencyMs), 10))
-		case "lastResponse":
-			writeGQLString(&w.b, obj.LastResponse)
-		case "lastError":
-			writeGQLString(&w.b, obj.LastError)
-		case "deliveredAt":
-			ec.marshalOTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DeliveredAt).MarshalGQL(&w.b)
-		case "createdAt":
-			if t := obj.CreatedAt; !t.IsZero() {
-				w.time(t)
-			} else {
-				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
-			}
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
-func (ec *executionContext) fast_WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookEndpoint, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, webhookEndpointImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"WebhookEndpoint"`)
-		case "id":
-			obj.ID.MarshalGQL(&w.b)
-		case "url":
-			writeGQLString(&w.b, obj.URL)
-		case "description":
-			writeGQLString(&w.b, obj.Description)
-		case "eventTypes":
-			ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.EventTypes).MarshalGQL(&w.b)
-		case "enabled":
-			if !func() bool {
-				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_WebhookEndpoint_enabled(ctx, field) })
-				if err != nil {
-					return false
-				}
-				ctx := graphql.WithFieldContext(ctx, fc)
-				v, err := func(ctx context.Context) (bool, error) {
-					return ec.Resolvers.WebhookEndpoint().Enabled(ctx, obj)
-				}(ctx)
-				if err != nil {
-					return false
-				}
-				w.b.WriteString(strconv.FormatBool(v))
-				return true
-			}() {
-				return false
-			}
-		case "disabledReason":
-			writeGQLString(&w.b, obj.DisabledReason)
-		case "secretRotating":
-			if !func() bool {
-				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) {
-					return ec.fieldContext_WebhookEndpoint_secretRotating(ctx, field)
-				})
-				if err != nil {
-					return false
-				}
-				ctx := graphql.WithFieldContext(ctx, fc)
-				v, err := func(ctx context.Context) (bool, error) {
-					return ec.Resolvers.WebhookEndpoint().SecretRotating(ctx, obj)
-				}(ctx)
-				if err != nil {
-					return false
-				}
-				w.b.WriteString(strconv.FormatBool(v))
-				return true
-			}() {
-				return false
-			}
-		case "createdAt":
-			if t := obj.CreatedAt; !t.IsZero() {
-				w.time(t)
-			} else {
-				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
-			}
-		case "updatedAt":
-			if t := obj.UpdatedAt; !t.IsZero() {
-				w.time(t)
-			} else {
-				ec.marshalNTime2timeᚐTime(ctx, field.Selections, t).MarshalGQL(&w.b)
-			}
-		case "deliveries":
-			if !func() bool {
-				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_WebhookEndpoint_deliveries(ctx, field) })
-				if err != nil {
-					return false
-				}
-				if !w.allow(ctx, "WebhookDelivery") {
-					return false
-				}
-				if !w.allowArgs(ctx, fc) {
-					return false
-				}
-				ctx := graphql.WithFieldContext(ctx, fc)
-				v, err := func(ctx context.Context) ([]*ent.WebhookDelivery, error) {
-					return ec.Resolvers.WebhookEndpoint().Deliveries(ctx, obj, fc.Args["status"].(*string), fc.Args["first"].(*int))
-				}(ctx)
-				if err != nil {
-					return false
-				}
-				if len(v) > w.maxList {
-					return false
-				}
-				return ec.fastmarshalNWebhookDelivery2ᚕᚖlogisticsᚋentᚐWebhookDeliveryᚄ(ctx, field.Selections, v, w)
-			}() {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	w.b.WriteByte('}')
-	return true
-}
-
-func (ec *executionContext) fast_WebhookEndpointWithSecret(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointWithSecret, w *fastWriter) bool {
-	fields := w.collect(ec.OperationContext, sel, webhookEndpointWithSecretImplementors)
-	w.b.WriteByte('{')
-	for i, field := range fields {
-		if field.IsDeferred() {
-			return false
-		}
-		if field.Name != "__typename" { // gqlgen resolves it without field middleware
-			w.fields++
-		}
-		w.key(i == 0, field.Alias)
-		switch field.Name {
-		case "__typename":
-			w.b.WriteString(`"WebhookEndpointWithSecret"`)
-		case "endpoint":
-			if !w.allow(ctx, "WebhookEndpoint") {
-				return false
-			}
-			if !ec.fastmarshalNWebhookEndpoint2ᚖlogisticsᚋentᚐWebhookEndpoint(ctx, field.Selections, obj.Endpoint, w) {
-				return false
-			}
-		case "secret":
-			writeGQLString(&w.b, obj.Secret)
 		default:
 			return false
 		}
@@ -2627,37 +2298,6 @@ func (ec *executionContext) fastmarshalNViewer2ᚖlogisticsᚋgraphᚋmodelᚐVi
 		return false
 	}
 	return ec.fast_Viewer(ctx, sel, v, w)
-}
-
-func (ec *executionContext) fastmarshalNWebhookDelivery2ᚕᚖlogisticsᚋentᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookDelivery, w *fastWriter) bool {
-	if v == nil {
-		return false
-	}
-	w.b.WriteByte('[')
-	for i := range v {
-		if i > 0 {
-			w.b.WriteByte(',')
-		}
-		if !ec.fastmarshalNWebhookDelivery2ᚖlogisticsᚋentᚐWebhookDelivery(ctx, sel, v[i], w) {
-			return false
-		}
-	}
-	w.b.WriteByte(']')
-	return true
-}
-
-func (ec *executionContext) fastmarshalNWebhookDelivery2ᚖlogisticsᚋentᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookDelivery, w *fastWriter) bool {
-	if v == nil {
-		return false
-	}
-	return ec.fast_WebhookDelivery(ctx, sel, v, w)
-}
-
-func (ec *executionContext) fastmarshalNWebhookEndpoint2ᚖlogisticsᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint, w *fastWriter) bool {
-	if v == nil {
-		return false
-	}
-	return ec.fast_WebhookEndpoint(ctx, sel, v, w)
 }
 
 func (ec *executionContext) fastmarshalNWorkflow2ᚖlogisticsᚋentᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *ent.Workflow, w *fastWriter) bool {

@@ -42,12 +42,21 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
+	EventConnection() EventConnectionResolver
+	HubConnection() HubConnectionResolver
 	Item() ItemResolver
+	ItemConnection() ItemConnectionResolver
 	Mutation() MutationResolver
 	Order() OrderResolver
+	OrderConnection() OrderConnectionResolver
+	OrderEventConnection() OrderEventConnectionResolver
+	OrderLineConnection() OrderLineConnectionResolver
+	PartConnection() PartConnectionResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
+	TrackingEntryConnection() TrackingEntryConnectionResolver
 	WebhookEndpoint() WebhookEndpointResolver
+	WorkflowConnection() WorkflowConnectionResolver
 }
 
 type DirectiveRoot struct {
@@ -90,6 +99,7 @@ type ComplexityRoot struct {
 	}
 
 	EventConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -98,6 +108,30 @@ type ComplexityRoot struct {
 	EventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	EventExtremes struct {
+		CreatedAt func(childComplexity int) int
+		Sequence  func(childComplexity int) int
+	}
+
+	EventGroup struct {
+		Avg   func(childComplexity int) int
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Sum   func(childComplexity int) int
+	}
+
+	EventGroupKeys struct {
+		Actor     func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Type      func(childComplexity int) int
+	}
+
+	EventNumbers struct {
+		Sequence func(childComplexity int) int
 	}
 
 	Hub struct {
@@ -122,6 +156,7 @@ type ComplexityRoot struct {
 	}
 
 	HubConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -130,6 +165,33 @@ type ComplexityRoot struct {
 	HubEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	HubExtremes struct {
+		CreatedAt func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	HubGroup struct {
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+	}
+
+	HubGroupKeys struct {
+		Active    func(childComplexity int) int
+		City      func(childComplexity int) int
+		Country   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		Timezone  func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	HubRef struct {
+		Code func(childComplexity int) int
+		ID   func(childComplexity int) int
 	}
 
 	Item struct {
@@ -151,6 +213,7 @@ type ComplexityRoot struct {
 	}
 
 	ItemConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -159,6 +222,40 @@ type ComplexityRoot struct {
 	ItemEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ItemExtremes struct {
+		AvailableQuantity func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		ExpiresAt         func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		ReservedQuantity  func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
+	ItemGroup struct {
+		Avg   func(childComplexity int) int
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Sum   func(childComplexity int) int
+	}
+
+	ItemGroupKeys struct {
+		CreatedAt func(childComplexity int) int
+		ExpiresAt func(childComplexity int) int
+		Hub       func(childComplexity int) int
+		Lot       func(childComplexity int) int
+		Part      func(childComplexity int) int
+		Status    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	ItemNumbers struct {
+		AvailableQuantity func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		ReservedQuantity  func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -226,6 +323,7 @@ type ComplexityRoot struct {
 	}
 
 	OrderConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -250,6 +348,7 @@ type ComplexityRoot struct {
 	}
 
 	OrderEventConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -258,6 +357,51 @@ type ComplexityRoot struct {
 	OrderEventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	OrderEventExtremes struct {
+		OccurredAt func(childComplexity int) int
+	}
+
+	OrderEventGroup struct {
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+	}
+
+	OrderEventGroupKeys struct {
+		Actor      func(childComplexity int) int
+		FromState  func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		Order      func(childComplexity int) int
+		ToState    func(childComplexity int) int
+		Transition func(childComplexity int) int
+	}
+
+	OrderExtremes struct {
+		CreatedAt func(childComplexity int) int
+		DueAt     func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	OrderGroup struct {
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+	}
+
+	OrderGroupKeys struct {
+		CreatedAt     func(childComplexity int) int
+		CustomerRef   func(childComplexity int) int
+		DueAt         func(childComplexity int) int
+		Hub           func(childComplexity int) int
+		Priority      func(childComplexity int) int
+		ShipToCountry func(childComplexity int) int
+		Status        func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+		Workflow      func(childComplexity int) int
 	}
 
 	OrderLine struct {
@@ -275,6 +419,7 @@ type ComplexityRoot struct {
 	}
 
 	OrderLineConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -283,6 +428,41 @@ type ComplexityRoot struct {
 	OrderLineEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	OrderLineExtremes struct {
+		AllocatedQuantity func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		ShippedQuantity   func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
+	OrderLineGroup struct {
+		Avg   func(childComplexity int) int
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Sum   func(childComplexity int) int
+	}
+
+	OrderLineGroupKeys struct {
+		CreatedAt func(childComplexity int) int
+		Order     func(childComplexity int) int
+		Part      func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	OrderLineNumbers struct {
+		AllocatedQuantity func(childComplexity int) int
+		Quantity          func(childComplexity int) int
+		ShippedQuantity   func(childComplexity int) int
+	}
+
+	OrderRef struct {
+		ID     func(childComplexity int) int
+		Number func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -308,6 +488,7 @@ type ComplexityRoot struct {
 	}
 
 	PartConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -318,24 +499,64 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	PartExtremes struct {
+		CreatedAt    func(childComplexity int) int
+		UnitWeightKg func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+	}
+
+	PartGroup struct {
+		Avg   func(childComplexity int) int
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Sum   func(childComplexity int) int
+	}
+
+	PartGroupKeys struct {
+		CreatedAt func(childComplexity int) int
+		Hazardous func(childComplexity int) int
+		Unit      func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	PartNumbers struct {
+		UnitWeightKg func(childComplexity int) int
+	}
+
+	PartRef struct {
+		ID  func(childComplexity int) int
+		Sku func(childComplexity int) int
+	}
+
 	Query struct {
-		APITokens        func(childComplexity int) int
-		Events           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.EventOrder, where *ent.EventWhereInput) int
-		Hubs             func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.HubOrder, where *ent.HubWhereInput) int
-		Items            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
-		Me               func(childComplexity int) int
-		Node             func(childComplexity int, id resourceid.ID) int
-		Nodes            func(childComplexity int, ids []resourceid.ID) int
-		OrderEvents      func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderEventOrder, where *ent.OrderEventWhereInput) int
-		OrderLines       func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderLineOrder, where *ent.OrderLineWhereInput) int
-		Orders           func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
-		Parts            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
-		Scopes           func(childComplexity int) int
-		TrackingEntries  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
-		Viewer           func(childComplexity int) int
-		WebhookEndpoint  func(childComplexity int, id resourceid.ID) int
-		WebhookEndpoints func(childComplexity int) int
-		Workflows        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
+		APITokens              func(childComplexity int) int
+		EventAggregate         func(childComplexity int, where *ent.EventWhereInput, groupBy []model.EventGroupField, bucket *model.TimeBucket, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) int
+		Events                 func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.EventOrder, where *ent.EventWhereInput) int
+		HubAggregate           func(childComplexity int, where *ent.HubWhereInput, groupBy []model.HubGroupField, bucket *model.TimeBucket, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) int
+		Hubs                   func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.HubOrder, where *ent.HubWhereInput) int
+		ItemAggregate          func(childComplexity int, where *ent.ItemWhereInput, groupBy []model.ItemGroupField, bucket *model.TimeBucket, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) int
+		Items                  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.ItemOrder, where *ent.ItemWhereInput) int
+		Me                     func(childComplexity int) int
+		Node                   func(childComplexity int, id resourceid.ID) int
+		Nodes                  func(childComplexity int, ids []resourceid.ID) int
+		OrderAggregate         func(childComplexity int, where *ent.OrderWhereInput, groupBy []model.OrderGroupField, bucket *model.TimeBucket, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) int
+		OrderEventAggregate    func(childComplexity int, where *ent.OrderEventWhereInput, groupBy []model.OrderEventGroupField, bucket *model.TimeBucket, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) int
+		OrderEvents            func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderEventOrder, where *ent.OrderEventWhereInput) int
+		OrderLineAggregate     func(childComplexity int, where *ent.OrderLineWhereInput, groupBy []model.OrderLineGroupField, bucket *model.TimeBucket, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) int
+		OrderLines             func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderLineOrder, where *ent.OrderLineWhereInput) int
+		Orders                 func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
+		PartAggregate          func(childComplexity int, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) int
+		Parts                  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
+		Scopes                 func(childComplexity int) int
+		TrackingEntries        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
+		TrackingEntryAggregate func(childComplexity int, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) int
+		Viewer                 func(childComplexity int) int
+		WebhookEndpoint        func(childComplexity int, id resourceid.ID) int
+		WebhookEndpoints       func(childComplexity int) int
+		WorkflowAggregate      func(childComplexity int, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) int
+		Workflows              func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
 	}
 
 	StockChange struct {
@@ -377,6 +598,7 @@ type ComplexityRoot struct {
 	}
 
 	TrackingEntryConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -385,6 +607,30 @@ type ComplexityRoot struct {
 	TrackingEntryEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	TrackingEntryExtremes struct {
+		CreatedAt  func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		UpdatedAt  func(childComplexity int) int
+	}
+
+	TrackingEntryGroup struct {
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+	}
+
+	TrackingEntryGroupKeys struct {
+		Carrier    func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		Hub        func(childComplexity int) int
+		Location   func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		Order      func(childComplexity int) int
+		Status     func(childComplexity int) int
+		UpdatedAt  func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -449,6 +695,7 @@ type ComplexityRoot struct {
 	}
 
 	WorkflowConnection struct {
+		Aggregate  func(childComplexity int) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -457,6 +704,39 @@ type ComplexityRoot struct {
 	WorkflowEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	WorkflowExtremes struct {
+		CreatedAt func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	WorkflowGroup struct {
+		Avg   func(childComplexity int) int
+		Count func(childComplexity int) int
+		Keys  func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Sum   func(childComplexity int) int
+	}
+
+	WorkflowGroupKeys struct {
+		BuiltIn   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		Key       func(childComplexity int) int
+		Latest    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	WorkflowNumbers struct {
+		Version func(childComplexity int) int
+	}
+
+	WorkflowRef struct {
+		ID      func(childComplexity int) int
+		Key     func(childComplexity int) int
+		Version func(childComplexity int) int
 	}
 
 	WorkflowTransition struct {
@@ -474,8 +754,17 @@ type ComplexityRoot struct {
 type ApiTokenResolver interface {
 	Prefix(ctx context.Context, obj *ent.APIToken) (string, error)
 }
+type EventConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.EventConnection) (*model.EventGroup, error)
+}
+type HubConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.HubConnection) (*model.HubGroup, error)
+}
 type ItemResolver interface {
 	AvailableQuantity(ctx context.Context, obj *ent.Item) (decimal.Decimal, error)
+}
+type ItemConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.ItemConnection) (*model.ItemGroup, error)
 }
 type MutationResolver interface {
 	CreateHub(ctx context.Context, input ent.CreateHubInput) (*ent.Hub, error)
@@ -510,6 +799,18 @@ type MutationResolver interface {
 type OrderResolver interface {
 	AllowedTransitions(ctx context.Context, obj *ent.Order) ([]string, error)
 }
+type OrderConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.OrderConnection) (*model.OrderGroup, error)
+}
+type OrderEventConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.OrderEventConnection) (*model.OrderEventGroup, error)
+}
+type OrderLineConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.OrderLineConnection) (*model.OrderLineGroup, error)
+}
+type PartConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.PartConnection) (*model.PartGroup, error)
+}
 type QueryResolver interface {
 	Node(ctx context.Context, id resourceid.ID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []resourceid.ID) ([]ent.Noder, error)
@@ -522,6 +823,15 @@ type QueryResolver interface {
 	Parts(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) (*ent.PartConnection, error)
 	TrackingEntries(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) (*ent.TrackingEntryConnection, error)
 	Workflows(ctx context.Context, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) (*ent.WorkflowConnection, error)
+	HubAggregate(ctx context.Context, where *ent.HubWhereInput, groupBy []model.HubGroupField, bucket *model.TimeBucket, having []*model.HubHaving, orderBy []*model.HubGroupOrder, first *int, timeZone *string) ([]*model.HubGroup, error)
+	PartAggregate(ctx context.Context, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) ([]*model.PartGroup, error)
+	ItemAggregate(ctx context.Context, where *ent.ItemWhereInput, groupBy []model.ItemGroupField, bucket *model.TimeBucket, having []*model.ItemHaving, orderBy []*model.ItemGroupOrder, first *int, timeZone *string) ([]*model.ItemGroup, error)
+	OrderAggregate(ctx context.Context, where *ent.OrderWhereInput, groupBy []model.OrderGroupField, bucket *model.TimeBucket, having []*model.OrderHaving, orderBy []*model.OrderGroupOrder, first *int, timeZone *string) ([]*model.OrderGroup, error)
+	OrderLineAggregate(ctx context.Context, where *ent.OrderLineWhereInput, groupBy []model.OrderLineGroupField, bucket *model.TimeBucket, having []*model.OrderLineHaving, orderBy []*model.OrderLineGroupOrder, first *int, timeZone *string) ([]*model.OrderLineGroup, error)
+	TrackingEntryAggregate(ctx context.Context, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) ([]*model.TrackingEntryGroup, error)
+	WorkflowAggregate(ctx context.Context, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) ([]*model.WorkflowGroup, error)
+	OrderEventAggregate(ctx context.Context, where *ent.OrderEventWhereInput, groupBy []model.OrderEventGroupField, bucket *model.TimeBucket, having []*model.OrderEventHaving, orderBy []*model.OrderEventGroupOrder, first *int, timeZone *string) ([]*model.OrderEventGroup, error)
+	EventAggregate(ctx context.Context, where *ent.EventWhereInput, groupBy []model.EventGroupField, bucket *model.TimeBucket, having []*model.EventHaving, orderBy []*model.EventGroupOrder, first *int, timeZone *string) ([]*model.EventGroup, error)
 	Me(ctx context.Context) (*model.Account, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	APITokens(ctx context.Context) ([]*ent.APIToken, error)
@@ -535,12 +845,18 @@ type SubscriptionResolver interface {
 	StockChanged(ctx context.Context, where *ent.ItemWhereInput, after *int) (<-chan *model.StockChange, error)
 	Events(ctx context.Context, types []string, after *int) (<-chan *ent.Event, error)
 }
+type TrackingEntryConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.TrackingEntryConnection) (*model.TrackingEntryGroup, error)
+}
 type WebhookEndpointResolver interface {
 	Enabled(ctx context.Context, obj *ent.WebhookEndpoint) (bool, error)
 
 	SecretRotating(ctx context.Context, obj *ent.WebhookEndpoint) (bool, error)
 
 	Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *string, first *int) ([]*ent.WebhookDelivery, error)
+}
+type WorkflowConnectionResolver interface {
+	Aggregate(ctx context.Context, obj *ent.WorkflowConnection) (*model.WorkflowGroup, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -697,6 +1013,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.UpdatedAt(childComplexity), true
 
+	case "EventConnection.aggregate":
+		if e.ComplexityRoot.EventConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventConnection.Aggregate(childComplexity), true
 	case "EventConnection.edges":
 		if e.ComplexityRoot.EventConnection.Edges == nil {
 			break
@@ -728,6 +1050,82 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventEdge.Node(childComplexity), true
+
+	case "EventExtremes.createdAt":
+		if e.ComplexityRoot.EventExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventExtremes.CreatedAt(childComplexity), true
+	case "EventExtremes.sequence":
+		if e.ComplexityRoot.EventExtremes.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventExtremes.Sequence(childComplexity), true
+
+	case "EventGroup.avg":
+		if e.ComplexityRoot.EventGroup.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Avg(childComplexity), true
+	case "EventGroup.count":
+		if e.ComplexityRoot.EventGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Count(childComplexity), true
+	case "EventGroup.keys":
+		if e.ComplexityRoot.EventGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Keys(childComplexity), true
+	case "EventGroup.max":
+		if e.ComplexityRoot.EventGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Max(childComplexity), true
+	case "EventGroup.min":
+		if e.ComplexityRoot.EventGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Min(childComplexity), true
+	case "EventGroup.sum":
+		if e.ComplexityRoot.EventGroup.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroup.Sum(childComplexity), true
+
+	case "EventGroupKeys.actor":
+		if e.ComplexityRoot.EventGroupKeys.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroupKeys.Actor(childComplexity), true
+	case "EventGroupKeys.createdAt":
+		if e.ComplexityRoot.EventGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroupKeys.CreatedAt(childComplexity), true
+	case "EventGroupKeys.type":
+		if e.ComplexityRoot.EventGroupKeys.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventGroupKeys.Type(childComplexity), true
+
+	case "EventNumbers.sequence":
+		if e.ComplexityRoot.EventNumbers.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventNumbers.Sequence(childComplexity), true
 
 	case "Hub.active":
 		if e.ComplexityRoot.Hub.Active == nil {
@@ -853,6 +1251,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Hub.UpdatedAt(childComplexity), true
 
+	case "HubConnection.aggregate":
+		if e.ComplexityRoot.HubConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubConnection.Aggregate(childComplexity), true
 	case "HubConnection.edges":
 		if e.ComplexityRoot.HubConnection.Edges == nil {
 			break
@@ -884,6 +1288,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HubEdge.Node(childComplexity), true
+
+	case "HubExtremes.createdAt":
+		if e.ComplexityRoot.HubExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubExtremes.CreatedAt(childComplexity), true
+	case "HubExtremes.updatedAt":
+		if e.ComplexityRoot.HubExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubExtremes.UpdatedAt(childComplexity), true
+
+	case "HubGroup.count":
+		if e.ComplexityRoot.HubGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroup.Count(childComplexity), true
+	case "HubGroup.keys":
+		if e.ComplexityRoot.HubGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroup.Keys(childComplexity), true
+	case "HubGroup.max":
+		if e.ComplexityRoot.HubGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroup.Max(childComplexity), true
+	case "HubGroup.min":
+		if e.ComplexityRoot.HubGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroup.Min(childComplexity), true
+
+	case "HubGroupKeys.active":
+		if e.ComplexityRoot.HubGroupKeys.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.Active(childComplexity), true
+	case "HubGroupKeys.city":
+		if e.ComplexityRoot.HubGroupKeys.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.City(childComplexity), true
+	case "HubGroupKeys.country":
+		if e.ComplexityRoot.HubGroupKeys.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.Country(childComplexity), true
+	case "HubGroupKeys.createdAt":
+		if e.ComplexityRoot.HubGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.CreatedAt(childComplexity), true
+	case "HubGroupKeys.kind":
+		if e.ComplexityRoot.HubGroupKeys.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.Kind(childComplexity), true
+	case "HubGroupKeys.timezone":
+		if e.ComplexityRoot.HubGroupKeys.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.Timezone(childComplexity), true
+	case "HubGroupKeys.updatedAt":
+		if e.ComplexityRoot.HubGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubGroupKeys.UpdatedAt(childComplexity), true
+
+	case "HubRef.code":
+		if e.ComplexityRoot.HubRef.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubRef.Code(childComplexity), true
+	case "HubRef.id":
+		if e.ComplexityRoot.HubRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HubRef.ID(childComplexity), true
 
 	case "Item.availableQuantity":
 		if e.ComplexityRoot.Item.AvailableQuantity == nil {
@@ -976,6 +1474,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Item.UpdatedAt(childComplexity), true
 
+	case "ItemConnection.aggregate":
+		if e.ComplexityRoot.ItemConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemConnection.Aggregate(childComplexity), true
 	case "ItemConnection.edges":
 		if e.ComplexityRoot.ItemConnection.Edges == nil {
 			break
@@ -1007,6 +1511,142 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ItemEdge.Node(childComplexity), true
+
+	case "ItemExtremes.availableQuantity":
+		if e.ComplexityRoot.ItemExtremes.AvailableQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.AvailableQuantity(childComplexity), true
+	case "ItemExtremes.createdAt":
+		if e.ComplexityRoot.ItemExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.CreatedAt(childComplexity), true
+	case "ItemExtremes.expiresAt":
+		if e.ComplexityRoot.ItemExtremes.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.ExpiresAt(childComplexity), true
+	case "ItemExtremes.quantity":
+		if e.ComplexityRoot.ItemExtremes.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.Quantity(childComplexity), true
+	case "ItemExtremes.reservedQuantity":
+		if e.ComplexityRoot.ItemExtremes.ReservedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.ReservedQuantity(childComplexity), true
+	case "ItemExtremes.updatedAt":
+		if e.ComplexityRoot.ItemExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemExtremes.UpdatedAt(childComplexity), true
+
+	case "ItemGroup.avg":
+		if e.ComplexityRoot.ItemGroup.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Avg(childComplexity), true
+	case "ItemGroup.count":
+		if e.ComplexityRoot.ItemGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Count(childComplexity), true
+	case "ItemGroup.keys":
+		if e.ComplexityRoot.ItemGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Keys(childComplexity), true
+	case "ItemGroup.max":
+		if e.ComplexityRoot.ItemGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Max(childComplexity), true
+	case "ItemGroup.min":
+		if e.ComplexityRoot.ItemGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Min(childComplexity), true
+	case "ItemGroup.sum":
+		if e.ComplexityRoot.ItemGroup.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroup.Sum(childComplexity), true
+
+	case "ItemGroupKeys.createdAt":
+		if e.ComplexityRoot.ItemGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.CreatedAt(childComplexity), true
+	case "ItemGroupKeys.expiresAt":
+		if e.ComplexityRoot.ItemGroupKeys.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.ExpiresAt(childComplexity), true
+	case "ItemGroupKeys.hub":
+		if e.ComplexityRoot.ItemGroupKeys.Hub == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.Hub(childComplexity), true
+	case "ItemGroupKeys.lot":
+		if e.ComplexityRoot.ItemGroupKeys.Lot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.Lot(childComplexity), true
+	case "ItemGroupKeys.part":
+		if e.ComplexityRoot.ItemGroupKeys.Part == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.Part(childComplexity), true
+	case "ItemGroupKeys.status":
+		if e.ComplexityRoot.ItemGroupKeys.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.Status(childComplexity), true
+	case "ItemGroupKeys.updatedAt":
+		if e.ComplexityRoot.ItemGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemGroupKeys.UpdatedAt(childComplexity), true
+
+	case "ItemNumbers.availableQuantity":
+		if e.ComplexityRoot.ItemNumbers.AvailableQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemNumbers.AvailableQuantity(childComplexity), true
+	case "ItemNumbers.quantity":
+		if e.ComplexityRoot.ItemNumbers.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemNumbers.Quantity(childComplexity), true
+	case "ItemNumbers.reservedQuantity":
+		if e.ComplexityRoot.ItemNumbers.ReservedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemNumbers.ReservedQuantity(childComplexity), true
 
 	case "Mutation.createApiToken":
 		if e.ComplexityRoot.Mutation.CreateAPIToken == nil {
@@ -1486,6 +2126,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OrderChange.Type(childComplexity), true
 
+	case "OrderConnection.aggregate":
+		if e.ComplexityRoot.OrderConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderConnection.Aggregate(childComplexity), true
 	case "OrderConnection.edges":
 		if e.ComplexityRoot.OrderConnection.Edges == nil {
 			break
@@ -1579,6 +2225,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OrderEvent.UpdatedAt(childComplexity), true
 
+	case "OrderEventConnection.aggregate":
+		if e.ComplexityRoot.OrderEventConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventConnection.Aggregate(childComplexity), true
 	case "OrderEventConnection.edges":
 		if e.ComplexityRoot.OrderEventConnection.Edges == nil {
 			break
@@ -1610,6 +2262,174 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OrderEventEdge.Node(childComplexity), true
+
+	case "OrderEventExtremes.occurredAt":
+		if e.ComplexityRoot.OrderEventExtremes.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventExtremes.OccurredAt(childComplexity), true
+
+	case "OrderEventGroup.count":
+		if e.ComplexityRoot.OrderEventGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroup.Count(childComplexity), true
+	case "OrderEventGroup.keys":
+		if e.ComplexityRoot.OrderEventGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroup.Keys(childComplexity), true
+	case "OrderEventGroup.max":
+		if e.ComplexityRoot.OrderEventGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroup.Max(childComplexity), true
+	case "OrderEventGroup.min":
+		if e.ComplexityRoot.OrderEventGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroup.Min(childComplexity), true
+
+	case "OrderEventGroupKeys.actor":
+		if e.ComplexityRoot.OrderEventGroupKeys.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.Actor(childComplexity), true
+	case "OrderEventGroupKeys.fromState":
+		if e.ComplexityRoot.OrderEventGroupKeys.FromState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.FromState(childComplexity), true
+	case "OrderEventGroupKeys.occurredAt":
+		if e.ComplexityRoot.OrderEventGroupKeys.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.OccurredAt(childComplexity), true
+	case "OrderEventGroupKeys.order":
+		if e.ComplexityRoot.OrderEventGroupKeys.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.Order(childComplexity), true
+	case "OrderEventGroupKeys.toState":
+		if e.ComplexityRoot.OrderEventGroupKeys.ToState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.ToState(childComplexity), true
+	case "OrderEventGroupKeys.transition":
+		if e.ComplexityRoot.OrderEventGroupKeys.Transition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderEventGroupKeys.Transition(childComplexity), true
+
+	case "OrderExtremes.createdAt":
+		if e.ComplexityRoot.OrderExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderExtremes.CreatedAt(childComplexity), true
+	case "OrderExtremes.dueAt":
+		if e.ComplexityRoot.OrderExtremes.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderExtremes.DueAt(childComplexity), true
+	case "OrderExtremes.updatedAt":
+		if e.ComplexityRoot.OrderExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderExtremes.UpdatedAt(childComplexity), true
+
+	case "OrderGroup.count":
+		if e.ComplexityRoot.OrderGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroup.Count(childComplexity), true
+	case "OrderGroup.keys":
+		if e.ComplexityRoot.OrderGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroup.Keys(childComplexity), true
+	case "OrderGroup.max":
+		if e.ComplexityRoot.OrderGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroup.Max(childComplexity), true
+	case "OrderGroup.min":
+		if e.ComplexityRoot.OrderGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroup.Min(childComplexity), true
+
+	case "OrderGroupKeys.createdAt":
+		if e.ComplexityRoot.OrderGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.CreatedAt(childComplexity), true
+	case "OrderGroupKeys.customerRef":
+		if e.ComplexityRoot.OrderGroupKeys.CustomerRef == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.CustomerRef(childComplexity), true
+	case "OrderGroupKeys.dueAt":
+		if e.ComplexityRoot.OrderGroupKeys.DueAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.DueAt(childComplexity), true
+	case "OrderGroupKeys.hub":
+		if e.ComplexityRoot.OrderGroupKeys.Hub == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.Hub(childComplexity), true
+	case "OrderGroupKeys.priority":
+		if e.ComplexityRoot.OrderGroupKeys.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.Priority(childComplexity), true
+	case "OrderGroupKeys.shipToCountry":
+		if e.ComplexityRoot.OrderGroupKeys.ShipToCountry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.ShipToCountry(childComplexity), true
+	case "OrderGroupKeys.status":
+		if e.ComplexityRoot.OrderGroupKeys.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.Status(childComplexity), true
+	case "OrderGroupKeys.updatedAt":
+		if e.ComplexityRoot.OrderGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.UpdatedAt(childComplexity), true
+	case "OrderGroupKeys.workflow":
+		if e.ComplexityRoot.OrderGroupKeys.Workflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderGroupKeys.Workflow(childComplexity), true
 
 	case "OrderLine.allocatedQuantity":
 		if e.ComplexityRoot.OrderLine.AllocatedQuantity == nil {
@@ -1678,6 +2498,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OrderLine.UpdatedAt(childComplexity), true
 
+	case "OrderLineConnection.aggregate":
+		if e.ComplexityRoot.OrderLineConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineConnection.Aggregate(childComplexity), true
 	case "OrderLineConnection.edges":
 		if e.ComplexityRoot.OrderLineConnection.Edges == nil {
 			break
@@ -1709,6 +2535,131 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OrderLineEdge.Node(childComplexity), true
+
+	case "OrderLineExtremes.allocatedQuantity":
+		if e.ComplexityRoot.OrderLineExtremes.AllocatedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineExtremes.AllocatedQuantity(childComplexity), true
+	case "OrderLineExtremes.createdAt":
+		if e.ComplexityRoot.OrderLineExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineExtremes.CreatedAt(childComplexity), true
+	case "OrderLineExtremes.quantity":
+		if e.ComplexityRoot.OrderLineExtremes.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineExtremes.Quantity(childComplexity), true
+	case "OrderLineExtremes.shippedQuantity":
+		if e.ComplexityRoot.OrderLineExtremes.ShippedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineExtremes.ShippedQuantity(childComplexity), true
+	case "OrderLineExtremes.updatedAt":
+		if e.ComplexityRoot.OrderLineExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineExtremes.UpdatedAt(childComplexity), true
+
+	case "OrderLineGroup.avg":
+		if e.ComplexityRoot.OrderLineGroup.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Avg(childComplexity), true
+	case "OrderLineGroup.count":
+		if e.ComplexityRoot.OrderLineGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Count(childComplexity), true
+	case "OrderLineGroup.keys":
+		if e.ComplexityRoot.OrderLineGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Keys(childComplexity), true
+	case "OrderLineGroup.max":
+		if e.ComplexityRoot.OrderLineGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Max(childComplexity), true
+	case "OrderLineGroup.min":
+		if e.ComplexityRoot.OrderLineGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Min(childComplexity), true
+	case "OrderLineGroup.sum":
+		if e.ComplexityRoot.OrderLineGroup.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroup.Sum(childComplexity), true
+
+	case "OrderLineGroupKeys.createdAt":
+		if e.ComplexityRoot.OrderLineGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroupKeys.CreatedAt(childComplexity), true
+	case "OrderLineGroupKeys.order":
+		if e.ComplexityRoot.OrderLineGroupKeys.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroupKeys.Order(childComplexity), true
+	case "OrderLineGroupKeys.part":
+		if e.ComplexityRoot.OrderLineGroupKeys.Part == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroupKeys.Part(childComplexity), true
+	case "OrderLineGroupKeys.updatedAt":
+		if e.ComplexityRoot.OrderLineGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineGroupKeys.UpdatedAt(childComplexity), true
+
+	case "OrderLineNumbers.allocatedQuantity":
+		if e.ComplexityRoot.OrderLineNumbers.AllocatedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineNumbers.AllocatedQuantity(childComplexity), true
+	case "OrderLineNumbers.quantity":
+		if e.ComplexityRoot.OrderLineNumbers.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineNumbers.Quantity(childComplexity), true
+	case "OrderLineNumbers.shippedQuantity":
+		if e.ComplexityRoot.OrderLineNumbers.ShippedQuantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderLineNumbers.ShippedQuantity(childComplexity), true
+
+	case "OrderRef.id":
+		if e.ComplexityRoot.OrderRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderRef.ID(childComplexity), true
+	case "OrderRef.number":
+		if e.ComplexityRoot.OrderRef.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrderRef.Number(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1813,6 +2764,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Part.UpdatedAt(childComplexity), true
 
+	case "PartConnection.aggregate":
+		if e.ComplexityRoot.PartConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartConnection.Aggregate(childComplexity), true
 	case "PartConnection.edges":
 		if e.ComplexityRoot.PartConnection.Edges == nil {
 			break
@@ -1845,12 +2802,124 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PartEdge.Node(childComplexity), true
 
+	case "PartExtremes.createdAt":
+		if e.ComplexityRoot.PartExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartExtremes.CreatedAt(childComplexity), true
+	case "PartExtremes.unitWeightKg":
+		if e.ComplexityRoot.PartExtremes.UnitWeightKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartExtremes.UnitWeightKg(childComplexity), true
+	case "PartExtremes.updatedAt":
+		if e.ComplexityRoot.PartExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartExtremes.UpdatedAt(childComplexity), true
+
+	case "PartGroup.avg":
+		if e.ComplexityRoot.PartGroup.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Avg(childComplexity), true
+	case "PartGroup.count":
+		if e.ComplexityRoot.PartGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Count(childComplexity), true
+	case "PartGroup.keys":
+		if e.ComplexityRoot.PartGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Keys(childComplexity), true
+	case "PartGroup.max":
+		if e.ComplexityRoot.PartGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Max(childComplexity), true
+	case "PartGroup.min":
+		if e.ComplexityRoot.PartGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Min(childComplexity), true
+	case "PartGroup.sum":
+		if e.ComplexityRoot.PartGroup.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroup.Sum(childComplexity), true
+
+	case "PartGroupKeys.createdAt":
+		if e.ComplexityRoot.PartGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroupKeys.CreatedAt(childComplexity), true
+	case "PartGroupKeys.hazardous":
+		if e.ComplexityRoot.PartGroupKeys.Hazardous == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroupKeys.Hazardous(childComplexity), true
+	case "PartGroupKeys.unit":
+		if e.ComplexityRoot.PartGroupKeys.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroupKeys.Unit(childComplexity), true
+	case "PartGroupKeys.updatedAt":
+		if e.ComplexityRoot.PartGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartGroupKeys.UpdatedAt(childComplexity), true
+
+	case "PartNumbers.unitWeightKg":
+		if e.ComplexityRoot.PartNumbers.UnitWeightKg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartNumbers.UnitWeightKg(childComplexity), true
+
+	case "PartRef.id":
+		if e.ComplexityRoot.PartRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartRef.ID(childComplexity), true
+	case "PartRef.sku":
+		if e.ComplexityRoot.PartRef.Sku == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PartRef.Sku(childComplexity), true
+
 	case "Query.apiTokens":
 		if e.ComplexityRoot.Query.APITokens == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.APITokens(childComplexity), true
+	case "Query.eventAggregate":
+		if e.ComplexityRoot.Query.EventAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_eventAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EventAggregate(childComplexity, args["where"].(*ent.EventWhereInput), args["groupBy"].([]model.EventGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.EventHaving), args["orderBy"].([]*model.EventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.events":
 		if e.ComplexityRoot.Query.Events == nil {
 			break
@@ -1862,6 +2931,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.EventOrder), args["where"].(*ent.EventWhereInput)), true
+	case "Query.hubAggregate":
+		if e.ComplexityRoot.Query.HubAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_hubAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.HubAggregate(childComplexity, args["where"].(*ent.HubWhereInput), args["groupBy"].([]model.HubGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.HubHaving), args["orderBy"].([]*model.HubGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.hubs":
 		if e.ComplexityRoot.Query.Hubs == nil {
 			break
@@ -1874,6 +2954,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Hubs(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.HubOrder), args["where"].(*ent.HubWhereInput)), true
 
+	case "Query.itemAggregate":
+		if e.ComplexityRoot.Query.ItemAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_itemAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ItemAggregate(childComplexity, args["where"].(*ent.ItemWhereInput), args["groupBy"].([]model.ItemGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.ItemHaving), args["orderBy"].([]*model.ItemGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.items":
 		if e.ComplexityRoot.Query.Items == nil {
 			break
@@ -1913,6 +3004,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]resourceid.ID)), true
+	case "Query.orderAggregate":
+		if e.ComplexityRoot.Query.OrderAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_orderAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OrderAggregate(childComplexity, args["where"].(*ent.OrderWhereInput), args["groupBy"].([]model.OrderGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderHaving), args["orderBy"].([]*model.OrderGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+	case "Query.orderEventAggregate":
+		if e.ComplexityRoot.Query.OrderEventAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_orderEventAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OrderEventAggregate(childComplexity, args["where"].(*ent.OrderEventWhereInput), args["groupBy"].([]model.OrderEventGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderEventHaving), args["orderBy"].([]*model.OrderEventGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.orderEvents":
 		if e.ComplexityRoot.Query.OrderEvents == nil {
 			break
@@ -1924,6 +3037,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OrderEvents(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderEventOrder), args["where"].(*ent.OrderEventWhereInput)), true
+	case "Query.orderLineAggregate":
+		if e.ComplexityRoot.Query.OrderLineAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_orderLineAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OrderLineAggregate(childComplexity, args["where"].(*ent.OrderLineWhereInput), args["groupBy"].([]model.OrderLineGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.OrderLineHaving), args["orderBy"].([]*model.OrderLineGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.orderLines":
 		if e.ComplexityRoot.Query.OrderLines == nil {
 			break
@@ -1946,6 +3070,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Orders(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.OrderOrder), args["where"].(*ent.OrderWhereInput)), true
+	case "Query.partAggregate":
+		if e.ComplexityRoot.Query.PartAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_partAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.PartAggregate(childComplexity, args["where"].(*ent.PartWhereInput), args["groupBy"].([]model.PartGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.PartHaving), args["orderBy"].([]*model.PartGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.parts":
 		if e.ComplexityRoot.Query.Parts == nil {
 			break
@@ -1974,6 +3109,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrackingEntries(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.TrackingEntryOrder), args["where"].(*ent.TrackingEntryWhereInput)), true
+	case "Query.trackingEntryAggregate":
+		if e.ComplexityRoot.Query.TrackingEntryAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trackingEntryAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrackingEntryAggregate(childComplexity, args["where"].(*ent.TrackingEntryWhereInput), args["groupBy"].([]model.TrackingEntryGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.TrackingEntryHaving), args["orderBy"].([]*model.TrackingEntryGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -1997,6 +3143,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookEndpoints(childComplexity), true
+	case "Query.workflowAggregate":
+		if e.ComplexityRoot.Query.WorkflowAggregate == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workflowAggregate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkflowAggregate(childComplexity, args["where"].(*ent.WorkflowWhereInput), args["groupBy"].([]model.WorkflowGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.WorkflowHaving), args["orderBy"].([]*model.WorkflowGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
 	case "Query.workflows":
 		if e.ComplexityRoot.Query.Workflows == nil {
 			break
@@ -2189,6 +3346,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TrackingEntryChange.Type(childComplexity), true
 
+	case "TrackingEntryConnection.aggregate":
+		if e.ComplexityRoot.TrackingEntryConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryConnection.Aggregate(childComplexity), true
 	case "TrackingEntryConnection.edges":
 		if e.ComplexityRoot.TrackingEntryConnection.Edges == nil {
 			break
@@ -2220,6 +3383,99 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingEntryEdge.Node(childComplexity), true
+
+	case "TrackingEntryExtremes.createdAt":
+		if e.ComplexityRoot.TrackingEntryExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryExtremes.CreatedAt(childComplexity), true
+	case "TrackingEntryExtremes.occurredAt":
+		if e.ComplexityRoot.TrackingEntryExtremes.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryExtremes.OccurredAt(childComplexity), true
+	case "TrackingEntryExtremes.updatedAt":
+		if e.ComplexityRoot.TrackingEntryExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryExtremes.UpdatedAt(childComplexity), true
+
+	case "TrackingEntryGroup.count":
+		if e.ComplexityRoot.TrackingEntryGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroup.Count(childComplexity), true
+	case "TrackingEntryGroup.keys":
+		if e.ComplexityRoot.TrackingEntryGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroup.Keys(childComplexity), true
+	case "TrackingEntryGroup.max":
+		if e.ComplexityRoot.TrackingEntryGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroup.Max(childComplexity), true
+	case "TrackingEntryGroup.min":
+		if e.ComplexityRoot.TrackingEntryGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroup.Min(childComplexity), true
+
+	case "TrackingEntryGroupKeys.carrier":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.Carrier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.Carrier(childComplexity), true
+	case "TrackingEntryGroupKeys.createdAt":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.CreatedAt(childComplexity), true
+	case "TrackingEntryGroupKeys.hub":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.Hub == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.Hub(childComplexity), true
+	case "TrackingEntryGroupKeys.location":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.Location(childComplexity), true
+	case "TrackingEntryGroupKeys.occurredAt":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.OccurredAt(childComplexity), true
+	case "TrackingEntryGroupKeys.order":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.Order(childComplexity), true
+	case "TrackingEntryGroupKeys.status":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.Status(childComplexity), true
+	case "TrackingEntryGroupKeys.updatedAt":
+		if e.ComplexityRoot.TrackingEntryGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrackingEntryGroupKeys.UpdatedAt(childComplexity), true
 
 	case "Viewer.baseURL":
 		if e.ComplexityRoot.Viewer.BaseURL == nil {
@@ -2512,6 +3768,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Workflow.Version(childComplexity), true
 
+	case "WorkflowConnection.aggregate":
+		if e.ComplexityRoot.WorkflowConnection.Aggregate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowConnection.Aggregate(childComplexity), true
 	case "WorkflowConnection.edges":
 		if e.ComplexityRoot.WorkflowConnection.Edges == nil {
 			break
@@ -2543,6 +3805,119 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowEdge.Node(childComplexity), true
+
+	case "WorkflowExtremes.createdAt":
+		if e.ComplexityRoot.WorkflowExtremes.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowExtremes.CreatedAt(childComplexity), true
+	case "WorkflowExtremes.updatedAt":
+		if e.ComplexityRoot.WorkflowExtremes.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowExtremes.UpdatedAt(childComplexity), true
+	case "WorkflowExtremes.version":
+		if e.ComplexityRoot.WorkflowExtremes.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowExtremes.Version(childComplexity), true
+
+	case "WorkflowGroup.avg":
+		if e.ComplexityRoot.WorkflowGroup.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Avg(childComplexity), true
+	case "WorkflowGroup.count":
+		if e.ComplexityRoot.WorkflowGroup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Count(childComplexity), true
+	case "WorkflowGroup.keys":
+		if e.ComplexityRoot.WorkflowGroup.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Keys(childComplexity), true
+	case "WorkflowGroup.max":
+		if e.ComplexityRoot.WorkflowGroup.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Max(childComplexity), true
+	case "WorkflowGroup.min":
+		if e.ComplexityRoot.WorkflowGroup.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Min(childComplexity), true
+	case "WorkflowGroup.sum":
+		if e.ComplexityRoot.WorkflowGroup.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroup.Sum(childComplexity), true
+
+	case "WorkflowGroupKeys.builtIn":
+		if e.ComplexityRoot.WorkflowGroupKeys.BuiltIn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroupKeys.BuiltIn(childComplexity), true
+	case "WorkflowGroupKeys.createdAt":
+		if e.ComplexityRoot.WorkflowGroupKeys.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroupKeys.CreatedAt(childComplexity), true
+	case "WorkflowGroupKeys.key":
+		if e.ComplexityRoot.WorkflowGroupKeys.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroupKeys.Key(childComplexity), true
+	case "WorkflowGroupKeys.latest":
+		if e.ComplexityRoot.WorkflowGroupKeys.Latest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroupKeys.Latest(childComplexity), true
+	case "WorkflowGroupKeys.updatedAt":
+		if e.ComplexityRoot.WorkflowGroupKeys.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowGroupKeys.UpdatedAt(childComplexity), true
+
+	case "WorkflowNumbers.version":
+		if e.ComplexityRoot.WorkflowNumbers.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowNumbers.Version(childComplexity), true
+
+	case "WorkflowRef.id":
+		if e.ComplexityRoot.WorkflowRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowRef.ID(childComplexity), true
+	case "WorkflowRef.key":
+		if e.ComplexityRoot.WorkflowRef.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowRef.Key(childComplexity), true
+	case "WorkflowRef.version":
+		if e.ComplexityRoot.WorkflowRef.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkflowRef.Version(childComplexity), true
 
 	case "WorkflowTransition.effect":
 		if e.ComplexityRoot.WorkflowTransition.Effect == nil {
@@ -2584,21 +3959,37 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateOrderLineInput,
 		ec.unmarshalInputCreatePartInput,
 		ec.unmarshalInputCreateTrackingEntryInput,
+		ec.unmarshalInputEventGroupOrder,
+		ec.unmarshalInputEventHaving,
 		ec.unmarshalInputEventOrder,
 		ec.unmarshalInputEventWhereInput,
+		ec.unmarshalInputHubGroupOrder,
+		ec.unmarshalInputHubHaving,
 		ec.unmarshalInputHubOrder,
 		ec.unmarshalInputHubWhereInput,
+		ec.unmarshalInputItemGroupOrder,
+		ec.unmarshalInputItemHaving,
 		ec.unmarshalInputItemOrder,
 		ec.unmarshalInputItemWhereInput,
+		ec.unmarshalInputOrderEventGroupOrder,
+		ec.unmarshalInputOrderEventHaving,
 		ec.unmarshalInputOrderEventOrder,
 		ec.unmarshalInputOrderEventWhereInput,
+		ec.unmarshalInputOrderGroupOrder,
+		ec.unmarshalInputOrderHaving,
+		ec.unmarshalInputOrderLineGroupOrder,
+		ec.unmarshalInputOrderLineHaving,
 		ec.unmarshalInputOrderLineInput,
 		ec.unmarshalInputOrderLineOrder,
 		ec.unmarshalInputOrderLineWhereInput,
 		ec.unmarshalInputOrderOrder,
 		ec.unmarshalInputOrderWhereInput,
+		ec.unmarshalInputPartGroupOrder,
+		ec.unmarshalInputPartHaving,
 		ec.unmarshalInputPartOrder,
 		ec.unmarshalInputPartWhereInput,
+		ec.unmarshalInputTrackingEntryGroupOrder,
+		ec.unmarshalInputTrackingEntryHaving,
 		ec.unmarshalInputTrackingEntryOrder,
 		ec.unmarshalInputTrackingEntryWhereInput,
 		ec.unmarshalInputUpdateHubInput,
@@ -2608,6 +3999,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdatePartInput,
 		ec.unmarshalInputUpdateTrackingEntryInput,
 		ec.unmarshalInputWebhookEndpointInput,
+		ec.unmarshalInputWorkflowGroupOrder,
+		ec.unmarshalInputWorkflowHaving,
 		ec.unmarshalInputWorkflowInput,
 		ec.unmarshalInputWorkflowOrder,
 		ec.unmarshalInputWorkflowTransitionInput,
@@ -2704,6 +4097,1229 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../schema/aggregate.graphqls", Input: `# Code generated by graph/aggregateschema.go from internal/aggregate's specs. DO NOT EDIT.
+#
+# Aggregates (count, sum, avg, min, max) grouped by fields, related records and
+# time buckets, through the aggregation core that REST's /v1/<resources>/aggregate
+# uses too (docs/analytics.md).
+
+"Marks a field answered by the aggregation core (internal/aggregate); gqlgen executes it, never the fast path."
+directive @aggregate on FIELD_DEFINITION
+
+"An aggregate function: COUNT counts rows, the others apply to a field."
+enum AggregateFunction {
+  "Rows in the group (no field)."
+  COUNT
+  "Sum of a number field; exact for decimals."
+  SUM
+  "Average of a number field: the exact sum over the count, rounded half up to thousandths."
+  AVG
+  "Smallest value of a field."
+  MIN
+  "Largest value of a field."
+  MAX
+}
+
+"The width of a time bucket; a week starts on Monday. Buckets follow the local calendar of the query's time zone across daylight-saving changes."
+enum TimeBucket {
+  "An hour of elapsed time starting on a whole local hour (the repeated autumn hour is two buckets)."
+  HOUR
+  "A local calendar day (23 or 25 hours across a daylight-saving change)."
+  DAY
+  "A local calendar week, from Monday."
+  WEEK
+  "A local calendar month."
+  MONTH
+}
+
+"A comparison in a condition on an aggregate."
+enum ComparisonOperator {
+  "Equal."
+  EQ
+  "Not equal."
+  NEQ
+  "Less than."
+  LT
+  "Less than or equal."
+  LTE
+  "Greater than."
+  GT
+  "Greater than or equal."
+  GTE
+}
+
+"The hub a group shares: its id and code."
+type HubRef {
+  "The hub's id."
+  id: ID!
+  "The hub's code."
+  code: String!
+}
+
+"The part a group shares: its id and sku."
+type PartRef {
+  "The part's id."
+  id: ID!
+  "The part's sku."
+  sku: String!
+}
+
+"The order a group shares: its id and number."
+type OrderRef {
+  "The order's id."
+  id: ID!
+  "The order's number."
+  number: String!
+}
+
+"The workflow a group shares: its id and key and version."
+type WorkflowRef {
+  "The workflow's id."
+  id: ID!
+  "The workflow's key."
+  key: String!
+  "The workflow's version."
+  version: Int!
+}
+
+extend type Query {
+  """
+  Aggregates of the hubs that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  hubAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: HubWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [HubGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [HubHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [HubGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [HubGroup!]! @aggregate
+}
+
+extend type HubConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use hubAggregate with groupBy)."
+  aggregate: HubGroup @aggregate
+}
+
+"A condition on an aggregate of a group of hubs: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input HubHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: HubAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of hubs: by a grouped key, or by an aggregate."
+input HubGroupOrder {
+  "A key the groups are grouped by."
+  key: HubGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: HubAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What hubs can be grouped by."
+enum HubGroupField {
+  "What kind of place it is."
+  KIND
+  "address.country."
+  COUNTRY
+  "address.city."
+  CITY
+  "Whether the hub is in use."
+  ACTIVE
+  "The hub's IANA time zone."
+  TIMEZONE
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+}
+
+"The fields of hubs that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum HubAggregateField {
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+}
+
+"A group of hubs and its aggregates."
+type HubGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: HubGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Smallest values (null: no value)."
+  min: HubExtremes!
+  "Largest values (null: no value)."
+  max: HubExtremes!
+}
+
+"The keys of a group of hubs."
+type HubGroupKeys {
+  "What kind of place it is."
+  kind: HubKind
+  "address.country."
+  country: String
+  "address.city."
+  city: String
+  "Whether the hub is in use."
+  active: Boolean
+  "The hub's IANA time zone."
+  timezone: String
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+}
+
+"Smallest or largest values of the fields of hubs."
+type HubExtremes {
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the parts that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  partAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: PartWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [PartGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [PartHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [PartGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [PartGroup!]! @aggregate
+}
+
+extend type PartConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use partAggregate with groupBy)."
+  aggregate: PartGroup @aggregate
+}
+
+"A condition on an aggregate of a group of parts: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input PartHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: PartAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of parts: by a grouped key, or by an aggregate."
+input PartGroupOrder {
+  "A key the groups are grouped by."
+  key: PartGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: PartAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What parts can be grouped by."
+enum PartGroupField {
+  "Unit of measure."
+  UNIT
+  "Whether the part is hazardous."
+  HAZARDOUS
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+}
+
+"The fields of parts that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum PartAggregateField {
+  "Weight of one unit in kg."
+  UNIT_WEIGHT_KG
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+}
+
+"A group of parts and its aggregates."
+type PartGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: PartGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Sums (null: no value)."
+  sum: PartNumbers!
+  "Averages, rounded half up to thousandths (null: no value)."
+  avg: PartNumbers!
+  "Smallest values (null: no value)."
+  min: PartExtremes!
+  "Largest values (null: no value)."
+  max: PartExtremes!
+}
+
+"The keys of a group of parts."
+type PartGroupKeys {
+  "Unit of measure."
+  unit: PartUnit
+  "Whether the part is hazardous."
+  hazardous: Boolean
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+}
+
+"Sums or averages of the numbers of parts."
+type PartNumbers {
+  "Weight of one unit in kg."
+  unitWeightKg: Decimal
+}
+
+"Smallest or largest values of the fields of parts."
+type PartExtremes {
+  "Weight of one unit in kg."
+  unitWeightKg: Decimal
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the items that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  itemAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: ItemWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [ItemGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [ItemHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [ItemGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [ItemGroup!]! @aggregate
+}
+
+extend type ItemConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use itemAggregate with groupBy)."
+  aggregate: ItemGroup @aggregate
+}
+
+"A condition on an aggregate of a group of items: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input ItemHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: ItemAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of items: by a grouped key, or by an aggregate."
+input ItemGroupOrder {
+  "A key the groups are grouped by."
+  key: ItemGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: ItemAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What items can be grouped by."
+enum ItemGroupField {
+  "The hub (id and code)."
+  HUB
+  "The part (id and sku)."
+  PART
+  "Stock status."
+  STATUS
+  "Lot number (empty: none)."
+  LOT
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+  "Expiry, by bucket (no expiry: null)."
+  EXPIRES_AT
+}
+
+"The fields of items that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum ItemAggregateField {
+  "Quantity on hand."
+  QUANTITY
+  "Quantity reserved for orders."
+  RESERVED_QUANTITY
+  "quantity - reserved_quantity."
+  AVAILABLE_QUANTITY
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+  "Expiry time."
+  EXPIRES_AT
+}
+
+"A group of items and its aggregates."
+type ItemGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: ItemGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Sums (null: no value)."
+  sum: ItemNumbers!
+  "Averages, rounded half up to thousandths (null: no value)."
+  avg: ItemNumbers!
+  "Smallest values (null: no value)."
+  min: ItemExtremes!
+  "Largest values (null: no value)."
+  max: ItemExtremes!
+}
+
+"The keys of a group of items."
+type ItemGroupKeys {
+  "The hub (id and code)."
+  hub: HubRef
+  "The part (id and sku)."
+  part: PartRef
+  "Stock status."
+  status: ItemStatus
+  "Lot number (empty: none)."
+  lot: String
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+  "Expiry, by bucket (no expiry: null): the bucket's first instant, in the query's time zone."
+  expiresAt: Time
+}
+
+"Sums or averages of the numbers of items."
+type ItemNumbers {
+  "Quantity on hand."
+  quantity: Decimal
+  "Quantity reserved for orders."
+  reservedQuantity: Decimal
+  "quantity - reserved_quantity."
+  availableQuantity: Decimal
+}
+
+"Smallest or largest values of the fields of items."
+type ItemExtremes {
+  "Quantity on hand."
+  quantity: Decimal
+  "Quantity reserved for orders."
+  reservedQuantity: Decimal
+  "quantity - reserved_quantity."
+  availableQuantity: Decimal
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+  "Expiry time."
+  expiresAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the orders that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  orderAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: OrderWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [OrderHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [OrderGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [OrderGroup!]! @aggregate
+}
+
+extend type OrderConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderAggregate with groupBy)."
+  aggregate: OrderGroup @aggregate
+}
+
+"A condition on an aggregate of a group of orders: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input OrderHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: OrderAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of orders: by a grouped key, or by an aggregate."
+input OrderGroupOrder {
+  "A key the groups are grouped by."
+  key: OrderGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: OrderAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What orders can be grouped by."
+enum OrderGroupField {
+  "A state of the order's workflow."
+  STATUS
+  "The origin hub (id and code)."
+  HUB
+  "Priority."
+  PRIORITY
+  "The workflow version (id, key and version)."
+  WORKFLOW
+  "The customer's reference."
+  CUSTOMER_REF
+  "ship_to.country."
+  SHIP_TO_COUNTRY
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+  "When it is due, by bucket (none: null)."
+  DUE_AT
+}
+
+"The fields of orders that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum OrderAggregateField {
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+  "When it is due."
+  DUE_AT
+}
+
+"A group of orders and its aggregates."
+type OrderGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: OrderGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Smallest values (null: no value)."
+  min: OrderExtremes!
+  "Largest values (null: no value)."
+  max: OrderExtremes!
+}
+
+"The keys of a group of orders."
+type OrderGroupKeys {
+  "A state of the order's workflow."
+  status: String
+  "The origin hub (id and code)."
+  hub: HubRef
+  "Priority."
+  priority: OrderPriority
+  "The workflow version (id, key and version)."
+  workflow: WorkflowRef
+  "The customer's reference."
+  customerRef: String
+  "ship_to.country."
+  shipToCountry: String
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+  "When it is due, by bucket (none: null): the bucket's first instant, in the query's time zone."
+  dueAt: Time
+}
+
+"Smallest or largest values of the fields of orders."
+type OrderExtremes {
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+  "When it is due."
+  dueAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the order lines that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  orderLineAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: OrderLineWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderLineGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [OrderLineHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [OrderLineGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [OrderLineGroup!]! @aggregate
+}
+
+extend type OrderLineConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderLineAggregate with groupBy)."
+  aggregate: OrderLineGroup @aggregate
+}
+
+"A condition on an aggregate of a group of order lines: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input OrderLineHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: OrderLineAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of order lines: by a grouped key, or by an aggregate."
+input OrderLineGroupOrder {
+  "A key the groups are grouped by."
+  key: OrderLineGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: OrderLineAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What order lines can be grouped by."
+enum OrderLineGroupField {
+  "The order (id and number)."
+  ORDER
+  "The part (id and sku)."
+  PART
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+}
+
+"The fields of order lines that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum OrderLineAggregateField {
+  "Ordered quantity."
+  QUANTITY
+  "Reserved quantity."
+  ALLOCATED_QUANTITY
+  "Shipped quantity."
+  SHIPPED_QUANTITY
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+}
+
+"A group of order lines and its aggregates."
+type OrderLineGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: OrderLineGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Sums (null: no value)."
+  sum: OrderLineNumbers!
+  "Averages, rounded half up to thousandths (null: no value)."
+  avg: OrderLineNumbers!
+  "Smallest values (null: no value)."
+  min: OrderLineExtremes!
+  "Largest values (null: no value)."
+  max: OrderLineExtremes!
+}
+
+"The keys of a group of order lines."
+type OrderLineGroupKeys {
+  "The order (id and number)."
+  order: OrderRef
+  "The part (id and sku)."
+  part: PartRef
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+}
+
+"Sums or averages of the numbers of order lines."
+type OrderLineNumbers {
+  "Ordered quantity."
+  quantity: Decimal
+  "Reserved quantity."
+  allocatedQuantity: Decimal
+  "Shipped quantity."
+  shippedQuantity: Decimal
+}
+
+"Smallest or largest values of the fields of order lines."
+type OrderLineExtremes {
+  "Ordered quantity."
+  quantity: Decimal
+  "Reserved quantity."
+  allocatedQuantity: Decimal
+  "Shipped quantity."
+  shippedQuantity: Decimal
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the tracking entries that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  trackingEntryAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: TrackingEntryWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [TrackingEntryGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [TrackingEntryHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [TrackingEntryGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [TrackingEntryGroup!]! @aggregate
+}
+
+extend type TrackingEntryConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use trackingEntryAggregate with groupBy)."
+  aggregate: TrackingEntryGroup @aggregate
+}
+
+"A condition on an aggregate of a group of tracking entries: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input TrackingEntryHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: TrackingEntryAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of tracking entries: by a grouped key, or by an aggregate."
+input TrackingEntryGroupOrder {
+  "A key the groups are grouped by."
+  key: TrackingEntryGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: TrackingEntryAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What tracking entries can be grouped by."
+enum TrackingEntryGroupField {
+  "Shipment status."
+  STATUS
+  "Carrier name."
+  CARRIER
+  "The hub (id and code; none: null)."
+  HUB
+  "The order (id and number)."
+  ORDER
+  "Where it happened."
+  LOCATION
+  "When it happened, by bucket."
+  OCCURRED_AT
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+}
+
+"The fields of tracking entries that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum TrackingEntryAggregateField {
+  "When it happened."
+  OCCURRED_AT
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+}
+
+"A group of tracking entries and its aggregates."
+type TrackingEntryGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: TrackingEntryGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Smallest values (null: no value)."
+  min: TrackingEntryExtremes!
+  "Largest values (null: no value)."
+  max: TrackingEntryExtremes!
+}
+
+"The keys of a group of tracking entries."
+type TrackingEntryGroupKeys {
+  "Shipment status."
+  status: TrackingEntryStatus
+  "Carrier name."
+  carrier: String
+  "The hub (id and code; none: null)."
+  hub: HubRef
+  "The order (id and number)."
+  order: OrderRef
+  "Where it happened."
+  location: String
+  "When it happened, by bucket: the bucket's first instant, in the query's time zone."
+  occurredAt: Time
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+}
+
+"Smallest or largest values of the fields of tracking entries."
+type TrackingEntryExtremes {
+  "When it happened."
+  occurredAt: Time
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the workflows that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  workflowAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: WorkflowWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [WorkflowGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [WorkflowHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [WorkflowGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [WorkflowGroup!]! @aggregate
+}
+
+extend type WorkflowConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use workflowAggregate with groupBy)."
+  aggregate: WorkflowGroup @aggregate
+}
+
+"A condition on an aggregate of a group of workflows: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input WorkflowHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: WorkflowAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of workflows: by a grouped key, or by an aggregate."
+input WorkflowGroupOrder {
+  "A key the groups are grouped by."
+  key: WorkflowGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: WorkflowAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What workflows can be grouped by."
+enum WorkflowGroupField {
+  "The workflow's key, shared by its versions."
+  KEY
+  "Built-in or custom."
+  BUILT_IN
+  "The newest version of its key."
+  LATEST
+  "When it was created, by bucket."
+  CREATED_AT
+  "When it last changed, by bucket."
+  UPDATED_AT
+}
+
+"The fields of workflows that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum WorkflowAggregateField {
+  "Version number."
+  VERSION
+  "When it was created."
+  CREATED_AT
+  "When it last changed."
+  UPDATED_AT
+}
+
+"A group of workflows and its aggregates."
+type WorkflowGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: WorkflowGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Sums (null: no value)."
+  sum: WorkflowNumbers!
+  "Averages, rounded half up to thousandths (null: no value)."
+  avg: WorkflowNumbers!
+  "Smallest values (null: no value)."
+  min: WorkflowExtremes!
+  "Largest values (null: no value)."
+  max: WorkflowExtremes!
+}
+
+"The keys of a group of workflows."
+type WorkflowGroupKeys {
+  "The workflow's key, shared by its versions."
+  key: String
+  "Built-in or custom."
+  builtIn: Boolean
+  "The newest version of its key."
+  latest: Boolean
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+  "When it last changed, by bucket: the bucket's first instant, in the query's time zone."
+  updatedAt: Time
+}
+
+"Sums or averages of the numbers of workflows."
+type WorkflowNumbers {
+  "Version number."
+  version: Decimal
+}
+
+"Smallest or largest values of the fields of workflows."
+type WorkflowExtremes {
+  "Version number."
+  version: Int
+  "When it was created."
+  createdAt: Time
+  "When it last changed."
+  updatedAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the order events that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  orderEventAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: OrderEventWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [OrderEventGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [OrderEventHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [OrderEventGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [OrderEventGroup!]! @aggregate
+}
+
+extend type OrderEventConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use orderEventAggregate with groupBy)."
+  aggregate: OrderEventGroup @aggregate
+}
+
+"A condition on an aggregate of a group of order events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input OrderEventHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: OrderEventAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of order events: by a grouped key, or by an aggregate."
+input OrderEventGroupOrder {
+  "A key the groups are grouped by."
+  key: OrderEventGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: OrderEventAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What order events can be grouped by."
+enum OrderEventGroupField {
+  "The transition's name, e.g. allocate."
+  TRANSITION
+  "The state before."
+  FROM_STATE
+  "The state after."
+  TO_STATE
+  "Who did it (tok_… or usr_…)."
+  ACTOR
+  "The order (id and number)."
+  ORDER
+  "When it happened, by bucket."
+  OCCURRED_AT
+}
+
+"The fields of order events that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum OrderEventAggregateField {
+  "When it happened."
+  OCCURRED_AT
+}
+
+"A group of order events and its aggregates."
+type OrderEventGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: OrderEventGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Smallest values (null: no value)."
+  min: OrderEventExtremes!
+  "Largest values (null: no value)."
+  max: OrderEventExtremes!
+}
+
+"The keys of a group of order events."
+type OrderEventGroupKeys {
+  "The transition's name, e.g. allocate."
+  transition: String
+  "The state before."
+  fromState: String
+  "The state after."
+  toState: String
+  "Who did it (tok_… or usr_…)."
+  actor: String
+  "The order (id and number)."
+  order: OrderRef
+  "When it happened, by bucket: the bucket's first instant, in the query's time zone."
+  occurredAt: Time
+}
+
+"Smallest or largest values of the fields of order events."
+type OrderEventExtremes {
+  "When it happened."
+  occurredAt: Time
+}
+
+extend type Query {
+  """
+  Aggregates of the events that ` + "`" + `where` + "`" + ` selects (the filter of the list), in groups by
+  ` + "`" + `groupBy` + "`" + ` (one group of every row without it), with ` + "`" + `having` + "`" + `, ` + "`" + `orderBy` + "`" + ` and at most
+  ` + "`" + `first` + "`" + ` groups (100 by default, at most 1000). Select the aggregates in the group:
+  ` + "`" + `count` + "`" + `, ` + "`" + `sum { … }` + "`" + `, ` + "`" + `min { … }` + "`" + `…
+  """
+  eventAggregate(
+    "The rows to aggregate: the same filter as the list's where."
+    where: EventWhereInput
+    "The keys to group by, at most 5; a time field needs bucket."
+    groupBy: [EventGroupField!]
+    "The width of the buckets of the grouped time fields."
+    bucket: TimeBucket
+    "Conditions on the aggregates that every group answered meets (at most 10)."
+    having: [EventHaving!]
+    "The order of the groups (at most 10 keys), then the grouped keys, ascending; nulls last."
+    orderBy: [EventGroupOrder!]
+    "Most groups to answer: 100 by default, at most 1000."
+    first: Int
+    "Time zone of the time buckets: UTC (the default) or an IANA name such as Europe/Paris."
+    timeZone: String
+  ): [EventGroup!]! @aggregate
+}
+
+extend type EventConnection {
+  "Totals of every row the connection's where selects, not only this page: one group without keys. On root connections only (null, with an error, on a nested one: use eventAggregate with groupBy)."
+  aggregate: EventGroup @aggregate
+}
+
+"A condition on an aggregate of a group of events: ` + "`" + `{aggregate: COUNT, op: GT, value: 5}` + "`" + `."
+input EventHaving {
+  "The aggregate compared."
+  aggregate: AggregateFunction!
+  "The field (none for COUNT)."
+  field: EventAggregateField
+  "The comparison."
+  op: ComparisonOperator!
+  "A number: for COUNT, SUM, AVG, and MIN or MAX of a number."
+  value: Decimal
+  "A time: for MIN or MAX of a time."
+  time: Time
+}
+
+"An order of groups of events: by a grouped key, or by an aggregate."
+input EventGroupOrder {
+  "A key the groups are grouped by."
+  key: EventGroupField
+  "An aggregate (with a field, but for COUNT)."
+  aggregate: AggregateFunction
+  "The aggregate's field."
+  field: EventAggregateField
+  "Ascending (the default) or descending; nulls last either way."
+  direction: OrderDirection! = ASC
+}
+
+"What events can be grouped by."
+enum EventGroupField {
+  "Event type, e.g. order.created."
+  TYPE
+  "Who made the change."
+  ACTOR
+  "When it was created, by bucket."
+  CREATED_AT
+}
+
+"The fields of events that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times."
+enum EventAggregateField {
+  "The event's number in its environment's log."
+  SEQUENCE
+  "When it was created."
+  CREATED_AT
+}
+
+"A group of events and its aggregates."
+type EventGroup {
+  "The values the group's rows share (null: not grouped by, or no value)."
+  keys: EventGroupKeys!
+  "Rows in the group."
+  count: Int!
+  "Sums (null: no value)."
+  sum: EventNumbers!
+  "Averages, rounded half up to thousandths (null: no value)."
+  avg: EventNumbers!
+  "Smallest values (null: no value)."
+  min: EventExtremes!
+  "Largest values (null: no value)."
+  max: EventExtremes!
+}
+
+"The keys of a group of events."
+type EventGroupKeys {
+  "Event type, e.g. order.created."
+  type: String
+  "Who made the change."
+  actor: String
+  "When it was created, by bucket: the bucket's first instant, in the query's time zone."
+  createdAt: Time
+}
+
+"Sums or averages of the numbers of events."
+type EventNumbers {
+  "The event's number in its environment's log."
+  sequence: Decimal
+}
+
+"Smallest or largest values of the fields of events."
+type EventExtremes {
+  "The event's number in its environment's log."
+  sequence: Int
+  "When it was created."
+  createdAt: Time
+}
+`, BuiltIn: false},
 	{Name: "../schema/auth.graphqls", Input: `# Authentication: the scope directive and the console's own types. Users and
 # API tokens live in the production database whatever endpoint is asked.
 
@@ -9594,6 +12210,8 @@ func (ec *executionContext) childFields_EventConnection(ctx context.Context, fie
 		return ec.fieldContext_EventConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_EventConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_EventConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EventConnection", field.Name)
 }
@@ -9606,6 +12224,54 @@ func (ec *executionContext) childFields_EventEdge(ctx context.Context, field gra
 		return ec.fieldContext_EventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EventExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_EventExtremes_sequence(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EventExtremes_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_EventGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_EventGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_EventGroup_count(ctx, field)
+	case "sum":
+		return ec.fieldContext_EventGroup_sum(ctx, field)
+	case "avg":
+		return ec.fieldContext_EventGroup_avg(ctx, field)
+	case "min":
+		return ec.fieldContext_EventGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_EventGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_EventGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_EventGroupKeys_type(ctx, field)
+	case "actor":
+		return ec.fieldContext_EventGroupKeys_actor(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EventGroupKeys_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_EventNumbers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_EventNumbers_sequence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventNumbers", field.Name)
 }
 
 func (ec *executionContext) childFields_Hub(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9658,6 +12324,8 @@ func (ec *executionContext) childFields_HubConnection(ctx context.Context, field
 		return ec.fieldContext_HubConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_HubConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_HubConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HubConnection", field.Name)
 }
@@ -9670,6 +12338,60 @@ func (ec *executionContext) childFields_HubEdge(ctx context.Context, field graph
 		return ec.fieldContext_HubEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HubEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_HubExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "createdAt":
+		return ec.fieldContext_HubExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_HubExtremes_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HubExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_HubGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_HubGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_HubGroup_count(ctx, field)
+	case "min":
+		return ec.fieldContext_HubGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_HubGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HubGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_HubGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_HubGroupKeys_kind(ctx, field)
+	case "country":
+		return ec.fieldContext_HubGroupKeys_country(ctx, field)
+	case "city":
+		return ec.fieldContext_HubGroupKeys_city(ctx, field)
+	case "active":
+		return ec.fieldContext_HubGroupKeys_active(ctx, field)
+	case "timezone":
+		return ec.fieldContext_HubGroupKeys_timezone(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_HubGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_HubGroupKeys_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HubGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_HubRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_HubRef_id(ctx, field)
+	case "code":
+		return ec.fieldContext_HubRef_code(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HubRef", field.Name)
 }
 
 func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9716,6 +12438,8 @@ func (ec *executionContext) childFields_ItemConnection(ctx context.Context, fiel
 		return ec.fieldContext_ItemConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_ItemConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_ItemConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemConnection", field.Name)
 }
@@ -9728,6 +12452,74 @@ func (ec *executionContext) childFields_ItemEdge(ctx context.Context, field grap
 		return ec.fieldContext_ItemEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "quantity":
+		return ec.fieldContext_ItemExtremes_quantity(ctx, field)
+	case "reservedQuantity":
+		return ec.fieldContext_ItemExtremes_reservedQuantity(ctx, field)
+	case "availableQuantity":
+		return ec.fieldContext_ItemExtremes_availableQuantity(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ItemExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ItemExtremes_updatedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ItemExtremes_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_ItemGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_ItemGroup_count(ctx, field)
+	case "sum":
+		return ec.fieldContext_ItemGroup_sum(ctx, field)
+	case "avg":
+		return ec.fieldContext_ItemGroup_avg(ctx, field)
+	case "min":
+		return ec.fieldContext_ItemGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_ItemGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hub":
+		return ec.fieldContext_ItemGroupKeys_hub(ctx, field)
+	case "part":
+		return ec.fieldContext_ItemGroupKeys_part(ctx, field)
+	case "status":
+		return ec.fieldContext_ItemGroupKeys_status(ctx, field)
+	case "lot":
+		return ec.fieldContext_ItemGroupKeys_lot(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ItemGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ItemGroupKeys_updatedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ItemGroupKeys_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemNumbers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "quantity":
+		return ec.fieldContext_ItemNumbers_quantity(ctx, field)
+	case "reservedQuantity":
+		return ec.fieldContext_ItemNumbers_reservedQuantity(ctx, field)
+	case "availableQuantity":
+		return ec.fieldContext_ItemNumbers_availableQuantity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemNumbers", field.Name)
 }
 
 func (ec *executionContext) childFields_Order(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9804,6 +12596,8 @@ func (ec *executionContext) childFields_OrderConnection(ctx context.Context, fie
 		return ec.fieldContext_OrderConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_OrderConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderConnection", field.Name)
 }
@@ -9852,6 +12646,8 @@ func (ec *executionContext) childFields_OrderEventConnection(ctx context.Context
 		return ec.fieldContext_OrderEventConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderEventConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_OrderEventConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderEventConnection", field.Name)
 }
@@ -9864,6 +12660,96 @@ func (ec *executionContext) childFields_OrderEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_OrderEventEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderEventExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "occurredAt":
+		return ec.fieldContext_OrderEventExtremes_occurredAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderEventExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderEventGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_OrderEventGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderEventGroup_count(ctx, field)
+	case "min":
+		return ec.fieldContext_OrderEventGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_OrderEventGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderEventGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderEventGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "transition":
+		return ec.fieldContext_OrderEventGroupKeys_transition(ctx, field)
+	case "fromState":
+		return ec.fieldContext_OrderEventGroupKeys_fromState(ctx, field)
+	case "toState":
+		return ec.fieldContext_OrderEventGroupKeys_toState(ctx, field)
+	case "actor":
+		return ec.fieldContext_OrderEventGroupKeys_actor(ctx, field)
+	case "order":
+		return ec.fieldContext_OrderEventGroupKeys_order(ctx, field)
+	case "occurredAt":
+		return ec.fieldContext_OrderEventGroupKeys_occurredAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderEventGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "createdAt":
+		return ec.fieldContext_OrderExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_OrderExtremes_updatedAt(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_OrderExtremes_dueAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_OrderGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderGroup_count(ctx, field)
+	case "min":
+		return ec.fieldContext_OrderGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_OrderGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_OrderGroupKeys_status(ctx, field)
+	case "hub":
+		return ec.fieldContext_OrderGroupKeys_hub(ctx, field)
+	case "priority":
+		return ec.fieldContext_OrderGroupKeys_priority(ctx, field)
+	case "workflow":
+		return ec.fieldContext_OrderGroupKeys_workflow(ctx, field)
+	case "customerRef":
+		return ec.fieldContext_OrderGroupKeys_customerRef(ctx, field)
+	case "shipToCountry":
+		return ec.fieldContext_OrderGroupKeys_shipToCountry(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_OrderGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_OrderGroupKeys_updatedAt(ctx, field)
+	case "dueAt":
+		return ec.fieldContext_OrderGroupKeys_dueAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderGroupKeys", field.Name)
 }
 
 func (ec *executionContext) childFields_OrderLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9902,6 +12788,8 @@ func (ec *executionContext) childFields_OrderLineConnection(ctx context.Context,
 		return ec.fieldContext_OrderLineConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderLineConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_OrderLineConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderLineConnection", field.Name)
 }
@@ -9914,6 +12802,76 @@ func (ec *executionContext) childFields_OrderLineEdge(ctx context.Context, field
 		return ec.fieldContext_OrderLineEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OrderLineEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderLineExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "quantity":
+		return ec.fieldContext_OrderLineExtremes_quantity(ctx, field)
+	case "allocatedQuantity":
+		return ec.fieldContext_OrderLineExtremes_allocatedQuantity(ctx, field)
+	case "shippedQuantity":
+		return ec.fieldContext_OrderLineExtremes_shippedQuantity(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_OrderLineExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_OrderLineExtremes_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderLineExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderLineGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_OrderLineGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderLineGroup_count(ctx, field)
+	case "sum":
+		return ec.fieldContext_OrderLineGroup_sum(ctx, field)
+	case "avg":
+		return ec.fieldContext_OrderLineGroup_avg(ctx, field)
+	case "min":
+		return ec.fieldContext_OrderLineGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_OrderLineGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderLineGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderLineGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "order":
+		return ec.fieldContext_OrderLineGroupKeys_order(ctx, field)
+	case "part":
+		return ec.fieldContext_OrderLineGroupKeys_part(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_OrderLineGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_OrderLineGroupKeys_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderLineGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderLineNumbers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "quantity":
+		return ec.fieldContext_OrderLineNumbers_quantity(ctx, field)
+	case "allocatedQuantity":
+		return ec.fieldContext_OrderLineNumbers_allocatedQuantity(ctx, field)
+	case "shippedQuantity":
+		return ec.fieldContext_OrderLineNumbers_shippedQuantity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderLineNumbers", field.Name)
+}
+
+func (ec *executionContext) childFields_OrderRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OrderRef_id(ctx, field)
+	case "number":
+		return ec.fieldContext_OrderRef_number(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrderRef", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9968,6 +12926,8 @@ func (ec *executionContext) childFields_PartConnection(ctx context.Context, fiel
 		return ec.fieldContext_PartConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_PartConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_PartConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PartConnection", field.Name)
 }
@@ -9980,6 +12940,68 @@ func (ec *executionContext) childFields_PartEdge(ctx context.Context, field grap
 		return ec.fieldContext_PartEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PartEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_PartExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "unitWeightKg":
+		return ec.fieldContext_PartExtremes_unitWeightKg(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_PartExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_PartExtremes_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_PartGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_PartGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_PartGroup_count(ctx, field)
+	case "sum":
+		return ec.fieldContext_PartGroup_sum(ctx, field)
+	case "avg":
+		return ec.fieldContext_PartGroup_avg(ctx, field)
+	case "min":
+		return ec.fieldContext_PartGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_PartGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_PartGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "unit":
+		return ec.fieldContext_PartGroupKeys_unit(ctx, field)
+	case "hazardous":
+		return ec.fieldContext_PartGroupKeys_hazardous(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_PartGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_PartGroupKeys_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_PartNumbers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "unitWeightKg":
+		return ec.fieldContext_PartNumbers_unitWeightKg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartNumbers", field.Name)
+}
+
+func (ec *executionContext) childFields_PartRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PartRef_id(ctx, field)
+	case "sku":
+		return ec.fieldContext_PartRef_sku(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PartRef", field.Name)
 }
 
 func (ec *executionContext) childFields_StockChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10052,6 +13074,8 @@ func (ec *executionContext) childFields_TrackingEntryConnection(ctx context.Cont
 		return ec.fieldContext_TrackingEntryConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_TrackingEntryConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_TrackingEntryConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryConnection", field.Name)
 }
@@ -10064,6 +13088,54 @@ func (ec *executionContext) childFields_TrackingEntryEdge(ctx context.Context, f
 		return ec.fieldContext_TrackingEntryEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingEntryExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "occurredAt":
+		return ec.fieldContext_TrackingEntryExtremes_occurredAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_TrackingEntryExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_TrackingEntryExtremes_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingEntryGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_TrackingEntryGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_TrackingEntryGroup_count(ctx, field)
+	case "min":
+		return ec.fieldContext_TrackingEntryGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_TrackingEntryGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_TrackingEntryGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_TrackingEntryGroupKeys_status(ctx, field)
+	case "carrier":
+		return ec.fieldContext_TrackingEntryGroupKeys_carrier(ctx, field)
+	case "hub":
+		return ec.fieldContext_TrackingEntryGroupKeys_hub(ctx, field)
+	case "order":
+		return ec.fieldContext_TrackingEntryGroupKeys_order(ctx, field)
+	case "location":
+		return ec.fieldContext_TrackingEntryGroupKeys_location(ctx, field)
+	case "occurredAt":
+		return ec.fieldContext_TrackingEntryGroupKeys_occurredAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_TrackingEntryGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_TrackingEntryGroupKeys_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryGroupKeys", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10196,6 +13268,8 @@ func (ec *executionContext) childFields_WorkflowConnection(ctx context.Context, 
 		return ec.fieldContext_WorkflowConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_WorkflowConnection_totalCount(ctx, field)
+	case "aggregate":
+		return ec.fieldContext_WorkflowConnection_aggregate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowConnection", field.Name)
 }
@@ -10208,6 +13282,72 @@ func (ec *executionContext) childFields_WorkflowEdge(ctx context.Context, field 
 		return ec.fieldContext_WorkflowEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WorkflowEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowExtremes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_WorkflowExtremes_version(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WorkflowExtremes_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_WorkflowExtremes_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowExtremes", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keys":
+		return ec.fieldContext_WorkflowGroup_keys(ctx, field)
+	case "count":
+		return ec.fieldContext_WorkflowGroup_count(ctx, field)
+	case "sum":
+		return ec.fieldContext_WorkflowGroup_sum(ctx, field)
+	case "avg":
+		return ec.fieldContext_WorkflowGroup_avg(ctx, field)
+	case "min":
+		return ec.fieldContext_WorkflowGroup_min(ctx, field)
+	case "max":
+		return ec.fieldContext_WorkflowGroup_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowGroupKeys(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_WorkflowGroupKeys_key(ctx, field)
+	case "builtIn":
+		return ec.fieldContext_WorkflowGroupKeys_builtIn(ctx, field)
+	case "latest":
+		return ec.fieldContext_WorkflowGroupKeys_latest(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WorkflowGroupKeys_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_WorkflowGroupKeys_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowGroupKeys", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowNumbers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_WorkflowNumbers_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowNumbers", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkflowRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WorkflowRef_id(ctx, field)
+	case "key":
+		return ec.fieldContext_WorkflowRef_key(ctx, field)
+	case "version":
+		return ec.fieldContext_WorkflowRef_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkflowRef", field.Name)
 }
 
 func (ec *executionContext) childFields_WorkflowTransition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11198,6 +14338,68 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_eventAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.EventWhereInput, error) {
+			return ec.unmarshalOEventWhereInput2ᚖlogisticsᚋentᚐEventWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.EventGroupField, error) {
+			return ec.unmarshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.EventHaving, error) {
+			return ec.unmarshalOEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.EventGroupOrder, error) {
+			return ec.unmarshalOEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11252,6 +14454,68 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_hubAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.HubWhereInput, error) {
+			return ec.unmarshalOHubWhereInput2ᚖlogisticsᚋentᚐHubWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.HubGroupField, error) {
+			return ec.unmarshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.HubHaving, error) {
+			return ec.unmarshalOHubHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.HubGroupOrder, error) {
+			return ec.unmarshalOHubGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_hubs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11303,6 +14567,68 @@ func (ec *executionContext) field_Query_hubs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_itemAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ItemWhereInput, error) {
+			return ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.ItemGroupField, error) {
+			return ec.unmarshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.ItemHaving, error) {
+			return ec.unmarshalOItemHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.ItemGroupOrder, error) {
+			return ec.unmarshalOItemGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11388,6 +14714,130 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_orderAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderWhereInput, error) {
+			return ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.OrderGroupField, error) {
+			return ec.unmarshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.OrderHaving, error) {
+			return ec.unmarshalOOrderHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.OrderGroupOrder, error) {
+			return ec.unmarshalOOrderGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_orderEventAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderEventWhereInput, error) {
+			return ec.unmarshalOOrderEventWhereInput2ᚖlogisticsᚋentᚐOrderEventWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.OrderEventGroupField, error) {
+			return ec.unmarshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.OrderEventHaving, error) {
+			return ec.unmarshalOOrderEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.OrderEventGroupOrder, error) {
+			return ec.unmarshalOOrderEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_orderEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11439,6 +14889,68 @@ func (ec *executionContext) field_Query_orderEvents_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_orderLineAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.OrderLineWhereInput, error) {
+			return ec.unmarshalOOrderLineWhereInput2ᚖlogisticsᚋentᚐOrderLineWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.OrderLineGroupField, error) {
+			return ec.unmarshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.OrderLineHaving, error) {
+			return ec.unmarshalOOrderLineHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.OrderLineGroupOrder, error) {
+			return ec.unmarshalOOrderLineGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -11550,6 +15062,68 @@ func (ec *executionContext) field_Query_orders_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_partAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.PartWhereInput, error) {
+			return ec.unmarshalOPartWhereInput2ᚖlogisticsᚋentᚐPartWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.PartGroupField, error) {
+			return ec.unmarshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.PartHaving, error) {
+			return ec.unmarshalOPartHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.PartGroupOrder, error) {
+			return ec.unmarshalOPartGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_parts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11658,6 +15232,68 @@ func (ec *executionContext) field_Query_trackingEntries_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_trackingEntryAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
+			return ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.TrackingEntryGroupField, error) {
+			return ec.unmarshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.TrackingEntryHaving, error) {
+			return ec.unmarshalOTrackingEntryHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.TrackingEntryGroupOrder, error) {
+			return ec.unmarshalOTrackingEntryGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_webhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11669,6 +15305,68 @@ func (ec *executionContext) field_Query_webhookEndpoint_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_workflowAggregate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.WorkflowWhereInput, error) {
+			return ec.unmarshalOWorkflowWhereInput2ᚖlogisticsᚋentᚐWorkflowWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) ([]model.WorkflowGroupField, error) {
+			return ec.unmarshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "bucket",
+		func(ctx context.Context, v any) (*model.TimeBucket, error) {
+			return ec.unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["bucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "having",
+		func(ctx context.Context, v any) ([]*model.WorkflowHaving, error) {
+			return ec.unmarshalOWorkflowHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowHavingᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["having"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) ([]*model.WorkflowGroupOrder, error) {
+			return ec.unmarshalOWorkflowGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrderᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "timeZone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeZone"] = arg6
 	return args, nil
 }
 
@@ -12552,6 +16250,38 @@ func (ec *executionContext) fieldContext_EventConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("EventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _EventConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EventConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventGroup) graphql.Marshaler {
+			return ec.marshalOEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐEventGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _EventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.EventEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12605,6 +16335,327 @@ func (ec *executionContext) _EventEdge_cursor(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_EventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _EventExtremes_sequence(ctx context.Context, field graphql.CollectedField, obj *model.EventExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventExtremes_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventExtremes_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventExtremes", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EventExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.EventExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EventGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventGroupKeys) graphql.Marshaler {
+			return ec.marshalNEventGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EventGroup_sum(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventNumbers) graphql.Marshaler {
+			return ec.marshalNEventNumbers2ᚖlogisticsᚋgraphᚋmodelᚐEventNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventGroup_avg(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventNumbers) graphql.Marshaler {
+			return ec.marshalNEventNumbers2ᚖlogisticsᚋgraphᚋmodelᚐEventNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventExtremes) graphql.Marshaler {
+			return ec.marshalNEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐEventExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.EventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EventExtremes) graphql.Marshaler {
+			return ec.marshalNEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐEventExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EventGroupKeys_type(ctx context.Context, field graphql.CollectedField, obj *model.EventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroupKeys_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroupKeys_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventGroupKeys_actor(ctx context.Context, field graphql.CollectedField, obj *model.EventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroupKeys_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroupKeys_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EventGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.EventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _EventNumbers_sequence(ctx context.Context, field graphql.CollectedField, obj *model.EventNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventNumbers_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventNumbers_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EventNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Hub_id(ctx context.Context, field graphql.CollectedField, obj *ent.Hub) (ret graphql.Marshaler) {
@@ -13171,6 +17222,38 @@ func (ec *executionContext) fieldContext_HubConnection_totalCount(_ context.Cont
 	return graphql.NewScalarFieldContext("HubConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _HubConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.HubConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.HubConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubGroup) graphql.Marshaler {
+			return ec.marshalOHubGroup2ᚖlogisticsᚋgraphᚋmodelᚐHubGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HubConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _HubEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.HubEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13224,6 +17307,378 @@ func (ec *executionContext) _HubEdge_cursor(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_HubEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("HubEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _HubExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.HubExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _HubExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.HubExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.HubGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubGroupKeys) graphql.Marshaler {
+			return ec.marshalNHubGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HubGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HubGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.HubGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.HubGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubExtremes) graphql.Marshaler {
+			return ec.marshalNHubExtremes2ᚖlogisticsᚋgraphᚋmodelᚐHubExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HubGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HubGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.HubGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubExtremes) graphql.Marshaler {
+			return ec.marshalNHubExtremes2ᚖlogisticsᚋgraphᚋmodelᚐHubExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HubGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _HubGroupKeys_kind(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *hub.Kind) graphql.Marshaler {
+			return ec.marshalOHubKind2ᚖlogisticsᚋentᚋhubᚐKind(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type HubKind does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_country(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_city(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_city(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.City, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_active(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_timezone(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _HubGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.HubGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _HubRef_id(ctx context.Context, field graphql.CollectedField, obj *model.HubRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _HubRef_code(ctx context.Context, field graphql.CollectedField, obj *model.HubRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubRef_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HubRef_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HubRef", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_id(ctx context.Context, field graphql.CollectedField, obj *ent.Item) (ret graphql.Marshaler) {
@@ -13676,6 +18131,38 @@ func (ec *executionContext) fieldContext_ItemConnection_totalCount(_ context.Con
 	return graphql.NewScalarFieldContext("ItemConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ItemConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.ItemConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ItemConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemGroup) graphql.Marshaler {
+			return ec.marshalOItemGroup2ᚖlogisticsᚋgraphᚋmodelᚐItemGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ItemEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ItemEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13729,6 +18216,575 @@ func (ec *executionContext) _ItemEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_ItemEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ItemEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_quantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_reservedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_reservedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReservedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_reservedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_availableQuantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_availableQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_availableQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemExtremes_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemExtremes_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemExtremes_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemGroupKeys) graphql.Marshaler {
+			return ec.marshalNItemGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroup_sum(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemNumbers) graphql.Marshaler {
+			return ec.marshalNItemNumbers2ᚖlogisticsᚋgraphᚋmodelᚐItemNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroup_avg(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemNumbers) graphql.Marshaler {
+			return ec.marshalNItemNumbers2ᚖlogisticsᚋgraphᚋmodelᚐItemNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemExtremes) graphql.Marshaler {
+			return ec.marshalNItemExtremes2ᚖlogisticsᚋgraphᚋmodelᚐItemExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemExtremes) graphql.Marshaler {
+			return ec.marshalNItemExtremes2ᚖlogisticsᚋgraphᚋmodelᚐItemExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroupKeys_hub(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_hub(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hub, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubRef) graphql.Marshaler {
+			return ec.marshalOHubRef2ᚖlogisticsᚋgraphᚋmodelᚐHubRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_hub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroupKeys_part(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_part(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Part, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartRef) graphql.Marshaler {
+			return ec.marshalOPartRef2ᚖlogisticsᚋgraphᚋmodelᚐPartRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ItemGroupKeys_status(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *item.Status) graphql.Marshaler {
+			return ec.marshalOItemStatus2ᚖlogisticsᚋentᚋitemᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroupKeys", field, false, false, errors.New("field of type ItemStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroupKeys_lot(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_lot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_lot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemGroupKeys_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.ItemGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemGroupKeys_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemGroupKeys_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ItemNumbers_quantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemNumbers_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemNumbers_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ItemNumbers_reservedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemNumbers_reservedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReservedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemNumbers_reservedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _ItemNumbers_availableQuantity(ctx context.Context, field graphql.CollectedField, obj *model.ItemNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemNumbers_availableQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemNumbers_availableQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createHub(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -16205,6 +21261,38 @@ func (ec *executionContext) fieldContext_OrderConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("OrderConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OrderConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OrderConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderGroup) graphql.Marshaler {
+			return ec.marshalOOrderGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.OrderEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16586,6 +21674,38 @@ func (ec *executionContext) fieldContext_OrderEventConnection_totalCount(_ conte
 	return graphql.NewScalarFieldContext("OrderEventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OrderEventConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OrderEventConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderEventGroup) graphql.Marshaler {
+			return ec.marshalOOrderEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderEventGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.OrderEventEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16639,6 +21759,708 @@ func (ec *executionContext) _OrderEventEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_OrderEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("OrderEventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventExtremes_occurredAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventExtremes_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventExtremes_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderEventGroupKeys) graphql.Marshaler {
+			return ec.marshalNOrderEventGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderEventGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderEventGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderEventExtremes) graphql.Marshaler {
+			return ec.marshalNOrderEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderEventExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderEventGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderEventExtremes) graphql.Marshaler {
+			return ec.marshalNOrderEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderEventExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_transition(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_transition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_transition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_fromState(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_fromState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_fromState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_toState(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_toState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_toState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_actor(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_order(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_order(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Order, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderRef) graphql.Marshaler {
+			return ec.marshalOOrderRef2ᚖlogisticsᚋgraphᚋmodelᚐOrderRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderEventGroupKeys_occurredAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderEventGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventGroupKeys_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventGroupKeys_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderEventGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderExtremes_dueAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderExtremes_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderExtremes_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderGroupKeys) graphql.Marshaler {
+			return ec.marshalNOrderGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderExtremes) graphql.Marshaler {
+			return ec.marshalNOrderExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderExtremes) graphql.Marshaler {
+			return ec.marshalNOrderExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderGroupKeys_status(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_hub(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_hub(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hub, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubRef) graphql.Marshaler {
+			return ec.marshalOHubRef2ᚖlogisticsᚋgraphᚋmodelᚐHubRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_hub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderGroupKeys_priority(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *order.Priority) graphql.Marshaler {
+			return ec.marshalOOrderPriority2ᚖlogisticsᚋentᚋorderᚐPriority(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type OrderPriority does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_workflow(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_workflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Workflow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowRef) graphql.Marshaler {
+			return ec.marshalOWorkflowRef2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_workflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderGroupKeys_customerRef(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_customerRef(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomerRef, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_customerRef(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_shipToCountry(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_shipToCountry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShipToCountry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_shipToCountry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderGroupKeys_dueAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderGroupKeys_dueAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderGroupKeys_dueAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _OrderLine_id(ctx context.Context, field graphql.CollectedField, obj *ent.OrderLine) (ret graphql.Marshaler) {
@@ -16999,6 +22821,38 @@ func (ec *executionContext) fieldContext_OrderLineConnection_totalCount(_ contex
 	return graphql.NewScalarFieldContext("OrderLineConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OrderLineConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OrderLineConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineGroup) graphql.Marshaler {
+			return ec.marshalOOrderLineGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderLineEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.OrderLineEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17052,6 +22906,529 @@ func (ec *executionContext) _OrderLineEdge_cursor(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_OrderLineEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("OrderLineEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineExtremes_quantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineExtremes_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineExtremes_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineExtremes_allocatedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineExtremes_allocatedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllocatedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineExtremes_allocatedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineExtremes_shippedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineExtremes_shippedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineExtremes_shippedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineGroupKeys) graphql.Marshaler {
+			return ec.marshalNOrderLineGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineGroup_sum(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineNumbers) graphql.Marshaler {
+			return ec.marshalNOrderLineNumbers2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroup_avg(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineNumbers) graphql.Marshaler {
+			return ec.marshalNOrderLineNumbers2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineExtremes) graphql.Marshaler {
+			return ec.marshalNOrderLineExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderLineExtremes) graphql.Marshaler {
+			return ec.marshalNOrderLineExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroupKeys_order(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroupKeys_order(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Order, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderRef) graphql.Marshaler {
+			return ec.marshalOOrderRef2ᚖlogisticsᚋgraphᚋmodelᚐOrderRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroupKeys_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroupKeys_part(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroupKeys_part(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Part, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartRef) graphql.Marshaler {
+			return ec.marshalOPartRef2ᚖlogisticsᚋgraphᚋmodelᚐPartRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroupKeys_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrderLineGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineNumbers_quantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineNumbers_quantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineNumbers_quantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineNumbers_allocatedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineNumbers_allocatedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllocatedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineNumbers_allocatedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderLineNumbers_shippedQuantity(ctx context.Context, field graphql.CollectedField, obj *model.OrderLineNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineNumbers_shippedQuantity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShippedQuantity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineNumbers_shippedQuantity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderLineNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _OrderRef_id(ctx context.Context, field graphql.CollectedField, obj *model.OrderRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OrderRef_number(ctx context.Context, field graphql.CollectedField, obj *model.OrderRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderRef_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrderRef_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OrderRef", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[resourceid.ID]) (ret graphql.Marshaler) {
@@ -17539,6 +23916,38 @@ func (ec *executionContext) fieldContext_PartConnection_totalCount(_ context.Con
 	return graphql.NewScalarFieldContext("PartConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _PartConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.PartConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PartConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartGroup) graphql.Marshaler {
+			return ec.marshalOPartGroup2ᚖlogisticsᚋgraphᚋmodelᚐPartGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PartEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.PartEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17592,6 +24001,419 @@ func (ec *executionContext) _PartEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_PartEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PartEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _PartExtremes_unitWeightKg(ctx context.Context, field graphql.CollectedField, obj *model.PartExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartExtremes_unitWeightKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnitWeightKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartExtremes_unitWeightKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartExtremes", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _PartExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.PartExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _PartExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.PartExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _PartGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartGroupKeys) graphql.Marshaler {
+			return ec.marshalNPartGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PartGroup_sum(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartNumbers) graphql.Marshaler {
+			return ec.marshalNPartNumbers2ᚖlogisticsᚋgraphᚋmodelᚐPartNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartGroup_avg(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartNumbers) graphql.Marshaler {
+			return ec.marshalNPartNumbers2ᚖlogisticsᚋgraphᚋmodelᚐPartNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartExtremes) graphql.Marshaler {
+			return ec.marshalNPartExtremes2ᚖlogisticsᚋgraphᚋmodelᚐPartExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.PartGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PartExtremes) graphql.Marshaler {
+			return ec.marshalNPartExtremes2ᚖlogisticsᚋgraphᚋmodelᚐPartExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PartGroupKeys_unit(ctx context.Context, field graphql.CollectedField, obj *model.PartGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroupKeys_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *part.Unit) graphql.Marshaler {
+			return ec.marshalOPartUnit2ᚖlogisticsᚋentᚋpartᚐUnit(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroupKeys_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartGroupKeys", field, false, false, errors.New("field of type PartUnit does not have child fields"))
+}
+
+func (ec *executionContext) _PartGroupKeys_hazardous(ctx context.Context, field graphql.CollectedField, obj *model.PartGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroupKeys_hazardous(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hazardous, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroupKeys_hazardous(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartGroupKeys", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PartGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.PartGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _PartGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.PartGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _PartNumbers_unitWeightKg(ctx context.Context, field graphql.CollectedField, obj *model.PartNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartNumbers_unitWeightKg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnitWeightKg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartNumbers_unitWeightKg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _PartRef_id(ctx context.Context, field graphql.CollectedField, obj *model.PartRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PartRef_sku(ctx context.Context, field graphql.CollectedField, obj *model.PartRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartRef_sku(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sku, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PartRef_sku(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PartRef", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -18072,6 +24894,402 @@ func (ec *executionContext) fieldContext_Query_workflows(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_workflows_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_hubAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_hubAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().HubAggregate(ctx, fc.Args["where"].(*ent.HubWhereInput), fc.Args["groupBy"].([]model.HubGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.HubHaving), fc.Args["orderBy"].([]*model.HubGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.HubGroup) graphql.Marshaler {
+			return ec.marshalNHubGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_hubAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_hubAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_partAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_partAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().PartAggregate(ctx, fc.Args["where"].(*ent.PartWhereInput), fc.Args["groupBy"].([]model.PartGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.PartHaving), fc.Args["orderBy"].([]*model.PartGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PartGroup) graphql.Marshaler {
+			return ec.marshalNPartGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_partAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PartGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_partAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_itemAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_itemAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ItemAggregate(ctx, fc.Args["where"].(*ent.ItemWhereInput), fc.Args["groupBy"].([]model.ItemGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.ItemHaving), fc.Args["orderBy"].([]*model.ItemGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ItemGroup) graphql.Marshaler {
+			return ec.marshalNItemGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_itemAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_itemAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_orderAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_orderAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OrderAggregate(ctx, fc.Args["where"].(*ent.OrderWhereInput), fc.Args["groupBy"].([]model.OrderGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderHaving), fc.Args["orderBy"].([]*model.OrderGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderGroup) graphql.Marshaler {
+			return ec.marshalNOrderGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_orderAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_orderAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_orderLineAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_orderLineAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OrderLineAggregate(ctx, fc.Args["where"].(*ent.OrderLineWhereInput), fc.Args["groupBy"].([]model.OrderLineGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderLineHaving), fc.Args["orderBy"].([]*model.OrderLineGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderLineGroup) graphql.Marshaler {
+			return ec.marshalNOrderLineGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_orderLineAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderLineGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_orderLineAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_trackingEntryAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trackingEntryAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrackingEntryAggregate(ctx, fc.Args["where"].(*ent.TrackingEntryWhereInput), fc.Args["groupBy"].([]model.TrackingEntryGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.TrackingEntryHaving), fc.Args["orderBy"].([]*model.TrackingEntryGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrackingEntryGroup) graphql.Marshaler {
+			return ec.marshalNTrackingEntryGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trackingEntryAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trackingEntryAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workflowAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workflowAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WorkflowAggregate(ctx, fc.Args["where"].(*ent.WorkflowWhereInput), fc.Args["groupBy"].([]model.WorkflowGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.WorkflowHaving), fc.Args["orderBy"].([]*model.WorkflowGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.WorkflowGroup) graphql.Marshaler {
+			return ec.marshalNWorkflowGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workflowAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workflowAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_orderEventAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_orderEventAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OrderEventAggregate(ctx, fc.Args["where"].(*ent.OrderEventWhereInput), fc.Args["groupBy"].([]model.OrderEventGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.OrderEventHaving), fc.Args["orderBy"].([]*model.OrderEventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.OrderEventGroup) graphql.Marshaler {
+			return ec.marshalNOrderEventGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_orderEventAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderEventGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_orderEventAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_eventAggregate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_eventAggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EventAggregate(ctx, fc.Args["where"].(*ent.EventWhereInput), fc.Args["groupBy"].([]model.EventGroupField), fc.Args["bucket"].(*model.TimeBucket), fc.Args["having"].([]*model.EventHaving), fc.Args["orderBy"].([]*model.EventGroupOrder), fc.Args["first"].(*int), fc.Args["timeZone"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EventGroup) graphql.Marshaler {
+			return ec.marshalNEventGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_eventAggregate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EventGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_eventAggregate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19244,6 +26462,38 @@ func (ec *executionContext) fieldContext_TrackingEntryConnection_totalCount(_ co
 	return graphql.NewScalarFieldContext("TrackingEntryConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _TrackingEntryConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.TrackingEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TrackingEntryConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingEntryGroup) graphql.Marshaler {
+			return ec.marshalOTrackingEntryGroup2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TrackingEntryEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.TrackingEntryEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19297,6 +26547,396 @@ func (ec *executionContext) _TrackingEntryEdge_cursor(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_TrackingEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TrackingEntryEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryExtremes_occurredAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryExtremes_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryExtremes_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingEntryGroupKeys) graphql.Marshaler {
+			return ec.marshalNTrackingEntryGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingEntryExtremes) graphql.Marshaler {
+			return ec.marshalNTrackingEntryExtremes2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrackingEntryExtremes) graphql.Marshaler {
+			return ec.marshalNTrackingEntryExtremes2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrackingEntryExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_status(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *trackingentry.Status) graphql.Marshaler {
+			return ec.marshalOTrackingEntryStatus2ᚖlogisticsᚋentᚋtrackingentryᚐStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type TrackingEntryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_carrier(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_carrier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Carrier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_carrier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_hub(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_hub(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hub, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.HubRef) graphql.Marshaler {
+			return ec.marshalOHubRef2ᚖlogisticsᚋgraphᚋmodelᚐHubRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_hub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HubRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_order(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_order(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Order, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OrderRef) graphql.Marshaler {
+			return ec.marshalOOrderRef2ᚖlogisticsᚋgraphᚋmodelᚐOrderRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryGroupKeys",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrderRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_location(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_occurredAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrackingEntryGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.TrackingEntryGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Viewer_kind(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
@@ -20504,6 +28144,38 @@ func (ec *executionContext) fieldContext_WorkflowConnection_totalCount(_ context
 	return graphql.NewScalarFieldContext("WorkflowConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _WorkflowConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.WorkflowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnection_aggregate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkflowConnection().Aggregate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowGroup) graphql.Marshaler {
+			return ec.marshalOWorkflowGroup2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnection_aggregate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WorkflowEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.WorkflowEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20557,6 +28229,465 @@ func (ec *executionContext) _WorkflowEdge_cursor(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_WorkflowEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowExtremes_version(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowExtremes_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowExtremes_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowExtremes", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowExtremes_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowExtremes_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowExtremes_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowExtremes_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowExtremes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowExtremes_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowExtremes_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowExtremes", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroup_keys(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_keys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keys, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowGroupKeys) graphql.Marshaler {
+			return ec.marshalNWorkflowGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupKeys(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowGroupKeys(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowGroup_count(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroup_sum(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowNumbers) graphql.Marshaler {
+			return ec.marshalNWorkflowNumbers2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowGroup_avg(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowNumbers) graphql.Marshaler {
+			return ec.marshalNWorkflowNumbers2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowNumbers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowNumbers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowGroup_min(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowExtremes) graphql.Marshaler {
+			return ec.marshalNWorkflowExtremes2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowGroup_max(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroup_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkflowExtremes) graphql.Marshaler {
+			return ec.marshalNWorkflowExtremes2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowExtremes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroup_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkflowExtremes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkflowGroupKeys_key(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroupKeys_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroupKeys_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroupKeys", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroupKeys_builtIn(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroupKeys_builtIn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BuiltIn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroupKeys_builtIn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroupKeys", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroupKeys_latest(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroupKeys_latest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Latest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroupKeys_latest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroupKeys", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroupKeys_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroupKeys_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroupKeys_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowGroupKeys_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowGroupKeys) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowGroupKeys_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowNumbers_version(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowNumbers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowNumbers_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowNumbers_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowNumbers", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowRef_id(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowRef_key(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowRef_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowRef_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowRef_version(ctx context.Context, field graphql.CollectedField, obj *model.WorkflowRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowRef_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowRef_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkflowRef", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _WorkflowTransition_name(ctx context.Context, field graphql.CollectedField, obj *workflowdef.Transition) (ret graphql.Marshaler) {
@@ -22221,6 +30352,119 @@ func (ec *executionContext) unmarshalInputCreateTrackingEntryInput(ctx context.C
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputEventGroupOrder(ctx context.Context, obj any) (model.EventGroupOrder, error) {
+	var it model.EventGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐEventAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputEventHaving(ctx context.Context, obj any) (model.EventHaving, error) {
+	var it model.EventHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐEventAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputEventOrder(ctx context.Context, obj any) (ent.EventOrder, error) {
 	var it ent.EventOrder
 	if obj == nil {
@@ -22812,6 +31056,119 @@ func (ec *executionContext) unmarshalInputEventWhereInput(ctx context.Context, o
 				return it, err
 			}
 			it.SequenceNotNil = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputHubGroupOrder(ctx context.Context, obj any) (model.HubGroupOrder, error) {
+	var it model.HubGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOHubGroupField2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOHubAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐHubAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputHubHaving(ctx context.Context, obj any) (model.HubHaving, error) {
+	var it model.HubHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOHubAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐHubAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
 		}
 	}
 	return it, nil
@@ -23931,6 +32288,119 @@ func (ec *executionContext) unmarshalInputHubWhereInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputItemGroupOrder(ctx context.Context, obj any) (model.ItemGroupOrder, error) {
+	var it model.ItemGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOItemGroupField2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOItemAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐItemAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputItemHaving(ctx context.Context, obj any) (model.ItemHaving, error) {
+	var it model.ItemHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOItemAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐItemAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputItemOrder(ctx context.Context, obj any) (ent.ItemOrder, error) {
 	var it ent.ItemOrder
 	if obj == nil {
@@ -24786,6 +33256,119 @@ func (ec *executionContext) unmarshalInputItemWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputOrderEventGroupOrder(ctx context.Context, obj any) (model.OrderEventGroupOrder, error) {
+	var it model.OrderEventGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOOrderEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOrderEventHaving(ctx context.Context, obj any) (model.OrderEventHaving, error) {
+	var it model.OrderEventHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputOrderEventOrder(ctx context.Context, obj any) (ent.OrderEventOrder, error) {
 	var it ent.OrderEventOrder
 	if obj == nil {
@@ -25559,6 +34142,232 @@ func (ec *executionContext) unmarshalInputOrderEventWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.HasOrderWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOrderGroupOrder(ctx context.Context, obj any) (model.OrderGroupOrder, error) {
+	var it model.OrderGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOOrderGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOrderHaving(ctx context.Context, obj any) (model.OrderHaving, error) {
+	var it model.OrderHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOrderLineGroupOrder(ctx context.Context, obj any) (model.OrderLineGroupOrder, error) {
+	var it model.OrderLineGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOOrderLineGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderLineAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOrderLineHaving(ctx context.Context, obj any) (model.OrderLineHaving, error) {
+	var it model.OrderLineHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOOrderLineAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
 		}
 	}
 	return it, nil
@@ -27654,6 +36463,119 @@ func (ec *executionContext) unmarshalInputOrderWhereInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputPartGroupOrder(ctx context.Context, obj any) (model.PartGroupOrder, error) {
+	var it model.PartGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOPartGroupField2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOPartAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐPartAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPartHaving(ctx context.Context, obj any) (model.PartHaving, error) {
+	var it model.PartHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOPartAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐPartAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPartOrder(ctx context.Context, obj any) (ent.PartOrder, error) {
 	var it ent.PartOrder
 	if obj == nil {
@@ -28301,6 +37223,119 @@ func (ec *executionContext) unmarshalInputPartWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasOrderLinesWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTrackingEntryGroupOrder(ctx context.Context, obj any) (model.TrackingEntryGroupOrder, error) {
+	var it model.TrackingEntryGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOTrackingEntryGroupField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOTrackingEntryAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTrackingEntryHaving(ctx context.Context, obj any) (model.TrackingEntryHaving, error) {
+	var it model.TrackingEntryHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOTrackingEntryAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
 		}
 	}
 	return it, nil
@@ -29770,6 +38805,119 @@ func (ec *executionContext) unmarshalInputWebhookEndpointInput(ctx context.Conte
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWorkflowGroupOrder(ctx context.Context, obj any) (model.WorkflowGroupOrder, error) {
+	var it model.WorkflowGroupOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"key", "aggregate", "field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalOWorkflowGroupField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOWorkflowAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWorkflowHaving(ctx context.Context, obj any) (model.WorkflowHaving, error) {
+	var it model.WorkflowHaving
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"aggregate", "field", "op", "value", "time"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "aggregate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregate"))
+			data, err := ec.unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregate = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalOWorkflowAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowAggregateField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalODecimal2ᚖlogisticsᚋinternalᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "time":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("time"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Time = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputWorkflowInput(ctx context.Context, obj any) (model.WorkflowInput, error) {
 	var it model.WorkflowInput
 	if obj == nil {
@@ -30838,6 +39986,11 @@ func (ec *executionContext) _EventConnection(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._EventConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30879,6 +40032,198 @@ func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet
 		case "cursor":
 			out.Values[i] = ec._EventEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var eventExtremesImplementors = []string{"EventExtremes"}
+
+func (ec *executionContext) _EventExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.EventExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventExtremes")
+		case "sequence":
+			out.Values[i] = ec._EventExtremes_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EventExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var eventGroupImplementors = []string{"EventGroup"}
+
+func (ec *executionContext) _EventGroup(ctx context.Context, sel ast.SelectionSet, obj *model.EventGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventGroup")
+		case "keys":
+			out.Values[i] = ec._EventGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._EventGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._EventGroup_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._EventGroup_avg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._EventGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._EventGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var eventGroupKeysImplementors = []string{"EventGroupKeys"}
+
+func (ec *executionContext) _EventGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.EventGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventGroupKeys")
+		case "type":
+			out.Values[i] = ec._EventGroupKeys_type(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actor":
+			out.Values[i] = ec._EventGroupKeys_actor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._EventGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var eventNumbersImplementors = []string{"EventNumbers"}
+
+func (ec *executionContext) _EventNumbers(ctx context.Context, sel ast.SelectionSet, obj *model.EventNumbers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventNumbersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EventNumbers")
+		case "sequence":
+			out.Values[i] = ec._EventNumbers_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -31052,6 +40397,11 @@ func (ec *executionContext) _HubConnection(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._HubConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31092,6 +40442,213 @@ func (ec *executionContext) _HubEdge(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "cursor":
 			out.Values[i] = ec._HubEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var hubExtremesImplementors = []string{"HubExtremes"}
+
+func (ec *executionContext) _HubExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.HubExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hubExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HubExtremes")
+		case "createdAt":
+			out.Values[i] = ec._HubExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._HubExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var hubGroupImplementors = []string{"HubGroup"}
+
+func (ec *executionContext) _HubGroup(ctx context.Context, sel ast.SelectionSet, obj *model.HubGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hubGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HubGroup")
+		case "keys":
+			out.Values[i] = ec._HubGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._HubGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._HubGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._HubGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var hubGroupKeysImplementors = []string{"HubGroupKeys"}
+
+func (ec *executionContext) _HubGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.HubGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hubGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HubGroupKeys")
+		case "kind":
+			out.Values[i] = ec._HubGroupKeys_kind(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._HubGroupKeys_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "city":
+			out.Values[i] = ec._HubGroupKeys_city(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._HubGroupKeys_active(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._HubGroupKeys_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._HubGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._HubGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var hubRefImplementors = []string{"HubRef"}
+
+func (ec *executionContext) _HubRef(ctx context.Context, sel ast.SelectionSet, obj *model.HubRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hubRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HubRef")
+		case "id":
+			out.Values[i] = ec._HubRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._HubRef_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31251,6 +40808,11 @@ func (ec *executionContext) _ItemConnection(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._ItemConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31292,6 +40854,248 @@ func (ec *executionContext) _ItemEdge(ctx context.Context, sel ast.SelectionSet,
 		case "cursor":
 			out.Values[i] = ec._ItemEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var itemExtremesImplementors = []string{"ItemExtremes"}
+
+func (ec *executionContext) _ItemExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.ItemExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemExtremes")
+		case "quantity":
+			out.Values[i] = ec._ItemExtremes_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reservedQuantity":
+			out.Values[i] = ec._ItemExtremes_reservedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "availableQuantity":
+			out.Values[i] = ec._ItemExtremes_availableQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ItemExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ItemExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ItemExtremes_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var itemGroupImplementors = []string{"ItemGroup"}
+
+func (ec *executionContext) _ItemGroup(ctx context.Context, sel ast.SelectionSet, obj *model.ItemGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemGroup")
+		case "keys":
+			out.Values[i] = ec._ItemGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ItemGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._ItemGroup_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._ItemGroup_avg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._ItemGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._ItemGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var itemGroupKeysImplementors = []string{"ItemGroupKeys"}
+
+func (ec *executionContext) _ItemGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.ItemGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemGroupKeys")
+		case "hub":
+			out.Values[i] = ec._ItemGroupKeys_hub(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "part":
+			out.Values[i] = ec._ItemGroupKeys_part(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ItemGroupKeys_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lot":
+			out.Values[i] = ec._ItemGroupKeys_lot(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ItemGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._ItemGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._ItemGroupKeys_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var itemNumbersImplementors = []string{"ItemNumbers"}
+
+func (ec *executionContext) _ItemNumbers(ctx context.Context, sel ast.SelectionSet, obj *model.ItemNumbers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemNumbersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemNumbers")
+		case "quantity":
+			out.Values[i] = ec._ItemNumbers_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reservedQuantity":
+			out.Values[i] = ec._ItemNumbers_reservedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "availableQuantity":
+			out.Values[i] = ec._ItemNumbers_availableQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -31780,6 +41584,11 @@ func (ec *executionContext) _OrderConnection(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._OrderConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31954,6 +41763,11 @@ func (ec *executionContext) _OrderEventConnection(ctx context.Context, sel ast.S
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._OrderEventConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31995,6 +41809,339 @@ func (ec *executionContext) _OrderEventEdge(ctx context.Context, sel ast.Selecti
 		case "cursor":
 			out.Values[i] = ec._OrderEventEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderEventExtremesImplementors = []string{"OrderEventExtremes"}
+
+func (ec *executionContext) _OrderEventExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.OrderEventExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderEventExtremes")
+		case "occurredAt":
+			out.Values[i] = ec._OrderEventExtremes_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderEventGroupImplementors = []string{"OrderEventGroup"}
+
+func (ec *executionContext) _OrderEventGroup(ctx context.Context, sel ast.SelectionSet, obj *model.OrderEventGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderEventGroup")
+		case "keys":
+			out.Values[i] = ec._OrderEventGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._OrderEventGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._OrderEventGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._OrderEventGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderEventGroupKeysImplementors = []string{"OrderEventGroupKeys"}
+
+func (ec *executionContext) _OrderEventGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.OrderEventGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderEventGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderEventGroupKeys")
+		case "transition":
+			out.Values[i] = ec._OrderEventGroupKeys_transition(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fromState":
+			out.Values[i] = ec._OrderEventGroupKeys_fromState(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "toState":
+			out.Values[i] = ec._OrderEventGroupKeys_toState(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actor":
+			out.Values[i] = ec._OrderEventGroupKeys_actor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "order":
+			out.Values[i] = ec._OrderEventGroupKeys_order(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "occurredAt":
+			out.Values[i] = ec._OrderEventGroupKeys_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderExtremesImplementors = []string{"OrderExtremes"}
+
+func (ec *executionContext) _OrderExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.OrderExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderExtremes")
+		case "createdAt":
+			out.Values[i] = ec._OrderExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._OrderExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dueAt":
+			out.Values[i] = ec._OrderExtremes_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderGroupImplementors = []string{"OrderGroup"}
+
+func (ec *executionContext) _OrderGroup(ctx context.Context, sel ast.SelectionSet, obj *model.OrderGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderGroup")
+		case "keys":
+			out.Values[i] = ec._OrderGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._OrderGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._OrderGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._OrderGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderGroupKeysImplementors = []string{"OrderGroupKeys"}
+
+func (ec *executionContext) _OrderGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.OrderGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderGroupKeys")
+		case "status":
+			out.Values[i] = ec._OrderGroupKeys_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hub":
+			out.Values[i] = ec._OrderGroupKeys_hub(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "priority":
+			out.Values[i] = ec._OrderGroupKeys_priority(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "workflow":
+			out.Values[i] = ec._OrderGroupKeys_workflow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "customerRef":
+			out.Values[i] = ec._OrderGroupKeys_customerRef(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shipToCountry":
+			out.Values[i] = ec._OrderGroupKeys_shipToCountry(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._OrderGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._OrderGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dueAt":
+			out.Values[i] = ec._OrderGroupKeys_dueAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -32133,6 +42280,11 @@ func (ec *executionContext) _OrderLineConnection(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._OrderLineConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32173,6 +42325,271 @@ func (ec *executionContext) _OrderLineEdge(ctx context.Context, sel ast.Selectio
 			}
 		case "cursor":
 			out.Values[i] = ec._OrderLineEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderLineExtremesImplementors = []string{"OrderLineExtremes"}
+
+func (ec *executionContext) _OrderLineExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.OrderLineExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderLineExtremes")
+		case "quantity":
+			out.Values[i] = ec._OrderLineExtremes_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "allocatedQuantity":
+			out.Values[i] = ec._OrderLineExtremes_allocatedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippedQuantity":
+			out.Values[i] = ec._OrderLineExtremes_shippedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._OrderLineExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._OrderLineExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderLineGroupImplementors = []string{"OrderLineGroup"}
+
+func (ec *executionContext) _OrderLineGroup(ctx context.Context, sel ast.SelectionSet, obj *model.OrderLineGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderLineGroup")
+		case "keys":
+			out.Values[i] = ec._OrderLineGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._OrderLineGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._OrderLineGroup_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._OrderLineGroup_avg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._OrderLineGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._OrderLineGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderLineGroupKeysImplementors = []string{"OrderLineGroupKeys"}
+
+func (ec *executionContext) _OrderLineGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.OrderLineGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderLineGroupKeys")
+		case "order":
+			out.Values[i] = ec._OrderLineGroupKeys_order(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "part":
+			out.Values[i] = ec._OrderLineGroupKeys_part(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._OrderLineGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._OrderLineGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderLineNumbersImplementors = []string{"OrderLineNumbers"}
+
+func (ec *executionContext) _OrderLineNumbers(ctx context.Context, sel ast.SelectionSet, obj *model.OrderLineNumbers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderLineNumbersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderLineNumbers")
+		case "quantity":
+			out.Values[i] = ec._OrderLineNumbers_quantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "allocatedQuantity":
+			out.Values[i] = ec._OrderLineNumbers_allocatedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shippedQuantity":
+			out.Values[i] = ec._OrderLineNumbers_shippedQuantity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var orderRefImplementors = []string{"OrderRef"}
+
+func (ec *executionContext) _OrderRef(ctx context.Context, sel ast.SelectionSet, obj *model.OrderRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, orderRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrderRef")
+		case "id":
+			out.Values[i] = ec._OrderRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "number":
+			out.Values[i] = ec._OrderRef_number(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32370,6 +42787,11 @@ func (ec *executionContext) _PartConnection(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._PartConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32410,6 +42832,251 @@ func (ec *executionContext) _PartEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "cursor":
 			out.Values[i] = ec._PartEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partExtremesImplementors = []string{"PartExtremes"}
+
+func (ec *executionContext) _PartExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.PartExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartExtremes")
+		case "unitWeightKg":
+			out.Values[i] = ec._PartExtremes_unitWeightKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._PartExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._PartExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partGroupImplementors = []string{"PartGroup"}
+
+func (ec *executionContext) _PartGroup(ctx context.Context, sel ast.SelectionSet, obj *model.PartGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartGroup")
+		case "keys":
+			out.Values[i] = ec._PartGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PartGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._PartGroup_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._PartGroup_avg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._PartGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._PartGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partGroupKeysImplementors = []string{"PartGroupKeys"}
+
+func (ec *executionContext) _PartGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.PartGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartGroupKeys")
+		case "unit":
+			out.Values[i] = ec._PartGroupKeys_unit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hazardous":
+			out.Values[i] = ec._PartGroupKeys_hazardous(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._PartGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._PartGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partNumbersImplementors = []string{"PartNumbers"}
+
+func (ec *executionContext) _PartNumbers(ctx context.Context, sel ast.SelectionSet, obj *model.PartNumbers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partNumbersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartNumbers")
+		case "unitWeightKg":
+			out.Values[i] = ec._PartNumbers_unitWeightKg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var partRefImplementors = []string{"PartRef"}
+
+func (ec *executionContext) _PartRef(ctx context.Context, sel ast.SelectionSet, obj *model.PartRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, partRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PartRef")
+		case "id":
+			out.Values[i] = ec._PartRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sku":
+			out.Values[i] = ec._PartRef_sku(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32684,6 +43351,204 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_workflows(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "hubAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_hubAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "partAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_partAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "itemAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_itemAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "orderAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_orderAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "orderLineAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_orderLineAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trackingEntryAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trackingEntryAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "workflowAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_workflowAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "orderEventAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_orderEventAggregate(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "eventAggregate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_eventAggregate(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -33125,6 +43990,11 @@ func (ec *executionContext) _TrackingEntryConnection(ctx context.Context, sel as
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._TrackingEntryConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33166,6 +44036,180 @@ func (ec *executionContext) _TrackingEntryEdge(ctx context.Context, sel ast.Sele
 		case "cursor":
 			out.Values[i] = ec._TrackingEntryEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingEntryExtremesImplementors = []string{"TrackingEntryExtremes"}
+
+func (ec *executionContext) _TrackingEntryExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingEntryExtremes")
+		case "occurredAt":
+			out.Values[i] = ec._TrackingEntryExtremes_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._TrackingEntryExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._TrackingEntryExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingEntryGroupImplementors = []string{"TrackingEntryGroup"}
+
+func (ec *executionContext) _TrackingEntryGroup(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingEntryGroup")
+		case "keys":
+			out.Values[i] = ec._TrackingEntryGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._TrackingEntryGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._TrackingEntryGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._TrackingEntryGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trackingEntryGroupKeysImplementors = []string{"TrackingEntryGroupKeys"}
+
+func (ec *executionContext) _TrackingEntryGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.TrackingEntryGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trackingEntryGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrackingEntryGroupKeys")
+		case "status":
+			out.Values[i] = ec._TrackingEntryGroupKeys_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "carrier":
+			out.Values[i] = ec._TrackingEntryGroupKeys_carrier(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hub":
+			out.Values[i] = ec._TrackingEntryGroupKeys_hub(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "order":
+			out.Values[i] = ec._TrackingEntryGroupKeys_order(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "location":
+			out.Values[i] = ec._TrackingEntryGroupKeys_location(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "occurredAt":
+			out.Values[i] = ec._TrackingEntryGroupKeys_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._TrackingEntryGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._TrackingEntryGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -33611,6 +44655,11 @@ func (ec *executionContext) _WorkflowConnection(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "aggregate":
+			out.Values[i] = ec._WorkflowConnection_aggregate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33651,6 +44700,261 @@ func (ec *executionContext) _WorkflowEdge(ctx context.Context, sel ast.Selection
 			}
 		case "cursor":
 			out.Values[i] = ec._WorkflowEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowExtremesImplementors = []string{"WorkflowExtremes"}
+
+func (ec *executionContext) _WorkflowExtremes(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowExtremes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowExtremesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowExtremes")
+		case "version":
+			out.Values[i] = ec._WorkflowExtremes_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._WorkflowExtremes_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._WorkflowExtremes_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowGroupImplementors = []string{"WorkflowGroup"}
+
+func (ec *executionContext) _WorkflowGroup(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowGroup")
+		case "keys":
+			out.Values[i] = ec._WorkflowGroup_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._WorkflowGroup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._WorkflowGroup_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._WorkflowGroup_avg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._WorkflowGroup_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._WorkflowGroup_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowGroupKeysImplementors = []string{"WorkflowGroupKeys"}
+
+func (ec *executionContext) _WorkflowGroupKeys(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowGroupKeys) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowGroupKeysImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowGroupKeys")
+		case "key":
+			out.Values[i] = ec._WorkflowGroupKeys_key(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "builtIn":
+			out.Values[i] = ec._WorkflowGroupKeys_builtIn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latest":
+			out.Values[i] = ec._WorkflowGroupKeys_latest(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._WorkflowGroupKeys_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._WorkflowGroupKeys_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowNumbersImplementors = []string{"WorkflowNumbers"}
+
+func (ec *executionContext) _WorkflowNumbers(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowNumbers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowNumbersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowNumbers")
+		case "version":
+			out.Values[i] = ec._WorkflowNumbers_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var workflowRefImplementors = []string{"WorkflowRef"}
+
+func (ec *executionContext) _WorkflowRef(ctx context.Context, sel ast.SelectionSet, obj *model.WorkflowRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workflowRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkflowRef")
+		case "id":
+			out.Values[i] = ec._WorkflowRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "key":
+			out.Values[i] = ec._WorkflowRef_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._WorkflowRef_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34120,6 +45424,16 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx context.Context, v any) (model.AggregateFunction, error) {
+	var res model.AggregateFunction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAggregateFunction2logisticsᚋgraphᚋmodelᚐAggregateFunction(ctx context.Context, sel ast.SelectionSet, v model.AggregateFunction) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNApiToken2ᚕᚖlogisticsᚋentᚐAPITokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.APIToken) graphql.Marshaler {
 	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -34160,6 +45474,16 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx context.Context, v any) (model.ComparisonOperator, error) {
+	var res model.ComparisonOperator
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx context.Context, sel ast.SelectionSet, v model.ComparisonOperator) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNCreateApiTokenInput2logisticsᚋgraphᚋmodelᚐCreateAPITokenInput(ctx context.Context, v any) (model.CreateAPITokenInput, error) {
@@ -34247,6 +45571,82 @@ func (ec *executionContext) marshalNEventConnection2ᚖlogisticsᚋentᚐEventCo
 	return ec._EventConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐEventExtremes(ctx context.Context, sel ast.SelectionSet, v *model.EventExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEventGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EventGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐEventGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐEventGroup(ctx context.Context, sel ast.SelectionSet, v *model.EventGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx context.Context, v any) (model.EventGroupField, error) {
+	var res model.EventGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx context.Context, sel ast.SelectionSet, v model.EventGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNEventGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.EventGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrder(ctx context.Context, v any) (*model.EventGroupOrder, error) {
+	res, err := ec.unmarshalInputEventGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐEventHaving(ctx context.Context, v any) (*model.EventHaving, error) {
+	res, err := ec.unmarshalInputEventHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEventNumbers2ᚖlogisticsᚋgraphᚋmodelᚐEventNumbers(ctx context.Context, sel ast.SelectionSet, v *model.EventNumbers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EventNumbers(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNEventOrder2ᚖlogisticsᚋentᚐEventOrder(ctx context.Context, v any) (*ent.EventOrder, error) {
 	res, err := ec.unmarshalInputEventOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -34307,6 +45707,72 @@ func (ec *executionContext) marshalNHubConnection2ᚖlogisticsᚋentᚐHubConnec
 		return graphql.Null
 	}
 	return ec._HubConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNHubExtremes2ᚖlogisticsᚋgraphᚋmodelᚐHubExtremes(ctx context.Context, sel ast.SelectionSet, v *model.HubExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._HubExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNHubGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.HubGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHubGroup2ᚖlogisticsᚋgraphᚋmodelᚐHubGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNHubGroup2ᚖlogisticsᚋgraphᚋmodelᚐHubGroup(ctx context.Context, sel ast.SelectionSet, v *model.HubGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._HubGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx context.Context, v any) (model.HubGroupField, error) {
+	var res model.HubGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx context.Context, sel ast.SelectionSet, v model.HubGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNHubGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.HubGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._HubGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNHubGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrder(ctx context.Context, v any) (*model.HubGroupOrder, error) {
+	res, err := ec.unmarshalInputHubGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNHubHaving2ᚖlogisticsᚋgraphᚋmodelᚐHubHaving(ctx context.Context, v any) (*model.HubHaving, error) {
+	res, err := ec.unmarshalInputHubHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNHubKind2logisticsᚋentᚋhubᚐKind(ctx context.Context, v any) (hub.Kind, error) {
@@ -34420,6 +45886,82 @@ func (ec *executionContext) marshalNItemConnection2ᚖlogisticsᚋentᚐItemConn
 	return ec._ItemConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNItemExtremes2ᚖlogisticsᚋgraphᚋmodelᚐItemExtremes(ctx context.Context, sel ast.SelectionSet, v *model.ItemExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNItemGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ItemGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNItemGroup2ᚖlogisticsᚋgraphᚋmodelᚐItemGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNItemGroup2ᚖlogisticsᚋgraphᚋmodelᚐItemGroup(ctx context.Context, sel ast.SelectionSet, v *model.ItemGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx context.Context, v any) (model.ItemGroupField, error) {
+	var res model.ItemGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx context.Context, sel ast.SelectionSet, v model.ItemGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNItemGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.ItemGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNItemGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrder(ctx context.Context, v any) (*model.ItemGroupOrder, error) {
+	res, err := ec.unmarshalInputItemGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNItemHaving2ᚖlogisticsᚋgraphᚋmodelᚐItemHaving(ctx context.Context, v any) (*model.ItemHaving, error) {
+	res, err := ec.unmarshalInputItemHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNItemNumbers2ᚖlogisticsᚋgraphᚋmodelᚐItemNumbers(ctx context.Context, sel ast.SelectionSet, v *model.ItemNumbers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemNumbers(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNItemOrder2ᚖlogisticsᚋentᚐItemOrder(ctx context.Context, v any) (*ent.ItemOrder, error) {
 	res, err := ec.unmarshalInputItemOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -34526,6 +46068,72 @@ func (ec *executionContext) marshalNOrderEventConnection2ᚖlogisticsᚋentᚐOr
 	return ec._OrderEventConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNOrderEventExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventExtremes(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderEventExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrderEventGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.OrderEventGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOrderEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderEventGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx context.Context, v any) (model.OrderEventGroupField, error) {
+	var res model.OrderEventGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx context.Context, sel ast.SelectionSet, v model.OrderEventGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNOrderEventGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderEventGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrder(ctx context.Context, v any) (*model.OrderEventGroupOrder, error) {
+	res, err := ec.unmarshalInputOrderEventGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventHaving(ctx context.Context, v any) (*model.OrderEventHaving, error) {
+	res, err := ec.unmarshalInputOrderEventHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNOrderEventOrder2ᚖlogisticsᚋentᚐOrderEventOrder(ctx context.Context, v any) (*ent.OrderEventOrder, error) {
 	res, err := ec.unmarshalInputOrderEventOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -34552,6 +46160,72 @@ func (ec *executionContext) unmarshalNOrderEventWhereInput2ᚖlogisticsᚋentᚐ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNOrderExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderExtremes(ctx context.Context, sel ast.SelectionSet, v *model.OrderExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrderGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.OrderGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOrderGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx context.Context, v any) (model.OrderGroupField, error) {
+	var res model.OrderGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx context.Context, sel ast.SelectionSet, v model.OrderGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNOrderGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.OrderGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrder(ctx context.Context, v any) (*model.OrderGroupOrder, error) {
+	res, err := ec.unmarshalInputOrderGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderHaving(ctx context.Context, v any) (*model.OrderHaving, error) {
+	res, err := ec.unmarshalInputOrderHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNOrderLine2ᚖlogisticsᚋentᚐOrderLine(ctx context.Context, sel ast.SelectionSet, v *ent.OrderLine) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -34572,9 +46246,85 @@ func (ec *executionContext) marshalNOrderLineConnection2ᚖlogisticsᚋentᚐOrd
 	return ec._OrderLineConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNOrderLineExtremes2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineExtremes(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderLineExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrderLineGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.OrderLineGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderLineGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOrderLineGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderLineGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx context.Context, v any) (model.OrderLineGroupField, error) {
+	var res model.OrderLineGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx context.Context, sel ast.SelectionSet, v model.OrderLineGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNOrderLineGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderLineGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOrderLineGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrder(ctx context.Context, v any) (*model.OrderLineGroupOrder, error) {
+	res, err := ec.unmarshalInputOrderLineGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderLineHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineHaving(ctx context.Context, v any) (*model.OrderLineHaving, error) {
+	res, err := ec.unmarshalInputOrderLineHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNOrderLineInput2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineInput(ctx context.Context, v any) (*model.OrderLineInput, error) {
 	res, err := ec.unmarshalInputOrderLineInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOrderLineNumbers2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineNumbers(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineNumbers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OrderLineNumbers(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNOrderLineOrder2ᚖlogisticsᚋentᚐOrderLineOrder(ctx context.Context, v any) (*ent.OrderLineOrder, error) {
@@ -34661,6 +46411,82 @@ func (ec *executionContext) marshalNPartConnection2ᚖlogisticsᚋentᚐPartConn
 		return graphql.Null
 	}
 	return ec._PartConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPartExtremes2ᚖlogisticsᚋgraphᚋmodelᚐPartExtremes(ctx context.Context, sel ast.SelectionSet, v *model.PartExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPartGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PartGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPartGroup2ᚖlogisticsᚋgraphᚋmodelᚐPartGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPartGroup2ᚖlogisticsᚋgraphᚋmodelᚐPartGroup(ctx context.Context, sel ast.SelectionSet, v *model.PartGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx context.Context, v any) (model.PartGroupField, error) {
+	var res model.PartGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx context.Context, sel ast.SelectionSet, v model.PartGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNPartGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.PartGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPartGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrder(ctx context.Context, v any) (*model.PartGroupOrder, error) {
+	res, err := ec.unmarshalInputPartGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNPartHaving2ᚖlogisticsᚋgraphᚋmodelᚐPartHaving(ctx context.Context, v any) (*model.PartHaving, error) {
+	res, err := ec.unmarshalInputPartHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPartNumbers2ᚖlogisticsᚋgraphᚋmodelᚐPartNumbers(ctx context.Context, sel ast.SelectionSet, v *model.PartNumbers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PartNumbers(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNPartOrder2ᚖlogisticsᚋentᚐPartOrder(ctx context.Context, v any) (*ent.PartOrder, error) {
@@ -34818,6 +46644,72 @@ func (ec *executionContext) marshalNTrackingEntryConnection2ᚖlogisticsᚋent�
 		return graphql.Null
 	}
 	return ec._TrackingEntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingEntryExtremes2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryExtremes(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingEntryExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrackingEntryGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrackingEntryGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingEntryGroup2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrackingEntryGroup2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroup(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingEntryGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx context.Context, v any) (model.TrackingEntryGroupField, error) {
+	var res model.TrackingEntryGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx context.Context, sel ast.SelectionSet, v model.TrackingEntryGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNTrackingEntryGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrackingEntryGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTrackingEntryGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrder(ctx context.Context, v any) (*model.TrackingEntryGroupOrder, error) {
+	res, err := ec.unmarshalInputTrackingEntryGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTrackingEntryHaving2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHaving(ctx context.Context, v any) (*model.TrackingEntryHaving, error) {
+	res, err := ec.unmarshalInputTrackingEntryHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNTrackingEntryOrder2ᚖlogisticsᚋentᚐTrackingEntryOrder(ctx context.Context, v any) (*ent.TrackingEntryOrder, error) {
@@ -35003,9 +46895,85 @@ func (ec *executionContext) marshalNWorkflowEffect2logisticsᚋinternalᚋworkfl
 	return v
 }
 
+func (ec *executionContext) marshalNWorkflowExtremes2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowExtremes(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowExtremes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowExtremes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWorkflowGroup2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WorkflowGroup) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowGroup2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkflowGroup2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroup(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowGroup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx context.Context, v any) (model.WorkflowGroupField, error) {
+	var res model.WorkflowGroupField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx context.Context, sel ast.SelectionSet, v model.WorkflowGroupField) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNWorkflowGroupKeys2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupKeys(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowGroupKeys) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowGroupKeys(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWorkflowGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrder(ctx context.Context, v any) (*model.WorkflowGroupOrder, error) {
+	res, err := ec.unmarshalInputWorkflowGroupOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNWorkflowHaving2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowHaving(ctx context.Context, v any) (*model.WorkflowHaving, error) {
+	res, err := ec.unmarshalInputWorkflowHaving(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNWorkflowInput2logisticsᚋgraphᚋmodelᚐWorkflowInput(ctx context.Context, v any) (model.WorkflowInput, error) {
 	res, err := ec.unmarshalInputWorkflowInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWorkflowNumbers2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowNumbers(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowNumbers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WorkflowNumbers(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNWorkflowOrder2ᚖlogisticsᚋentᚐWorkflowOrder(ctx context.Context, v any) (*ent.WorkflowOrder, error) {
@@ -35220,6 +47188,22 @@ func (ec *executionContext) marshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐAccou
 	return ec._Account(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx context.Context, v any) (*model.AggregateFunction, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.AggregateFunction)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAggregateFunction2ᚖlogisticsᚋgraphᚋmodelᚐAggregateFunction(ctx context.Context, sel ast.SelectionSet, v *model.AggregateFunction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35324,6 +47308,22 @@ func (ec *executionContext) marshalOEvent2ᚖlogisticsᚋentᚐEvent(ctx context
 	return ec._Event(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐEventAggregateField(ctx context.Context, v any) (*model.EventAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.EventAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐEventAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.EventAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOEventEdge2ᚕᚖlogisticsᚋentᚐEventEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.EventEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35342,6 +47342,99 @@ func (ec *executionContext) marshalOEventEdge2ᚖlogisticsᚋentᚐEventEdge(ctx
 		return graphql.Null
 	}
 	return ec._EventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐEventGroup(ctx context.Context, sel ast.SelectionSet, v *model.EventGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EventGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx context.Context, v any) ([]model.EventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EventGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐEventGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventGroupField2logisticsᚋgraphᚋmodelᚐEventGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupField(ctx context.Context, v any) (*model.EventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.EventGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupField(ctx context.Context, sel ast.SelectionSet, v *model.EventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrderᚄ(ctx context.Context, v any) ([]*model.EventGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.EventGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐEventGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐEventHavingᚄ(ctx context.Context, v any) ([]*model.EventHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.EventHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐEventHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOEventOrder2ᚕᚖlogisticsᚋentᚐEventOrderᚄ(ctx context.Context, v any) ([]*ent.EventOrder, error) {
@@ -35445,6 +47538,22 @@ func (ec *executionContext) marshalOHub2ᚖlogisticsᚋentᚐHub(ctx context.Con
 	return ec._Hub(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOHubAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐHubAggregateField(ctx context.Context, v any) (*model.HubAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.HubAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOHubAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐHubAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.HubAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOHubEdge2ᚕᚖlogisticsᚋentᚐHubEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.HubEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35463,6 +47572,99 @@ func (ec *executionContext) marshalOHubEdge2ᚖlogisticsᚋentᚐHubEdge(ctx con
 		return graphql.Null
 	}
 	return ec._HubEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOHubGroup2ᚖlogisticsᚋgraphᚋmodelᚐHubGroup(ctx context.Context, sel ast.SelectionSet, v *model.HubGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._HubGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx context.Context, v any) ([]model.HubGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.HubGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOHubGroupField2ᚕlogisticsᚋgraphᚋmodelᚐHubGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.HubGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHubGroupField2logisticsᚋgraphᚋmodelᚐHubGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOHubGroupField2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupField(ctx context.Context, v any) (*model.HubGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.HubGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOHubGroupField2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupField(ctx context.Context, sel ast.SelectionSet, v *model.HubGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOHubGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrderᚄ(ctx context.Context, v any) ([]*model.HubGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.HubGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHubGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐHubGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOHubHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐHubHavingᚄ(ctx context.Context, v any) ([]*model.HubHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.HubHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHubHaving2ᚖlogisticsᚋgraphᚋmodelᚐHubHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOHubKind2ᚕlogisticsᚋentᚋhubᚐKindᚄ(ctx context.Context, v any) ([]hub.Kind, error) {
@@ -35532,6 +47734,13 @@ func (ec *executionContext) unmarshalOHubOrder2ᚕᚖlogisticsᚋentᚐHubOrder�
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOHubRef2ᚖlogisticsᚋgraphᚋmodelᚐHubRef(ctx context.Context, sel ast.SelectionSet, v *model.HubRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._HubRef(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOHubWhereInput2ᚕᚖlogisticsᚋentᚐHubWhereInputᚄ(ctx context.Context, v any) ([]*ent.HubWhereInput, error) {
@@ -35670,6 +47879,22 @@ func (ec *executionContext) marshalOItem2ᚖlogisticsᚋentᚐItem(ctx context.C
 	return ec._Item(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOItemAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐItemAggregateField(ctx context.Context, v any) (*model.ItemAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ItemAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOItemAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐItemAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.ItemAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOItemEdge2ᚕᚖlogisticsᚋentᚐItemEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ItemEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35688,6 +47913,99 @@ func (ec *executionContext) marshalOItemEdge2ᚖlogisticsᚋentᚐItemEdge(ctx c
 		return graphql.Null
 	}
 	return ec._ItemEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOItemGroup2ᚖlogisticsᚋgraphᚋmodelᚐItemGroup(ctx context.Context, sel ast.SelectionSet, v *model.ItemGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ItemGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx context.Context, v any) ([]model.ItemGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ItemGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOItemGroupField2ᚕlogisticsᚋgraphᚋmodelᚐItemGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ItemGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNItemGroupField2logisticsᚋgraphᚋmodelᚐItemGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOItemGroupField2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupField(ctx context.Context, v any) (*model.ItemGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ItemGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOItemGroupField2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupField(ctx context.Context, sel ast.SelectionSet, v *model.ItemGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOItemGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrderᚄ(ctx context.Context, v any) ([]*model.ItemGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ItemGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNItemGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐItemGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOItemHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐItemHavingᚄ(ctx context.Context, v any) ([]*model.ItemHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ItemHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNItemHaving2ᚖlogisticsᚋgraphᚋmodelᚐItemHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOItemOrder2ᚕᚖlogisticsᚋentᚐItemOrderᚄ(ctx context.Context, v any) ([]*ent.ItemOrder, error) {
@@ -35816,6 +48134,22 @@ func (ec *executionContext) marshalOOrder2ᚖlogisticsᚋentᚐOrder(ctx context
 	return ec._Order(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderAggregateField(ctx context.Context, v any) (*model.OrderAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.OrderAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOOrderEdge2ᚕᚖlogisticsᚋentᚐOrderEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.OrderEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35862,6 +48196,22 @@ func (ec *executionContext) marshalOOrderEvent2ᚖlogisticsᚋentᚐOrderEvent(c
 	return ec._OrderEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventAggregateField(ctx context.Context, v any) (*model.OrderEventAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderEventAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderEventAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOOrderEventEdge2ᚕᚖlogisticsᚋentᚐOrderEventEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.OrderEventEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35880,6 +48230,99 @@ func (ec *executionContext) marshalOOrderEventEdge2ᚖlogisticsᚋentᚐOrderEve
 		return graphql.Null
 	}
 	return ec._OrderEventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOrderEventGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OrderEventGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderEventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderEventGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderEventGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderEventGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderEventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderEventGroupField2logisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOOrderEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx context.Context, v any) (*model.OrderEventGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderEventGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderEventGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupField(ctx context.Context, sel ast.SelectionSet, v *model.OrderEventGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOOrderEventGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrderᚄ(ctx context.Context, v any) ([]*model.OrderEventGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderEventGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderEventGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOOrderEventHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderEventHavingᚄ(ctx context.Context, v any) ([]*model.OrderEventHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderEventHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderEventHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderEventHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOOrderEventOrder2ᚕᚖlogisticsᚋentᚐOrderEventOrderᚄ(ctx context.Context, v any) ([]*ent.OrderEventOrder, error) {
@@ -35924,6 +48367,99 @@ func (ec *executionContext) unmarshalOOrderEventWhereInput2ᚖlogisticsᚋentᚐ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOOrderGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OrderGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderGroupField2logisticsᚋgraphᚋmodelᚐOrderGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOOrderGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupField(ctx context.Context, v any) (*model.OrderGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupField(ctx context.Context, sel ast.SelectionSet, v *model.OrderGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOOrderGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrderᚄ(ctx context.Context, v any) ([]*model.OrderGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOOrderHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderHavingᚄ(ctx context.Context, v any) ([]*model.OrderHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOOrderLine2ᚕᚖlogisticsᚋentᚐOrderLineᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.OrderLine) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35950,6 +48486,22 @@ func (ec *executionContext) marshalOOrderLine2ᚖlogisticsᚋentᚐOrderLine(ctx
 	return ec._OrderLine(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderLineAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineAggregateField(ctx context.Context, v any) (*model.OrderLineAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderLineAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderLineAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOOrderLineEdge2ᚕᚖlogisticsᚋentᚐOrderLineEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.OrderLineEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35968,6 +48520,99 @@ func (ec *executionContext) marshalOOrderLineEdge2ᚖlogisticsᚋentᚐOrderLine
 		return graphql.Null
 	}
 	return ec._OrderLineEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOrderLineGroup2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroup(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OrderLineGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx context.Context, v any) ([]model.OrderLineGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.OrderLineGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOOrderLineGroupField2ᚕlogisticsᚋgraphᚋmodelᚐOrderLineGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OrderLineGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrderLineGroupField2logisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOOrderLineGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx context.Context, v any) (*model.OrderLineGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderLineGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderLineGroupField2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupField(ctx context.Context, sel ast.SelectionSet, v *model.OrderLineGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOOrderLineGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrderᚄ(ctx context.Context, v any) ([]*model.OrderLineGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderLineGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderLineGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOOrderLineHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineHavingᚄ(ctx context.Context, v any) ([]*model.OrderLineHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderLineHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderLineHaving2ᚖlogisticsᚋgraphᚋmodelᚐOrderLineHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOOrderLineInput2ᚕᚖlogisticsᚋgraphᚋmodelᚐOrderLineInputᚄ(ctx context.Context, v any) ([]*model.OrderLineInput, error) {
@@ -36098,6 +48743,13 @@ func (ec *executionContext) marshalOOrderPriority2ᚖlogisticsᚋentᚋorderᚐP
 	return v
 }
 
+func (ec *executionContext) marshalOOrderRef2ᚖlogisticsᚋgraphᚋmodelᚐOrderRef(ctx context.Context, sel ast.SelectionSet, v *model.OrderRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OrderRef(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOOrderWhereInput2ᚕᚖlogisticsᚋentᚐOrderWhereInputᚄ(ctx context.Context, v any) ([]*ent.OrderWhereInput, error) {
 	if v == nil {
 		return nil, nil
@@ -36130,6 +48782,22 @@ func (ec *executionContext) marshalOPart2ᚖlogisticsᚋentᚐPart(ctx context.C
 	return ec._Part(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPartAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐPartAggregateField(ctx context.Context, v any) (*model.PartAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.PartAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPartAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐPartAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.PartAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOPartEdge2ᚕᚖlogisticsᚋentᚐPartEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.PartEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -36150,6 +48818,99 @@ func (ec *executionContext) marshalOPartEdge2ᚖlogisticsᚋentᚐPartEdge(ctx c
 	return ec._PartEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOPartGroup2ᚖlogisticsᚋgraphᚋmodelᚐPartGroup(ctx context.Context, sel ast.SelectionSet, v *model.PartGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PartGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx context.Context, v any) ([]model.PartGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.PartGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOPartGroupField2ᚕlogisticsᚋgraphᚋmodelᚐPartGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.PartGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPartGroupField2logisticsᚋgraphᚋmodelᚐPartGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOPartGroupField2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupField(ctx context.Context, v any) (*model.PartGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.PartGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPartGroupField2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupField(ctx context.Context, sel ast.SelectionSet, v *model.PartGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOPartGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrderᚄ(ctx context.Context, v any) ([]*model.PartGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PartGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPartGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐPartGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOPartHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐPartHavingᚄ(ctx context.Context, v any) ([]*model.PartHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.PartHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPartHaving2ᚖlogisticsᚋgraphᚋmodelᚐPartHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOPartOrder2ᚕᚖlogisticsᚋentᚐPartOrderᚄ(ctx context.Context, v any) ([]*ent.PartOrder, error) {
 	if v == nil {
 		return nil, nil
@@ -36165,6 +48926,13 @@ func (ec *executionContext) unmarshalOPartOrder2ᚕᚖlogisticsᚋentᚐPartOrde
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOPartRef2ᚖlogisticsᚋgraphᚋmodelᚐPartRef(ctx context.Context, sel ast.SelectionSet, v *model.PartRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PartRef(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOPartUnit2ᚕlogisticsᚋentᚋpartᚐUnitᚄ(ctx context.Context, v any) ([]part.Unit, error) {
@@ -36362,11 +49130,43 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
+func (ec *executionContext) unmarshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx context.Context, v any) (*model.TimeBucket, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TimeBucket)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTimeBucket2ᚖlogisticsᚋgraphᚋmodelᚐTimeBucket(ctx context.Context, sel ast.SelectionSet, v *model.TimeBucket) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOTrackingEntry2ᚖlogisticsᚋentᚐTrackingEntry(ctx context.Context, sel ast.SelectionSet, v *ent.TrackingEntry) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._TrackingEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTrackingEntryAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryAggregateField(ctx context.Context, v any) (*model.TrackingEntryAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TrackingEntryAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTrackingEntryAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOTrackingEntryEdge2ᚕᚖlogisticsᚋentᚐTrackingEntryEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.TrackingEntryEdge) graphql.Marshaler {
@@ -36387,6 +49187,99 @@ func (ec *executionContext) marshalOTrackingEntryEdge2ᚖlogisticsᚋentᚐTrack
 		return graphql.Null
 	}
 	return ec._TrackingEntryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTrackingEntryGroup2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroup(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TrackingEntryGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx context.Context, v any) ([]model.TrackingEntryGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TrackingEntryGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTrackingEntryGroupField2ᚕlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TrackingEntryGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrackingEntryGroupField2logisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOTrackingEntryGroupField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx context.Context, v any) (*model.TrackingEntryGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TrackingEntryGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTrackingEntryGroupField2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupField(ctx context.Context, sel ast.SelectionSet, v *model.TrackingEntryGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOTrackingEntryGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrderᚄ(ctx context.Context, v any) ([]*model.TrackingEntryGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TrackingEntryGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTrackingEntryGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOTrackingEntryHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHavingᚄ(ctx context.Context, v any) ([]*model.TrackingEntryHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TrackingEntryHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTrackingEntryHaving2ᚖlogisticsᚋgraphᚋmodelᚐTrackingEntryHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOTrackingEntryOrder2ᚕᚖlogisticsᚋentᚐTrackingEntryOrderᚄ(ctx context.Context, v any) ([]*ent.TrackingEntryOrder, error) {
@@ -36497,6 +49390,22 @@ func (ec *executionContext) marshalOWorkflow2ᚖlogisticsᚋentᚐWorkflow(ctx c
 	return ec._Workflow(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOWorkflowAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowAggregateField(ctx context.Context, v any) (*model.WorkflowAggregateField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.WorkflowAggregateField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWorkflowAggregateField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowAggregateField(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowAggregateField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOWorkflowEdge2ᚕᚖlogisticsᚋentᚐWorkflowEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.WorkflowEdge) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -36527,6 +49436,99 @@ func (ec *executionContext) marshalOWorkflowEffect2logisticsᚋinternalᚋworkfl
 	return v
 }
 
+func (ec *executionContext) marshalOWorkflowGroup2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroup(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkflowGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx context.Context, v any) ([]model.WorkflowGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.WorkflowGroupField, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWorkflowGroupField2ᚕlogisticsᚋgraphᚋmodelᚐWorkflowGroupFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WorkflowGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkflowGroupField2logisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOWorkflowGroupField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx context.Context, v any) (*model.WorkflowGroupField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.WorkflowGroupField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWorkflowGroupField2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupField(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowGroupField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOWorkflowGroupOrder2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrderᚄ(ctx context.Context, v any) ([]*model.WorkflowGroupOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowGroupOrder, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowGroupOrder2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowGroupOrder(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOWorkflowHaving2ᚕᚖlogisticsᚋgraphᚋmodelᚐWorkflowHavingᚄ(ctx context.Context, v any) ([]*model.WorkflowHaving, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.WorkflowHaving, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWorkflowHaving2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowHaving(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOWorkflowOrder2ᚕᚖlogisticsᚋentᚐWorkflowOrderᚄ(ctx context.Context, v any) ([]*ent.WorkflowOrder, error) {
 	if v == nil {
 		return nil, nil
@@ -36542,6 +49544,13 @@ func (ec *executionContext) unmarshalOWorkflowOrder2ᚕᚖlogisticsᚋentᚐWork
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOWorkflowRef2ᚖlogisticsᚋgraphᚋmodelᚐWorkflowRef(ctx context.Context, sel ast.SelectionSet, v *model.WorkflowRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkflowRef(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWorkflowWhereInput2ᚕᚖlogisticsᚋentᚐWorkflowWhereInputᚄ(ctx context.Context, v any) ([]*ent.WorkflowWhereInput, error) {

@@ -7,11 +7,18 @@ import (
 	"fmt"
 	"io"
 	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/order"
+	"logistics/ent/part"
+	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
 	"strconv"
 	"time"
+
+	"entgo.io/contrib/entgql"
 )
 
 // A console account.
@@ -44,6 +51,230 @@ type CreatedAPIToken struct {
 	Secret string `json:"secret"`
 }
 
+// Smallest or largest values of the fields of events.
+type EventExtremes struct {
+	// The event's number in its environment's log.
+	Sequence *int `json:"sequence,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+// A group of events and its aggregates.
+type EventGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *EventGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Sums (null: no value).
+	Sum *EventNumbers `json:"sum"`
+	// Averages, rounded half up to thousandths (null: no value).
+	Avg *EventNumbers `json:"avg"`
+	// Smallest values (null: no value).
+	Min *EventExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *EventExtremes `json:"max"`
+}
+
+// The keys of a group of events.
+type EventGroupKeys struct {
+	// Event type, e.g. order.created.
+	Type *string `json:"type,omitempty"`
+	// Who made the change.
+	Actor *string `json:"actor,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+// An order of groups of events: by a grouped key, or by an aggregate.
+type EventGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *EventGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *EventAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of events: `{aggregate: COUNT, op: GT, value: 5}`.
+type EventHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *EventAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// Sums or averages of the numbers of events.
+type EventNumbers struct {
+	// The event's number in its environment's log.
+	Sequence *decimal.Decimal `json:"sequence,omitempty"`
+}
+
+// Smallest or largest values of the fields of hubs.
+type HubExtremes struct {
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// A group of hubs and its aggregates.
+type HubGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *HubGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Smallest values (null: no value).
+	Min *HubExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *HubExtremes `json:"max"`
+}
+
+// The keys of a group of hubs.
+type HubGroupKeys struct {
+	// What kind of place it is.
+	Kind *hub.Kind `json:"kind,omitempty"`
+	// address.country.
+	Country *string `json:"country,omitempty"`
+	// address.city.
+	City *string `json:"city,omitempty"`
+	// Whether the hub is in use.
+	Active *bool `json:"active,omitempty"`
+	// The hub's IANA time zone.
+	Timezone *string `json:"timezone,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// An order of groups of hubs: by a grouped key, or by an aggregate.
+type HubGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *HubGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *HubAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of hubs: `{aggregate: COUNT, op: GT, value: 5}`.
+type HubHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *HubAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// The hub a group shares: its id and code.
+type HubRef struct {
+	// The hub's id.
+	ID resourceid.ID `json:"id"`
+	// The hub's code.
+	Code string `json:"code"`
+}
+
+// Smallest or largest values of the fields of items.
+type ItemExtremes struct {
+	// Quantity on hand.
+	Quantity *decimal.Decimal `json:"quantity,omitempty"`
+	// Quantity reserved for orders.
+	ReservedQuantity *decimal.Decimal `json:"reservedQuantity,omitempty"`
+	// quantity - reserved_quantity.
+	AvailableQuantity *decimal.Decimal `json:"availableQuantity,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// Expiry time.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// A group of items and its aggregates.
+type ItemGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *ItemGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Sums (null: no value).
+	Sum *ItemNumbers `json:"sum"`
+	// Averages, rounded half up to thousandths (null: no value).
+	Avg *ItemNumbers `json:"avg"`
+	// Smallest values (null: no value).
+	Min *ItemExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *ItemExtremes `json:"max"`
+}
+
+// The keys of a group of items.
+type ItemGroupKeys struct {
+	// The hub (id and code).
+	Hub *HubRef `json:"hub,omitempty"`
+	// The part (id and sku).
+	Part *PartRef `json:"part,omitempty"`
+	// Stock status.
+	Status *item.Status `json:"status,omitempty"`
+	// Lot number (empty: none).
+	Lot *string `json:"lot,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// Expiry, by bucket (no expiry: null): the bucket's first instant, in the query's time zone.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// An order of groups of items: by a grouped key, or by an aggregate.
+type ItemGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *ItemGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *ItemAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of items: `{aggregate: COUNT, op: GT, value: 5}`.
+type ItemHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *ItemAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// Sums or averages of the numbers of items.
+type ItemNumbers struct {
+	// Quantity on hand.
+	Quantity *decimal.Decimal `json:"quantity,omitempty"`
+	// Quantity reserved for orders.
+	ReservedQuantity *decimal.Decimal `json:"reservedQuantity,omitempty"`
+	// quantity - reserved_quantity.
+	AvailableQuantity *decimal.Decimal `json:"availableQuantity,omitempty"`
+}
+
 // One change of an order.
 type OrderChange struct {
 	// The event's sequence: pass it as after: to resume after this change.
@@ -56,12 +287,306 @@ type OrderChange struct {
 	Order *ent.Order `json:"order,omitempty"`
 }
 
+// Smallest or largest values of the fields of order events.
+type OrderEventExtremes struct {
+	// When it happened.
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+}
+
+// A group of order events and its aggregates.
+type OrderEventGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *OrderEventGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Smallest values (null: no value).
+	Min *OrderEventExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *OrderEventExtremes `json:"max"`
+}
+
+// The keys of a group of order events.
+type OrderEventGroupKeys struct {
+	// The transition's name, e.g. allocate.
+	Transition *string `json:"transition,omitempty"`
+	// The state before.
+	FromState *string `json:"fromState,omitempty"`
+	// The state after.
+	ToState *string `json:"toState,omitempty"`
+	// Who did it (tok_… or usr_…).
+	Actor *string `json:"actor,omitempty"`
+	// The order (id and number).
+	Order *OrderRef `json:"order,omitempty"`
+	// When it happened, by bucket: the bucket's first instant, in the query's time zone.
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+}
+
+// An order of groups of order events: by a grouped key, or by an aggregate.
+type OrderEventGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *OrderEventGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderEventAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of order events: `{aggregate: COUNT, op: GT, value: 5}`.
+type OrderEventHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *OrderEventAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// Smallest or largest values of the fields of orders.
+type OrderExtremes struct {
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// When it is due.
+	DueAt *time.Time `json:"dueAt,omitempty"`
+}
+
+// A group of orders and its aggregates.
+type OrderGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *OrderGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Smallest values (null: no value).
+	Min *OrderExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *OrderExtremes `json:"max"`
+}
+
+// The keys of a group of orders.
+type OrderGroupKeys struct {
+	// A state of the order's workflow.
+	Status *string `json:"status,omitempty"`
+	// The origin hub (id and code).
+	Hub *HubRef `json:"hub,omitempty"`
+	// Priority.
+	Priority *order.Priority `json:"priority,omitempty"`
+	// The workflow version (id, key and version).
+	Workflow *WorkflowRef `json:"workflow,omitempty"`
+	// The customer's reference.
+	CustomerRef *string `json:"customerRef,omitempty"`
+	// ship_to.country.
+	ShipToCountry *string `json:"shipToCountry,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// When it is due, by bucket (none: null): the bucket's first instant, in the query's time zone.
+	DueAt *time.Time `json:"dueAt,omitempty"`
+}
+
+// An order of groups of orders: by a grouped key, or by an aggregate.
+type OrderGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *OrderGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of orders: `{aggregate: COUNT, op: GT, value: 5}`.
+type OrderHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *OrderAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// Smallest or largest values of the fields of order lines.
+type OrderLineExtremes struct {
+	// Ordered quantity.
+	Quantity *decimal.Decimal `json:"quantity,omitempty"`
+	// Reserved quantity.
+	AllocatedQuantity *decimal.Decimal `json:"allocatedQuantity,omitempty"`
+	// Shipped quantity.
+	ShippedQuantity *decimal.Decimal `json:"shippedQuantity,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// A group of order lines and its aggregates.
+type OrderLineGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *OrderLineGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Sums (null: no value).
+	Sum *OrderLineNumbers `json:"sum"`
+	// Averages, rounded half up to thousandths (null: no value).
+	Avg *OrderLineNumbers `json:"avg"`
+	// Smallest values (null: no value).
+	Min *OrderLineExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *OrderLineExtremes `json:"max"`
+}
+
+// The keys of a group of order lines.
+type OrderLineGroupKeys struct {
+	// The order (id and number).
+	Order *OrderRef `json:"order,omitempty"`
+	// The part (id and sku).
+	Part *PartRef `json:"part,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// An order of groups of order lines: by a grouped key, or by an aggregate.
+type OrderLineGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *OrderLineGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *OrderLineAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of order lines: `{aggregate: COUNT, op: GT, value: 5}`.
+type OrderLineHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *OrderLineAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
 // A line of a new order.
 type OrderLineInput struct {
 	// The part ordered (prt_…).
 	PartID resourceid.ID `json:"partID"`
 	// How much, in the part's unit (more than 0, at most 3 decimals).
 	Quantity decimal.Decimal `json:"quantity"`
+}
+
+// Sums or averages of the numbers of order lines.
+type OrderLineNumbers struct {
+	// Ordered quantity.
+	Quantity *decimal.Decimal `json:"quantity,omitempty"`
+	// Reserved quantity.
+	AllocatedQuantity *decimal.Decimal `json:"allocatedQuantity,omitempty"`
+	// Shipped quantity.
+	ShippedQuantity *decimal.Decimal `json:"shippedQuantity,omitempty"`
+}
+
+// The order a group shares: its id and number.
+type OrderRef struct {
+	// The order's id.
+	ID resourceid.ID `json:"id"`
+	// The order's number.
+	Number string `json:"number"`
+}
+
+// Smallest or largest values of the fields of parts.
+type PartExtremes struct {
+	// Weight of one unit in kg.
+	UnitWeightKg *decimal.Decimal `json:"unitWeightKg,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// A group of parts and its aggregates.
+type PartGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *PartGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Sums (null: no value).
+	Sum *PartNumbers `json:"sum"`
+	// Averages, rounded half up to thousandths (null: no value).
+	Avg *PartNumbers `json:"avg"`
+	// Smallest values (null: no value).
+	Min *PartExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *PartExtremes `json:"max"`
+}
+
+// The keys of a group of parts.
+type PartGroupKeys struct {
+	// Unit of measure.
+	Unit *part.Unit `json:"unit,omitempty"`
+	// Whether the part is hazardous.
+	Hazardous *bool `json:"hazardous,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// An order of groups of parts: by a grouped key, or by an aggregate.
+type PartGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *PartGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *PartAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of parts: `{aggregate: COUNT, op: GT, value: 5}`.
+type PartHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *PartAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
+// Sums or averages of the numbers of parts.
+type PartNumbers struct {
+	// Weight of one unit in kg.
+	UnitWeightKg *decimal.Decimal `json:"unitWeightKg,omitempty"`
+}
+
+// The part a group shares: its id and sku.
+type PartRef struct {
+	// The part's id.
+	ID resourceid.ID `json:"id"`
+	// The part's sku.
+	Sku string `json:"sku"`
 }
 
 // One change of an item's stock or attributes.
@@ -91,6 +616,74 @@ type TrackingEntryChange struct {
 	EventID resourceid.ID `json:"eventID"`
 	// The tracking entry as it is now; null once deleted.
 	TrackingEntry *ent.TrackingEntry `json:"trackingEntry,omitempty"`
+}
+
+// Smallest or largest values of the fields of tracking entries.
+type TrackingEntryExtremes struct {
+	// When it happened.
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// A group of tracking entries and its aggregates.
+type TrackingEntryGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *TrackingEntryGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Smallest values (null: no value).
+	Min *TrackingEntryExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *TrackingEntryExtremes `json:"max"`
+}
+
+// The keys of a group of tracking entries.
+type TrackingEntryGroupKeys struct {
+	// Shipment status.
+	Status *trackingentry.Status `json:"status,omitempty"`
+	// Carrier name.
+	Carrier *string `json:"carrier,omitempty"`
+	// The hub (id and code; none: null).
+	Hub *HubRef `json:"hub,omitempty"`
+	// The order (id and number).
+	Order *OrderRef `json:"order,omitempty"`
+	// Where it happened.
+	Location *string `json:"location,omitempty"`
+	// When it happened, by bucket: the bucket's first instant, in the query's time zone.
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// An order of groups of tracking entries: by a grouped key, or by an aggregate.
+type TrackingEntryGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *TrackingEntryGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *TrackingEntryAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of tracking entries: `{aggregate: COUNT, op: GT, value: 5}`.
+type TrackingEntryHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *TrackingEntryAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
 }
 
 // Who is calling and which environment answers.
@@ -133,6 +726,72 @@ type WebhookEndpointWithSecret struct {
 	Secret string `json:"secret"`
 }
 
+// Smallest or largest values of the fields of workflows.
+type WorkflowExtremes struct {
+	// Version number.
+	Version *int `json:"version,omitempty"`
+	// When it was created.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// A group of workflows and its aggregates.
+type WorkflowGroup struct {
+	// The values the group's rows share (null: not grouped by, or no value).
+	Keys *WorkflowGroupKeys `json:"keys"`
+	// Rows in the group.
+	Count int `json:"count"`
+	// Sums (null: no value).
+	Sum *WorkflowNumbers `json:"sum"`
+	// Averages, rounded half up to thousandths (null: no value).
+	Avg *WorkflowNumbers `json:"avg"`
+	// Smallest values (null: no value).
+	Min *WorkflowExtremes `json:"min"`
+	// Largest values (null: no value).
+	Max *WorkflowExtremes `json:"max"`
+}
+
+// The keys of a group of workflows.
+type WorkflowGroupKeys struct {
+	// The workflow's key, shared by its versions.
+	Key *string `json:"key,omitempty"`
+	// Built-in or custom.
+	BuiltIn *bool `json:"builtIn,omitempty"`
+	// The newest version of its key.
+	Latest *bool `json:"latest,omitempty"`
+	// When it was created, by bucket: the bucket's first instant, in the query's time zone.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When it last changed, by bucket: the bucket's first instant, in the query's time zone.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// An order of groups of workflows: by a grouped key, or by an aggregate.
+type WorkflowGroupOrder struct {
+	// A key the groups are grouped by.
+	Key *WorkflowGroupField `json:"key,omitempty"`
+	// An aggregate (with a field, but for COUNT).
+	Aggregate *AggregateFunction `json:"aggregate,omitempty"`
+	// The aggregate's field.
+	Field *WorkflowAggregateField `json:"field,omitempty"`
+	// Ascending (the default) or descending; nulls last either way.
+	Direction entgql.OrderDirection `json:"direction"`
+}
+
+// A condition on an aggregate of a group of workflows: `{aggregate: COUNT, op: GT, value: 5}`.
+type WorkflowHaving struct {
+	// The aggregate compared.
+	Aggregate AggregateFunction `json:"aggregate"`
+	// The field (none for COUNT).
+	Field *WorkflowAggregateField `json:"field,omitempty"`
+	// The comparison.
+	Op ComparisonOperator `json:"op"`
+	// A number: for COUNT, SUM, AVG, and MIN or MAX of a number.
+	Value *decimal.Decimal `json:"value,omitempty"`
+	// A time: for MIN or MAX of a time.
+	Time *time.Time `json:"time,omitempty"`
+}
+
 // A new workflow, or a new version of an existing key.
 type WorkflowInput struct {
 	// Lower-case letters, digits and _; an existing key gets a new version.
@@ -145,6 +804,1274 @@ type WorkflowInput struct {
 	InitialState string `json:"initialState"`
 	// The transitions; a state without a way out is final.
 	Transitions []*workflowdef.Transition `json:"transitions"`
+}
+
+// Sums or averages of the numbers of workflows.
+type WorkflowNumbers struct {
+	// Version number.
+	Version *decimal.Decimal `json:"version,omitempty"`
+}
+
+// The workflow a group shares: its id and key and version.
+type WorkflowRef struct {
+	// The workflow's id.
+	ID resourceid.ID `json:"id"`
+	// The workflow's key.
+	Key string `json:"key"`
+	// The workflow's version.
+	Version int `json:"version"`
+}
+
+// An aggregate function: COUNT counts rows, the others apply to a field.
+type AggregateFunction string
+
+const (
+	// Rows in the group (no field).
+	AggregateFunctionCount AggregateFunction = "COUNT"
+	// Sum of a number field; exact for decimals.
+	AggregateFunctionSum AggregateFunction = "SUM"
+	// Average of a number field: the exact sum over the count, rounded half up to thousandths.
+	AggregateFunctionAvg AggregateFunction = "AVG"
+	// Smallest value of a field.
+	AggregateFunctionMin AggregateFunction = "MIN"
+	// Largest value of a field.
+	AggregateFunctionMax AggregateFunction = "MAX"
+)
+
+var AllAggregateFunction = []AggregateFunction{
+	AggregateFunctionCount,
+	AggregateFunctionSum,
+	AggregateFunctionAvg,
+	AggregateFunctionMin,
+	AggregateFunctionMax,
+}
+
+func (e AggregateFunction) IsValid() bool {
+	switch e {
+	case AggregateFunctionCount, AggregateFunctionSum, AggregateFunctionAvg, AggregateFunctionMin, AggregateFunctionMax:
+		return true
+	}
+	return false
+}
+
+func (e AggregateFunction) String() string {
+	return string(e)
+}
+
+func (e *AggregateFunction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AggregateFunction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AggregateFunction", str)
+	}
+	return nil
+}
+
+func (e AggregateFunction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AggregateFunction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AggregateFunction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A comparison in a condition on an aggregate.
+type ComparisonOperator string
+
+const (
+	// Equal.
+	ComparisonOperatorEq ComparisonOperator = "EQ"
+	// Not equal.
+	ComparisonOperatorNeq ComparisonOperator = "NEQ"
+	// Less than.
+	ComparisonOperatorLt ComparisonOperator = "LT"
+	// Less than or equal.
+	ComparisonOperatorLte ComparisonOperator = "LTE"
+	// Greater than.
+	ComparisonOperatorGt ComparisonOperator = "GT"
+	// Greater than or equal.
+	ComparisonOperatorGte ComparisonOperator = "GTE"
+)
+
+var AllComparisonOperator = []ComparisonOperator{
+	ComparisonOperatorEq,
+	ComparisonOperatorNeq,
+	ComparisonOperatorLt,
+	ComparisonOperatorLte,
+	ComparisonOperatorGt,
+	ComparisonOperatorGte,
+}
+
+func (e ComparisonOperator) IsValid() bool {
+	switch e {
+	case ComparisonOperatorEq, ComparisonOperatorNeq, ComparisonOperatorLt, ComparisonOperatorLte, ComparisonOperatorGt, ComparisonOperatorGte:
+		return true
+	}
+	return false
+}
+
+func (e ComparisonOperator) String() string {
+	return string(e)
+}
+
+func (e *ComparisonOperator) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ComparisonOperator(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ComparisonOperator", str)
+	}
+	return nil
+}
+
+func (e ComparisonOperator) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ComparisonOperator) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ComparisonOperator) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of events that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type EventAggregateField string
+
+const (
+	// The event's number in its environment's log.
+	EventAggregateFieldSequence EventAggregateField = "SEQUENCE"
+	// When it was created.
+	EventAggregateFieldCreatedAt EventAggregateField = "CREATED_AT"
+)
+
+var AllEventAggregateField = []EventAggregateField{
+	EventAggregateFieldSequence,
+	EventAggregateFieldCreatedAt,
+}
+
+func (e EventAggregateField) IsValid() bool {
+	switch e {
+	case EventAggregateFieldSequence, EventAggregateFieldCreatedAt:
+		return true
+	}
+	return false
+}
+
+func (e EventAggregateField) String() string {
+	return string(e)
+}
+
+func (e *EventAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EventAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EventAggregateField", str)
+	}
+	return nil
+}
+
+func (e EventAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EventAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EventAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What events can be grouped by.
+type EventGroupField string
+
+const (
+	// Event type, e.g. order.created.
+	EventGroupFieldType EventGroupField = "TYPE"
+	// Who made the change.
+	EventGroupFieldActor EventGroupField = "ACTOR"
+	// When it was created, by bucket.
+	EventGroupFieldCreatedAt EventGroupField = "CREATED_AT"
+)
+
+var AllEventGroupField = []EventGroupField{
+	EventGroupFieldType,
+	EventGroupFieldActor,
+	EventGroupFieldCreatedAt,
+}
+
+func (e EventGroupField) IsValid() bool {
+	switch e {
+	case EventGroupFieldType, EventGroupFieldActor, EventGroupFieldCreatedAt:
+		return true
+	}
+	return false
+}
+
+func (e EventGroupField) String() string {
+	return string(e)
+}
+
+func (e *EventGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EventGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EventGroupField", str)
+	}
+	return nil
+}
+
+func (e EventGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EventGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EventGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of hubs that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type HubAggregateField string
+
+const (
+	// When it was created.
+	HubAggregateFieldCreatedAt HubAggregateField = "CREATED_AT"
+	// When it last changed.
+	HubAggregateFieldUpdatedAt HubAggregateField = "UPDATED_AT"
+)
+
+var AllHubAggregateField = []HubAggregateField{
+	HubAggregateFieldCreatedAt,
+	HubAggregateFieldUpdatedAt,
+}
+
+func (e HubAggregateField) IsValid() bool {
+	switch e {
+	case HubAggregateFieldCreatedAt, HubAggregateFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e HubAggregateField) String() string {
+	return string(e)
+}
+
+func (e *HubAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = HubAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid HubAggregateField", str)
+	}
+	return nil
+}
+
+func (e HubAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *HubAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e HubAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What hubs can be grouped by.
+type HubGroupField string
+
+const (
+	// What kind of place it is.
+	HubGroupFieldKind HubGroupField = "KIND"
+	// address.country.
+	HubGroupFieldCountry HubGroupField = "COUNTRY"
+	// address.city.
+	HubGroupFieldCity HubGroupField = "CITY"
+	// Whether the hub is in use.
+	HubGroupFieldActive HubGroupField = "ACTIVE"
+	// The hub's IANA time zone.
+	HubGroupFieldTimezone HubGroupField = "TIMEZONE"
+	// When it was created, by bucket.
+	HubGroupFieldCreatedAt HubGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	HubGroupFieldUpdatedAt HubGroupField = "UPDATED_AT"
+)
+
+var AllHubGroupField = []HubGroupField{
+	HubGroupFieldKind,
+	HubGroupFieldCountry,
+	HubGroupFieldCity,
+	HubGroupFieldActive,
+	HubGroupFieldTimezone,
+	HubGroupFieldCreatedAt,
+	HubGroupFieldUpdatedAt,
+}
+
+func (e HubGroupField) IsValid() bool {
+	switch e {
+	case HubGroupFieldKind, HubGroupFieldCountry, HubGroupFieldCity, HubGroupFieldActive, HubGroupFieldTimezone, HubGroupFieldCreatedAt, HubGroupFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e HubGroupField) String() string {
+	return string(e)
+}
+
+func (e *HubGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = HubGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid HubGroupField", str)
+	}
+	return nil
+}
+
+func (e HubGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *HubGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e HubGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of items that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type ItemAggregateField string
+
+const (
+	// Quantity on hand.
+	ItemAggregateFieldQuantity ItemAggregateField = "QUANTITY"
+	// Quantity reserved for orders.
+	ItemAggregateFieldReservedQuantity ItemAggregateField = "RESERVED_QUANTITY"
+	// quantity - reserved_quantity.
+	ItemAggregateFieldAvailableQuantity ItemAggregateField = "AVAILABLE_QUANTITY"
+	// When it was created.
+	ItemAggregateFieldCreatedAt ItemAggregateField = "CREATED_AT"
+	// When it last changed.
+	ItemAggregateFieldUpdatedAt ItemAggregateField = "UPDATED_AT"
+	// Expiry time.
+	ItemAggregateFieldExpiresAt ItemAggregateField = "EXPIRES_AT"
+)
+
+var AllItemAggregateField = []ItemAggregateField{
+	ItemAggregateFieldQuantity,
+	ItemAggregateFieldReservedQuantity,
+	ItemAggregateFieldAvailableQuantity,
+	ItemAggregateFieldCreatedAt,
+	ItemAggregateFieldUpdatedAt,
+	ItemAggregateFieldExpiresAt,
+}
+
+func (e ItemAggregateField) IsValid() bool {
+	switch e {
+	case ItemAggregateFieldQuantity, ItemAggregateFieldReservedQuantity, ItemAggregateFieldAvailableQuantity, ItemAggregateFieldCreatedAt, ItemAggregateFieldUpdatedAt, ItemAggregateFieldExpiresAt:
+		return true
+	}
+	return false
+}
+
+func (e ItemAggregateField) String() string {
+	return string(e)
+}
+
+func (e *ItemAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ItemAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ItemAggregateField", str)
+	}
+	return nil
+}
+
+func (e ItemAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ItemAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ItemAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What items can be grouped by.
+type ItemGroupField string
+
+const (
+	// The hub (id and code).
+	ItemGroupFieldHub ItemGroupField = "HUB"
+	// The part (id and sku).
+	ItemGroupFieldPart ItemGroupField = "PART"
+	// Stock status.
+	ItemGroupFieldStatus ItemGroupField = "STATUS"
+	// Lot number (empty: none).
+	ItemGroupFieldLot ItemGroupField = "LOT"
+	// When it was created, by bucket.
+	ItemGroupFieldCreatedAt ItemGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	ItemGroupFieldUpdatedAt ItemGroupField = "UPDATED_AT"
+	// Expiry, by bucket (no expiry: null).
+	ItemGroupFieldExpiresAt ItemGroupField = "EXPIRES_AT"
+)
+
+var AllItemGroupField = []ItemGroupField{
+	ItemGroupFieldHub,
+	ItemGroupFieldPart,
+	ItemGroupFieldStatus,
+	ItemGroupFieldLot,
+	ItemGroupFieldCreatedAt,
+	ItemGroupFieldUpdatedAt,
+	ItemGroupFieldExpiresAt,
+}
+
+func (e ItemGroupField) IsValid() bool {
+	switch e {
+	case ItemGroupFieldHub, ItemGroupFieldPart, ItemGroupFieldStatus, ItemGroupFieldLot, ItemGroupFieldCreatedAt, ItemGroupFieldUpdatedAt, ItemGroupFieldExpiresAt:
+		return true
+	}
+	return false
+}
+
+func (e ItemGroupField) String() string {
+	return string(e)
+}
+
+func (e *ItemGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ItemGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ItemGroupField", str)
+	}
+	return nil
+}
+
+func (e ItemGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ItemGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ItemGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of orders that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type OrderAggregateField string
+
+const (
+	// When it was created.
+	OrderAggregateFieldCreatedAt OrderAggregateField = "CREATED_AT"
+	// When it last changed.
+	OrderAggregateFieldUpdatedAt OrderAggregateField = "UPDATED_AT"
+	// When it is due.
+	OrderAggregateFieldDueAt OrderAggregateField = "DUE_AT"
+)
+
+var AllOrderAggregateField = []OrderAggregateField{
+	OrderAggregateFieldCreatedAt,
+	OrderAggregateFieldUpdatedAt,
+	OrderAggregateFieldDueAt,
+}
+
+func (e OrderAggregateField) IsValid() bool {
+	switch e {
+	case OrderAggregateFieldCreatedAt, OrderAggregateFieldUpdatedAt, OrderAggregateFieldDueAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderAggregateField) String() string {
+	return string(e)
+}
+
+func (e *OrderAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderAggregateField", str)
+	}
+	return nil
+}
+
+func (e OrderAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of order events that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type OrderEventAggregateField string
+
+const (
+	// When it happened.
+	OrderEventAggregateFieldOccurredAt OrderEventAggregateField = "OCCURRED_AT"
+)
+
+var AllOrderEventAggregateField = []OrderEventAggregateField{
+	OrderEventAggregateFieldOccurredAt,
+}
+
+func (e OrderEventAggregateField) IsValid() bool {
+	switch e {
+	case OrderEventAggregateFieldOccurredAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderEventAggregateField) String() string {
+	return string(e)
+}
+
+func (e *OrderEventAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderEventAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderEventAggregateField", str)
+	}
+	return nil
+}
+
+func (e OrderEventAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderEventAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderEventAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What order events can be grouped by.
+type OrderEventGroupField string
+
+const (
+	// The transition's name, e.g. allocate.
+	OrderEventGroupFieldTransition OrderEventGroupField = "TRANSITION"
+	// The state before.
+	OrderEventGroupFieldFromState OrderEventGroupField = "FROM_STATE"
+	// The state after.
+	OrderEventGroupFieldToState OrderEventGroupField = "TO_STATE"
+	// Who did it (tok_… or usr_…).
+	OrderEventGroupFieldActor OrderEventGroupField = "ACTOR"
+	// The order (id and number).
+	OrderEventGroupFieldOrder OrderEventGroupField = "ORDER"
+	// When it happened, by bucket.
+	OrderEventGroupFieldOccurredAt OrderEventGroupField = "OCCURRED_AT"
+)
+
+var AllOrderEventGroupField = []OrderEventGroupField{
+	OrderEventGroupFieldTransition,
+	OrderEventGroupFieldFromState,
+	OrderEventGroupFieldToState,
+	OrderEventGroupFieldActor,
+	OrderEventGroupFieldOrder,
+	OrderEventGroupFieldOccurredAt,
+}
+
+func (e OrderEventGroupField) IsValid() bool {
+	switch e {
+	case OrderEventGroupFieldTransition, OrderEventGroupFieldFromState, OrderEventGroupFieldToState, OrderEventGroupFieldActor, OrderEventGroupFieldOrder, OrderEventGroupFieldOccurredAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderEventGroupField) String() string {
+	return string(e)
+}
+
+func (e *OrderEventGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderEventGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderEventGroupField", str)
+	}
+	return nil
+}
+
+func (e OrderEventGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderEventGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderEventGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What orders can be grouped by.
+type OrderGroupField string
+
+const (
+	// A state of the order's workflow.
+	OrderGroupFieldStatus OrderGroupField = "STATUS"
+	// The origin hub (id and code).
+	OrderGroupFieldHub OrderGroupField = "HUB"
+	// Priority.
+	OrderGroupFieldPriority OrderGroupField = "PRIORITY"
+	// The workflow version (id, key and version).
+	OrderGroupFieldWorkflow OrderGroupField = "WORKFLOW"
+	// The customer's reference.
+	OrderGroupFieldCustomerRef OrderGroupField = "CUSTOMER_REF"
+	// ship_to.country.
+	OrderGroupFieldShipToCountry OrderGroupField = "SHIP_TO_COUNTRY"
+	// When it was created, by bucket.
+	OrderGroupFieldCreatedAt OrderGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	OrderGroupFieldUpdatedAt OrderGroupField = "UPDATED_AT"
+	// When it is due, by bucket (none: null).
+	OrderGroupFieldDueAt OrderGroupField = "DUE_AT"
+)
+
+var AllOrderGroupField = []OrderGroupField{
+	OrderGroupFieldStatus,
+	OrderGroupFieldHub,
+	OrderGroupFieldPriority,
+	OrderGroupFieldWorkflow,
+	OrderGroupFieldCustomerRef,
+	OrderGroupFieldShipToCountry,
+	OrderGroupFieldCreatedAt,
+	OrderGroupFieldUpdatedAt,
+	OrderGroupFieldDueAt,
+}
+
+func (e OrderGroupField) IsValid() bool {
+	switch e {
+	case OrderGroupFieldStatus, OrderGroupFieldHub, OrderGroupFieldPriority, OrderGroupFieldWorkflow, OrderGroupFieldCustomerRef, OrderGroupFieldShipToCountry, OrderGroupFieldCreatedAt, OrderGroupFieldUpdatedAt, OrderGroupFieldDueAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderGroupField) String() string {
+	return string(e)
+}
+
+func (e *OrderGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderGroupField", str)
+	}
+	return nil
+}
+
+func (e OrderGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of order lines that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type OrderLineAggregateField string
+
+const (
+	// Ordered quantity.
+	OrderLineAggregateFieldQuantity OrderLineAggregateField = "QUANTITY"
+	// Reserved quantity.
+	OrderLineAggregateFieldAllocatedQuantity OrderLineAggregateField = "ALLOCATED_QUANTITY"
+	// Shipped quantity.
+	OrderLineAggregateFieldShippedQuantity OrderLineAggregateField = "SHIPPED_QUANTITY"
+	// When it was created.
+	OrderLineAggregateFieldCreatedAt OrderLineAggregateField = "CREATED_AT"
+	// When it last changed.
+	OrderLineAggregateFieldUpdatedAt OrderLineAggregateField = "UPDATED_AT"
+)
+
+var AllOrderLineAggregateField = []OrderLineAggregateField{
+	OrderLineAggregateFieldQuantity,
+	OrderLineAggregateFieldAllocatedQuantity,
+	OrderLineAggregateFieldShippedQuantity,
+	OrderLineAggregateFieldCreatedAt,
+	OrderLineAggregateFieldUpdatedAt,
+}
+
+func (e OrderLineAggregateField) IsValid() bool {
+	switch e {
+	case OrderLineAggregateFieldQuantity, OrderLineAggregateFieldAllocatedQuantity, OrderLineAggregateFieldShippedQuantity, OrderLineAggregateFieldCreatedAt, OrderLineAggregateFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderLineAggregateField) String() string {
+	return string(e)
+}
+
+func (e *OrderLineAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderLineAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderLineAggregateField", str)
+	}
+	return nil
+}
+
+func (e OrderLineAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderLineAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderLineAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What order lines can be grouped by.
+type OrderLineGroupField string
+
+const (
+	// The order (id and number).
+	OrderLineGroupFieldOrder OrderLineGroupField = "ORDER"
+	// The part (id and sku).
+	OrderLineGroupFieldPart OrderLineGroupField = "PART"
+	// When it was created, by bucket.
+	OrderLineGroupFieldCreatedAt OrderLineGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	OrderLineGroupFieldUpdatedAt OrderLineGroupField = "UPDATED_AT"
+)
+
+var AllOrderLineGroupField = []OrderLineGroupField{
+	OrderLineGroupFieldOrder,
+	OrderLineGroupFieldPart,
+	OrderLineGroupFieldCreatedAt,
+	OrderLineGroupFieldUpdatedAt,
+}
+
+func (e OrderLineGroupField) IsValid() bool {
+	switch e {
+	case OrderLineGroupFieldOrder, OrderLineGroupFieldPart, OrderLineGroupFieldCreatedAt, OrderLineGroupFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e OrderLineGroupField) String() string {
+	return string(e)
+}
+
+func (e *OrderLineGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderLineGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderLineGroupField", str)
+	}
+	return nil
+}
+
+func (e OrderLineGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderLineGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderLineGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of parts that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type PartAggregateField string
+
+const (
+	// Weight of one unit in kg.
+	PartAggregateFieldUnitWeightKg PartAggregateField = "UNIT_WEIGHT_KG"
+	// When it was created.
+	PartAggregateFieldCreatedAt PartAggregateField = "CREATED_AT"
+	// When it last changed.
+	PartAggregateFieldUpdatedAt PartAggregateField = "UPDATED_AT"
+)
+
+var AllPartAggregateField = []PartAggregateField{
+	PartAggregateFieldUnitWeightKg,
+	PartAggregateFieldCreatedAt,
+	PartAggregateFieldUpdatedAt,
+}
+
+func (e PartAggregateField) IsValid() bool {
+	switch e {
+	case PartAggregateFieldUnitWeightKg, PartAggregateFieldCreatedAt, PartAggregateFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e PartAggregateField) String() string {
+	return string(e)
+}
+
+func (e *PartAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PartAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PartAggregateField", str)
+	}
+	return nil
+}
+
+func (e PartAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PartAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PartAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What parts can be grouped by.
+type PartGroupField string
+
+const (
+	// Unit of measure.
+	PartGroupFieldUnit PartGroupField = "UNIT"
+	// Whether the part is hazardous.
+	PartGroupFieldHazardous PartGroupField = "HAZARDOUS"
+	// When it was created, by bucket.
+	PartGroupFieldCreatedAt PartGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	PartGroupFieldUpdatedAt PartGroupField = "UPDATED_AT"
+)
+
+var AllPartGroupField = []PartGroupField{
+	PartGroupFieldUnit,
+	PartGroupFieldHazardous,
+	PartGroupFieldCreatedAt,
+	PartGroupFieldUpdatedAt,
+}
+
+func (e PartGroupField) IsValid() bool {
+	switch e {
+	case PartGroupFieldUnit, PartGroupFieldHazardous, PartGroupFieldCreatedAt, PartGroupFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e PartGroupField) String() string {
+	return string(e)
+}
+
+func (e *PartGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PartGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PartGroupField", str)
+	}
+	return nil
+}
+
+func (e PartGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PartGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PartGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The width of a time bucket; a week starts on Monday. Buckets follow the local calendar of the query's time zone across daylight-saving changes.
+type TimeBucket string
+
+const (
+	// An hour of elapsed time starting on a whole local hour (the repeated autumn hour is two buckets).
+	TimeBucketHour TimeBucket = "HOUR"
+	// A local calendar day (23 or 25 hours across a daylight-saving change).
+	TimeBucketDay TimeBucket = "DAY"
+	// A local calendar week, from Monday.
+	TimeBucketWeek TimeBucket = "WEEK"
+	// A local calendar month.
+	TimeBucketMonth TimeBucket = "MONTH"
+)
+
+var AllTimeBucket = []TimeBucket{
+	TimeBucketHour,
+	TimeBucketDay,
+	TimeBucketWeek,
+	TimeBucketMonth,
+}
+
+func (e TimeBucket) IsValid() bool {
+	switch e {
+	case TimeBucketHour, TimeBucketDay, TimeBucketWeek, TimeBucketMonth:
+		return true
+	}
+	return false
+}
+
+func (e TimeBucket) String() string {
+	return string(e)
+}
+
+func (e *TimeBucket) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TimeBucket(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TimeBucket", str)
+	}
+	return nil
+}
+
+func (e TimeBucket) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TimeBucket) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TimeBucket) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of tracking entries that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type TrackingEntryAggregateField string
+
+const (
+	// When it happened.
+	TrackingEntryAggregateFieldOccurredAt TrackingEntryAggregateField = "OCCURRED_AT"
+	// When it was created.
+	TrackingEntryAggregateFieldCreatedAt TrackingEntryAggregateField = "CREATED_AT"
+	// When it last changed.
+	TrackingEntryAggregateFieldUpdatedAt TrackingEntryAggregateField = "UPDATED_AT"
+)
+
+var AllTrackingEntryAggregateField = []TrackingEntryAggregateField{
+	TrackingEntryAggregateFieldOccurredAt,
+	TrackingEntryAggregateFieldCreatedAt,
+	TrackingEntryAggregateFieldUpdatedAt,
+}
+
+func (e TrackingEntryAggregateField) IsValid() bool {
+	switch e {
+	case TrackingEntryAggregateFieldOccurredAt, TrackingEntryAggregateFieldCreatedAt, TrackingEntryAggregateFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e TrackingEntryAggregateField) String() string {
+	return string(e)
+}
+
+func (e *TrackingEntryAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TrackingEntryAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TrackingEntryAggregateField", str)
+	}
+	return nil
+}
+
+func (e TrackingEntryAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TrackingEntryAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TrackingEntryAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What tracking entries can be grouped by.
+type TrackingEntryGroupField string
+
+const (
+	// Shipment status.
+	TrackingEntryGroupFieldStatus TrackingEntryGroupField = "STATUS"
+	// Carrier name.
+	TrackingEntryGroupFieldCarrier TrackingEntryGroupField = "CARRIER"
+	// The hub (id and code; none: null).
+	TrackingEntryGroupFieldHub TrackingEntryGroupField = "HUB"
+	// The order (id and number).
+	TrackingEntryGroupFieldOrder TrackingEntryGroupField = "ORDER"
+	// Where it happened.
+	TrackingEntryGroupFieldLocation TrackingEntryGroupField = "LOCATION"
+	// When it happened, by bucket.
+	TrackingEntryGroupFieldOccurredAt TrackingEntryGroupField = "OCCURRED_AT"
+	// When it was created, by bucket.
+	TrackingEntryGroupFieldCreatedAt TrackingEntryGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	TrackingEntryGroupFieldUpdatedAt TrackingEntryGroupField = "UPDATED_AT"
+)
+
+var AllTrackingEntryGroupField = []TrackingEntryGroupField{
+	TrackingEntryGroupFieldStatus,
+	TrackingEntryGroupFieldCarrier,
+	TrackingEntryGroupFieldHub,
+	TrackingEntryGroupFieldOrder,
+	TrackingEntryGroupFieldLocation,
+	TrackingEntryGroupFieldOccurredAt,
+	TrackingEntryGroupFieldCreatedAt,
+	TrackingEntryGroupFieldUpdatedAt,
+}
+
+func (e TrackingEntryGroupField) IsValid() bool {
+	switch e {
+	case TrackingEntryGroupFieldStatus, TrackingEntryGroupFieldCarrier, TrackingEntryGroupFieldHub, TrackingEntryGroupFieldOrder, TrackingEntryGroupFieldLocation, TrackingEntryGroupFieldOccurredAt, TrackingEntryGroupFieldCreatedAt, TrackingEntryGroupFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e TrackingEntryGroupField) String() string {
+	return string(e)
+}
+
+func (e *TrackingEntryGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TrackingEntryGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TrackingEntryGroupField", str)
+	}
+	return nil
+}
+
+func (e TrackingEntryGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TrackingEntryGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TrackingEntryGroupField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // How the caller of a request authenticated.
@@ -200,6 +2127,134 @@ func (e *ViewerKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e ViewerKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The fields of workflows that aggregates apply to: SUM, AVG, MIN and MAX to numbers, MIN and MAX to times.
+type WorkflowAggregateField string
+
+const (
+	// Version number.
+	WorkflowAggregateFieldVersion WorkflowAggregateField = "VERSION"
+	// When it was created.
+	WorkflowAggregateFieldCreatedAt WorkflowAggregateField = "CREATED_AT"
+	// When it last changed.
+	WorkflowAggregateFieldUpdatedAt WorkflowAggregateField = "UPDATED_AT"
+)
+
+var AllWorkflowAggregateField = []WorkflowAggregateField{
+	WorkflowAggregateFieldVersion,
+	WorkflowAggregateFieldCreatedAt,
+	WorkflowAggregateFieldUpdatedAt,
+}
+
+func (e WorkflowAggregateField) IsValid() bool {
+	switch e {
+	case WorkflowAggregateFieldVersion, WorkflowAggregateFieldCreatedAt, WorkflowAggregateFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e WorkflowAggregateField) String() string {
+	return string(e)
+}
+
+func (e *WorkflowAggregateField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WorkflowAggregateField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WorkflowAggregateField", str)
+	}
+	return nil
+}
+
+func (e WorkflowAggregateField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WorkflowAggregateField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WorkflowAggregateField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What workflows can be grouped by.
+type WorkflowGroupField string
+
+const (
+	// The workflow's key, shared by its versions.
+	WorkflowGroupFieldKey WorkflowGroupField = "KEY"
+	// Built-in or custom.
+	WorkflowGroupFieldBuiltIn WorkflowGroupField = "BUILT_IN"
+	// The newest version of its key.
+	WorkflowGroupFieldLatest WorkflowGroupField = "LATEST"
+	// When it was created, by bucket.
+	WorkflowGroupFieldCreatedAt WorkflowGroupField = "CREATED_AT"
+	// When it last changed, by bucket.
+	WorkflowGroupFieldUpdatedAt WorkflowGroupField = "UPDATED_AT"
+)
+
+var AllWorkflowGroupField = []WorkflowGroupField{
+	WorkflowGroupFieldKey,
+	WorkflowGroupFieldBuiltIn,
+	WorkflowGroupFieldLatest,
+	WorkflowGroupFieldCreatedAt,
+	WorkflowGroupFieldUpdatedAt,
+}
+
+func (e WorkflowGroupField) IsValid() bool {
+	switch e {
+	case WorkflowGroupFieldKey, WorkflowGroupFieldBuiltIn, WorkflowGroupFieldLatest, WorkflowGroupFieldCreatedAt, WorkflowGroupFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e WorkflowGroupField) String() string {
+	return string(e)
+}
+
+func (e *WorkflowGroupField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WorkflowGroupField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WorkflowGroupField", str)
+	}
+	return nil
+}
+
+func (e WorkflowGroupField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WorkflowGroupField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WorkflowGroupField) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

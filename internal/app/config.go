@@ -75,7 +75,7 @@ func Defaults() Config {
 		ReadTimeout:    15 * time.Second,
 		WriteTimeout:   60 * time.Second,
 		MaxDepth:       12,
-		MaxComplexity:  50_000,
+		MaxComplexity:  60_000,
 		MaxFields:      500,
 		MaxListLength:  100,
 		MaxRespBytes:   16 << 20,

@@ -73,7 +73,8 @@ func EventScopes() []string {
 }
 
 // TypeScopes returns the scopes needed to read a GraphQL object of the named
-// type ("Hub", "HubConnection", "HubEdge"), and whether the type is guarded.
+// type ("Hub", "HubConnection", "HubEdge", "HubGroup"), and whether the type
+// is guarded.
 // Domain events (Event) describe every resource, so reading them needs every
 // read scope.
 func TypeScopes(typeName string) ([]string, bool) {
@@ -101,8 +102,10 @@ var (
 
 func buildTypeScopes() {
 	typeScopes = map[string][]string{}
+	// <T>Group: a group of the aggregates of T (internal/aggregate) shows
+	// what T's rows hold, so it needs what reading T needs.
 	add := func(base string, scopes []string) {
-		for _, suffix := range []string{"", "Connection", "Edge"} {
+		for _, suffix := range []string{"", "Connection", "Edge", "Group"} {
 			typeScopes[base+suffix] = scopes
 		}
 	}

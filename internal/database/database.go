@@ -104,6 +104,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	}
 	client := ent.NewClient(ent.Driver(drv))
 	client.Use(fieldcheck.Hook()) // every invalid field at once, before ent's first-error check
+	client.Use(utcTimes)          // times stored in UTC: SQLite compares them as text
 	return &DB{Client: client, SQL: db, Dialect: dia, Source: source}, nil
 }
 

@@ -36,7 +36,9 @@ import (
 //     a relation needs read scope on the related type).
 //
 // It declines — and gqlgen executes the field from the start — on anything
-// it does not do: interfaces and unions, directives on fields, @defer,
+// it does not do: interfaces and unions, directives on fields (also those
+// without a runtime effect: @aggregate marks the aggregates, which the
+// aggregation core answers and gqlgen alone executes), @defer,
 // nested lists of objects, any error, any null where the schema forbids one,
 // a list of objects outside a connection longer than FastPath.MaxList (graph's
 // cost model fails it). It counts the fields it resolves as graph's cost
@@ -137,7 +139,6 @@ func buildFastModel(data *codegen.Data) *fastModel {
 		}
 	}
 	m := &fastModel{}
-	types := map[string]*config.TypeReference{}
 	for _, o := range data.Objects {
 		root := o.Definition == data.Schema.Query
 		if !root && !eligible[o.Name] {
@@ -150,7 +151,6 @@ func buildFastModel(data *codegen.Data) *fastModel {
 				continue // the generated switch declines it
 			}
 			if ff.Object {
-				addType(types, f.TypeReference)
 				ff.Capped = !root && f.TypeReference.IsSlice() && !strings.HasSuffix(o.Name, "Connection")
 			}
 			fo.Fields = append(fo.Fields, ff)
@@ -161,6 +161,15 @@ func buildFastModel(data *codegen.Data) *fastModel {
 			m.Objects = append(m.Objects, fo)
 		}
 	}
+	m.prune()
+	types := map[string]*config.TypeReference{}
+	for _, o := range append([]*fastObject{m.Root}, m.Objects...) {
+		for _, f := range o.Fields {
+			if f.Object {
+				addType(types, f.TypeReference)
+			}
+		}
+	}
 	for _, t := range types {
 		m.Types = append(m.Types, t)
 	}
@@ -169,8 +178,42 @@ func buildFastModel(data *codegen.Data) *fastModel {
 	return m
 }
 
+// prune drops the objects no field the fast path serves leads to (from the
+// root): their code would never run. The types of the aggregates, reached
+// only through @aggregate fields, are such objects.
+func (m *fastModel) prune() {
+	byName := map[string]*fastObject{}
+	for _, o := range m.Objects {
+		byName[o.Name] = o
+	}
+	reached := map[string]bool{}
+	var visit func(o *fastObject)
+	visit = func(o *fastObject) {
+		for _, f := range o.Fields {
+			if !f.Object || reached[f.Guard] {
+				continue
+			}
+			reached[f.Guard] = true
+			if next := byName[f.Guard]; next != nil {
+				visit(next)
+			}
+		}
+	}
+	visit(m.Root)
+	kept := m.Objects[:0]
+	for _, o := range m.Objects {
+		if reached[o.Name] {
+			kept = append(kept, o)
+		}
+	}
+	m.Objects = kept
+}
+
 // classify tells how the fast path resolves a field, or that it does not.
 func classify(f *codegen.Field, eligible map[string]bool) (*fastField, bool) {
+	if f.FieldDefinition != nil && f.FieldDefinition.Directives.ForName("aggregate") != nil {
+		return nil, false // an aggregate (skip_runtime, so not among f's directives)
+	}
 	if strings.HasPrefix(f.Name, "__") ||
 		f.HasDirectives() || f.IsBatch() || f.IsMap() || f.VOkFunc || f.HasHaser || f.Stream ||
 		f.TypeReference == nil || f.TypeReference.Definition == nil {
