@@ -158,7 +158,7 @@ func (c *Config) settings() []setting {
 		{"webhook-retry-schedule", "LOGISTICS_WEBHOOK_RETRY_SCHEDULE", "waits before each webhook retry after a failed attempt, comma-separated Go durations (jittered ±20%); a delivery fails after the last", str(&c.WebhookSchedule)},
 		{"webhook-timeout", "LOGISTICS_WEBHOOK_TIMEOUT", "time-out of one webhook attempt (connect, send, response headers and the first bytes of the body)", dur(&c.WebhookTimeout)},
 		{"webhook-workers", "LOGISTICS_WEBHOOK_WORKERS", "webhook attempts in flight per environment on this instance (0: this instance delivers nothing; others must)", num(&c.WebhookWorkers)},
-		{"webhook-poll", "LOGISTICS_WEBHOOK_POLL", "how often an instance looks for webhook deliveries that other instances committed (its own commits wake it at once)", dur(&c.WebhookPoll)},
+		{"webhook-poll", "LOGISTICS_WEBHOOK_POLL", "how often an instance looks for webhook deliveries in case a wake-up was lost (its own commits wake it at once; on PostgreSQL other instances' commits too, through NOTIFY)", dur(&c.WebhookPoll)},
 		{"webhook-secret-grace", "LOGISTICS_WEBHOOK_SECRET_GRACE", "how long a webhook secret replaced by a rotation keeps signing, next to the new one", dur(&c.WebhookSecretGrace)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}

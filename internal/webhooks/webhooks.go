@@ -64,6 +64,9 @@ type Manager struct {
 
 	mu    sync.Mutex
 	wakes map[*ent.Client]chan struct{} // one per environment's base client
+	// pendings: this instance committed deliveries since the dispatcher
+	// last looked (one per environment's base client).
+	pendings map[*ent.Client]*atomic.Bool
 	// lastTx holds the enabled endpoints read in the last transaction that
 	// recorded events (endpoints).
 	lastTx struct {
@@ -107,7 +110,7 @@ func New(opts Options, log *slog.Logger) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Manager{opts: opts, log: log, client: newHTTPClient(opts.AllowPrivate, opts.Timeout),
-		resolver: net.DefaultResolver, wakes: map[*ent.Client]chan struct{}{}}
+		resolver: net.DefaultResolver, wakes: map[*ent.Client]chan struct{}{}, pendings: map[*ent.Client]*atomic.Bool{}}
 }
 
 // Options returns the effective options.
@@ -118,6 +121,18 @@ func (m *Manager) now() time.Time { return m.opts.Now().UTC() }
 // lease is how long a claimed delivery stays invisible to other claimers:
 // longer than an attempt can take, so only a dead process's claim expires.
 func (m *Manager) lease() time.Duration { return 2*m.opts.Timeout + 5*time.Second }
+
+// pending returns the environment's flag of deliveries committed here.
+func (m *Manager) pending(env *environment.Env) *atomic.Bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.pendings[env.DB.Client]
+	if !ok {
+		p = new(atomic.Bool)
+		m.pendings[env.DB.Client] = p
+	}
+	return p
+}
 
 // wake returns the environment's wake-up channel.
 func (m *Manager) wake(env *environment.Env) chan struct{} {
@@ -142,7 +157,7 @@ func notify(c chan struct{}) {
 // a client's hooks with the transactions it opens (tx.Client()), so the
 // service's transactions and the GraphQL mutation transactions both run it.
 func (m *Manager) Register(env *environment.Env) {
-	wake := m.wake(env)
+	wake, pending := m.wake(env), m.pending(env)
 	env.DB.Client.Event.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.EventFunc(func(ctx context.Context, mu *ent.EventMutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, mu)
@@ -152,7 +167,7 @@ func (m *Manager) Register(env *environment.Env) {
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
 			c := mu.Client()
-			tx, txErr := mu.Tx()
+			_, txErr := mu.Tx()
 			eps, err := m.endpoints(ctx, c, txErr == nil)
 			var n int
 			if err == nil {
@@ -161,21 +176,16 @@ func (m *Manager) Register(env *environment.Env) {
 			if err != nil {
 				return nil, fmt.Errorf("webhooks: record deliveries of %s: %w", id, err)
 			}
-			if n == 0 {
-				return v, nil // nothing to send: no claim to wake
-			}
-			if txErr == nil {
-				tx.OnCommit(func(next ent.Committer) ent.Committer {
-					return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-						err := next.Commit(ctx, tx)
-						if err == nil {
-							notify(wake)
-						}
-						return err
-					})
-				})
-			} else {
-				notify(wake)
+			if n > 0 {
+				if txErr == nil {
+					// Events are written while their transaction commits
+					// (eventlog), too late for a commit hook of our own: the
+					// flag tells the dispatcher, which the event log wakes
+					// once the commit is done, that this instance has work.
+					pending.Store(true)
+				} else {
+					notify(wake) // written outside a transaction: committed
+				}
 			}
 			return v, nil
 		})
@@ -280,14 +290,16 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 	defer inflight.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	// On PostgreSQL the event log's wake-up also carries other instances'
-	// commits (NOTIFY): their deliveries are claimed within remoteWake, not
-	// at the next poll. It fires for every commit, deliveries or not, so
-	// those claims are spaced by remoteWake (the local commits that wrote
-	// deliveries wake the loop at once through wake). The channel is taken
-	// before each claim, so a commit during it still wakes the loop.
+	// The event log wakes the loop after every commit: this instance's
+	// (deliveries committed here set pending: claimed at once) and, on
+	// PostgreSQL, other instances' too (NOTIFY: claims for those are spaced
+	// by remoteWake, since most commits carry no delivery for anyone). On
+	// SQLite, the only instance, a commit without a delivery claims nothing.
+	// The channel is taken before each claim, so a commit during it still
+	// wakes the loop.
+	pending := m.pending(env)
 	changed := func() <-chan struct{} {
-		if env.Events == nil || env.DB.Dialect != dialect.Postgres {
+		if env.Events == nil {
 			return nil
 		}
 		return env.Events.Changed()
@@ -300,14 +312,20 @@ func (m *Manager) runEnv(ctx context.Context, env *environment.Env) {
 			return
 		case <-wake:
 		case <-logged:
-			if d := remoteWake - time.Since(lastRemote); d > 0 {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(d):
+			if !pending.Swap(false) {
+				if env.DB.Dialect != dialect.Postgres {
+					logged = changed()
+					continue
 				}
+				if d := remoteWake - time.Since(lastRemote); d > 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(d):
+					}
+				}
+				lastRemote = time.Now()
 			}
-			lastRemote = time.Now()
 		case <-timer.C:
 		}
 		logged = changed()
