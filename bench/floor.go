@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"logistics/internal/decimal"
+	"logistics/internal/eventlog"
 )
 
 // floor is the baseline of issue 6: a minimal handler that answers the three
@@ -31,6 +32,10 @@ type floor struct {
 	// floor's writers met SQLite's sleeping busy handler and the comparison
 	// measured the handler's sleeps. Nil on PostgreSQL (row locks).
 	writeSlot chan struct{}
+	// events, on PostgreSQL when sequence started it, numbers the floor's
+	// events after their commit as the service's sequencer does
+	// (internal/eventlog/sequencer.go); nil: numbered at commit.
+	events *eventlog.Log
 }
 
 func newFloor(db *sql.DB, dia string) *floor {
@@ -39,6 +44,19 @@ func newFloor(db *sql.DB, dia string) *floor {
 		f.writeSlot = make(chan struct{}, 1)
 	}
 	return f
+}
+
+// sequence runs the event sequencer on PostgreSQL until ctx ends, as a
+// serving instance does; the floor's writes then leave their events to it.
+func (f *floor) sequence(ctx context.Context) {
+	if !f.postgres {
+		return
+	}
+	f.events = eventlog.New("floor", nil)
+	go f.events.Sequence(ctx, f.db, dialect.Postgres)
+	for !f.events.Sequencing() && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // Handler serves /floor/w1, /floor/w2, /floor/w3 and /healthz.

@@ -46,7 +46,9 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newFloor(db.SQL, db.Dialect).Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fl := newFloor(db.SQL, db.Dialect)
+	fl.sequence(ctx)
+	srv := &http.Server{Handler: fl.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "floor listening on http://%s\n", ln.Addr())

@@ -109,18 +109,26 @@ func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if f.events != nil {
+		f.events.Numbered(ctx) // as the service's writers wait for theirs
+	}
+	return nil
 }
 
-// event writes the domain event of a write, numbered from the environment's
-// event counter as the service's event log does (internal/eventlog): the
-// counter row's lock is held until the commit, so event-writing
-// transactions commit one at a time, in sequence order. Every floor
-// transaction writes its one event last, as here, so the lock is taken
-// where the service takes it, at the end. On PostgreSQL the numbering, the
-// insert and the NOTIFY are one statement (the service needs two: it
-// inserts first, for its webhook fan-out hook); on SQLite two, as the
-// service's.
+// event writes the domain event of a write as the service's event log does
+// (internal/eventlog): on PostgreSQL with the sequencer running (the floor
+// process), unnumbered with its pending_order, in the INSERT itself (the
+// service takes it in one more statement), numbered after the commit (inTx
+// waits, as the service's writers do); otherwise numbered from the event
+// counter, whose row lock is held until the commit. Every floor transaction
+// writes its one event last, as here, so the lock is taken where the
+// service takes it, at the end. On PostgreSQL without the sequencer the
+// numbering, the insert and the NOTIFY are one statement (the service needs
+// two: it inserts first, for its webhook fan-out hook); on SQLite two, as
+// the service's.
 func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data map[string]any, now time.Time) error {
 	var js any
 	if data != nil {
@@ -131,6 +139,11 @@ func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data
 		js = string(b)
 	}
 	id := string(resourceid.New(resourceid.Event))
+	if f.postgres && f.events != nil {
+		_, err := f.exec(ctx, tx, `INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, pending_order) VALUES (?, ?, ?, ?, ?, ?, ?, `+eventlog.PendingOrderSQL+`)`,
+			id, now, now, typ, subject, "floor", js)
+		return err
+	}
 	if f.postgres {
 		rows, err := f.txQuery(ctx, tx, `WITH c AS (UPDATE event_counter SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value)
 INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence)

@@ -33,7 +33,9 @@ type Event struct {
 	// {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
 	Data map[string]interface{} `json:"data,omitempty"`
 	// Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
-	Sequence     *int `json:"sequence,omitempty"`
+	Sequence *int `json:"sequence,omitempty"`
+	// PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.
+	PendingOrder *int64 `json:"pending_order,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -46,7 +48,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case event.FieldID:
 			values[i] = new(resourceid.ID)
-		case event.FieldSequence:
+		case event.FieldSequence, event.FieldPendingOrder:
 			values[i] = new(sql.NullInt64)
 		case event.FieldType, event.FieldSubjectID, event.FieldActor:
 			values[i] = new(sql.NullString)
@@ -118,6 +120,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				_m.Sequence = new(int)
 				*_m.Sequence = int(value.Int64)
 			}
+		case event.FieldPendingOrder:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field pending_order", values[i])
+			} else if value.Valid {
+				_m.PendingOrder = new(int64)
+				*_m.PendingOrder = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -174,6 +183,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	if v := _m.Sequence; v != nil {
 		builder.WriteString("sequence=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.PendingOrder; v != nil {
+		builder.WriteString("pending_order=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

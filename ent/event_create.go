@@ -98,6 +98,20 @@ func (_c *EventCreate) SetNillableSequence(v *int) *EventCreate {
 	return _c
 }
 
+// SetPendingOrder sets the "pending_order" field.
+func (_c *EventCreate) SetPendingOrder(v int64) *EventCreate {
+	_c.mutation.SetPendingOrder(v)
+	return _c
+}
+
+// SetNillablePendingOrder sets the "pending_order" field if the given value is not nil.
+func (_c *EventCreate) SetNillablePendingOrder(v *int64) *EventCreate {
+	if v != nil {
+		_c.SetPendingOrder(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v resourceid.ID) *EventCreate {
 	_c.mutation.SetID(v)
@@ -266,6 +280,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldSequence, field.TypeInt, value)
 		_node.Sequence = &value
 	}
+	if value, ok := _c.mutation.PendingOrder(); ok {
+		_spec.SetField(event.FieldPendingOrder, field.TypeInt64, value)
+		_node.PendingOrder = &value
+	}
 	return _node, _spec
 }
 
@@ -364,6 +382,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.Sequence(); exists {
 			s.SetIgnore(event.FieldSequence)
+		}
+		if _, exists := u.create.mutation.PendingOrder(); exists {
+			s.SetIgnore(event.FieldPendingOrder)
 		}
 	}))
 	return u
@@ -610,6 +631,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.Sequence(); exists {
 				s.SetIgnore(event.FieldSequence)
+			}
+			if _, exists := b.mutation.PendingOrder(); exists {
+				s.SetIgnore(event.FieldPendingOrder)
 			}
 		}
 	}))

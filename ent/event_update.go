@@ -100,6 +100,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.SequenceCleared() {
 		_spec.ClearField(event.FieldSequence, field.TypeInt)
 	}
+	if _u.mutation.PendingOrderCleared() {
+		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -222,6 +225,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.SequenceCleared() {
 		_spec.ClearField(event.FieldSequence, field.TypeInt)
+	}
+	if _u.mutation.PendingOrderCleared() {
+		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Event{config: _u.config}

@@ -1084,21 +1084,23 @@ func (m *APITokenMutation) ResetEdge(name string) error {
 // EventMutation represents an operation that mutates the Event nodes in the graph.
 type EventMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *resourceid.ID
-	created_at    *time.Time
-	updated_at    *time.Time
-	_type         *string
-	subject_id    *string
-	actor         *string
-	data          *map[string]interface{}
-	sequence      *int
-	addsequence   *int
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*Event, error)
-	predicates    []predicate.Event
+	op               Op
+	typ              string
+	id               *resourceid.ID
+	created_at       *time.Time
+	updated_at       *time.Time
+	_type            *string
+	subject_id       *string
+	actor            *string
+	data             *map[string]interface{}
+	sequence         *int
+	addsequence      *int
+	pending_order    *int64
+	addpending_order *int64
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*Event, error)
+	predicates       []predicate.Event
 }
 
 var _ ent.Mutation = (*EventMutation)(nil)
@@ -1504,6 +1506,76 @@ func (m *EventMutation) ResetSequence() {
 	delete(m.clearedFields, event.FieldSequence)
 }
 
+// SetPendingOrder sets the "pending_order" field.
+func (m *EventMutation) SetPendingOrder(i int64) {
+	m.pending_order = &i
+	m.addpending_order = nil
+}
+
+// PendingOrder returns the value of the "pending_order" field in the mutation.
+func (m *EventMutation) PendingOrder() (r int64, exists bool) {
+	v := m.pending_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingOrder returns the old "pending_order" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldPendingOrder(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingOrder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingOrder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingOrder: %w", err)
+	}
+	return oldValue.PendingOrder, nil
+}
+
+// AddPendingOrder adds i to the "pending_order" field.
+func (m *EventMutation) AddPendingOrder(i int64) {
+	if m.addpending_order != nil {
+		*m.addpending_order += i
+	} else {
+		m.addpending_order = &i
+	}
+}
+
+// AddedPendingOrder returns the value that was added to the "pending_order" field in this mutation.
+func (m *EventMutation) AddedPendingOrder() (r int64, exists bool) {
+	v := m.addpending_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPendingOrder clears the value of the "pending_order" field.
+func (m *EventMutation) ClearPendingOrder() {
+	m.pending_order = nil
+	m.addpending_order = nil
+	m.clearedFields[event.FieldPendingOrder] = struct{}{}
+}
+
+// PendingOrderCleared returns if the "pending_order" field was cleared in this mutation.
+func (m *EventMutation) PendingOrderCleared() bool {
+	_, ok := m.clearedFields[event.FieldPendingOrder]
+	return ok
+}
+
+// ResetPendingOrder resets all changes to the "pending_order" field.
+func (m *EventMutation) ResetPendingOrder() {
+	m.pending_order = nil
+	m.addpending_order = nil
+	delete(m.clearedFields, event.FieldPendingOrder)
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -1538,7 +1610,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -1559,6 +1631,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.sequence != nil {
 		fields = append(fields, event.FieldSequence)
+	}
+	if m.pending_order != nil {
+		fields = append(fields, event.FieldPendingOrder)
 	}
 	return fields
 }
@@ -1582,6 +1657,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Data()
 	case event.FieldSequence:
 		return m.Sequence()
+	case event.FieldPendingOrder:
+		return m.PendingOrder()
 	}
 	return nil, false
 }
@@ -1605,6 +1682,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldData(ctx)
 	case event.FieldSequence:
 		return m.OldSequence(ctx)
+	case event.FieldPendingOrder:
+		return m.OldPendingOrder(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -1663,6 +1742,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSequence(v)
 		return nil
+	case event.FieldPendingOrder:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingOrder(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
 }
@@ -1674,6 +1760,9 @@ func (m *EventMutation) AddedFields() []string {
 	if m.addsequence != nil {
 		fields = append(fields, event.FieldSequence)
 	}
+	if m.addpending_order != nil {
+		fields = append(fields, event.FieldPendingOrder)
+	}
 	return fields
 }
 
@@ -1684,6 +1773,8 @@ func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case event.FieldSequence:
 		return m.AddedSequence()
+	case event.FieldPendingOrder:
+		return m.AddedPendingOrder()
 	}
 	return nil, false
 }
@@ -1700,6 +1791,13 @@ func (m *EventMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddSequence(v)
 		return nil
+	case event.FieldPendingOrder:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPendingOrder(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event numeric field %s", name)
 }
@@ -1713,6 +1811,9 @@ func (m *EventMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(event.FieldSequence) {
 		fields = append(fields, event.FieldSequence)
+	}
+	if m.FieldCleared(event.FieldPendingOrder) {
+		fields = append(fields, event.FieldPendingOrder)
 	}
 	return fields
 }
@@ -1733,6 +1834,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldSequence:
 		m.ClearSequence()
+		return nil
+	case event.FieldPendingOrder:
+		m.ClearPendingOrder()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -1762,6 +1866,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldSequence:
 		m.ResetSequence()
+		return nil
+	case event.FieldPendingOrder:
+		m.ResetPendingOrder()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

@@ -28,6 +28,8 @@ const (
 	FieldData = "data"
 	// FieldSequence holds the string denoting the sequence field in the database.
 	FieldSequence = "sequence"
+	// FieldPendingOrder holds the string denoting the pending_order field in the database.
+	FieldPendingOrder = "pending_order"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -42,6 +44,7 @@ var Columns = []string{
 	FieldActor,
 	FieldData,
 	FieldSequence,
+	FieldPendingOrder,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -111,4 +114,9 @@ func ByActor(opts ...sql.OrderTermOption) OrderOption {
 // BySequence orders the results by the sequence field.
 func BySequence(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSequence, opts...).ToFunc()
+}
+
+// ByPendingOrder orders the results by the pending_order field.
+func ByPendingOrder(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPendingOrder, opts...).ToFunc()
 }

@@ -85,6 +85,11 @@ func Sequence(v int) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldSequence, v))
 }
 
+// PendingOrder applies equality check predicate on the "pending_order" field. It's identical to PendingOrderEQ.
+func PendingOrder(v int64) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldPendingOrder, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldCreatedAt, v))
@@ -418,6 +423,56 @@ func SequenceIsNil() predicate.Event {
 // SequenceNotNil applies the NotNil predicate on the "sequence" field.
 func SequenceNotNil() predicate.Event {
 	return predicate.Event(sql.FieldNotNull(FieldSequence))
+}
+
+// PendingOrderEQ applies the EQ predicate on the "pending_order" field.
+func PendingOrderEQ(v int64) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldPendingOrder, v))
+}
+
+// PendingOrderNEQ applies the NEQ predicate on the "pending_order" field.
+func PendingOrderNEQ(v int64) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldPendingOrder, v))
+}
+
+// PendingOrderIn applies the In predicate on the "pending_order" field.
+func PendingOrderIn(vs ...int64) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldPendingOrder, vs...))
+}
+
+// PendingOrderNotIn applies the NotIn predicate on the "pending_order" field.
+func PendingOrderNotIn(vs ...int64) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldPendingOrder, vs...))
+}
+
+// PendingOrderGT applies the GT predicate on the "pending_order" field.
+func PendingOrderGT(v int64) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldPendingOrder, v))
+}
+
+// PendingOrderGTE applies the GTE predicate on the "pending_order" field.
+func PendingOrderGTE(v int64) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldPendingOrder, v))
+}
+
+// PendingOrderLT applies the LT predicate on the "pending_order" field.
+func PendingOrderLT(v int64) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldPendingOrder, v))
+}
+
+// PendingOrderLTE applies the LTE predicate on the "pending_order" field.
+func PendingOrderLTE(v int64) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldPendingOrder, v))
+}
+
+// PendingOrderIsNil applies the IsNil predicate on the "pending_order" field.
+func PendingOrderIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldPendingOrder))
+}
+
+// PendingOrderNotNil applies the NotNil predicate on the "pending_order" field.
+func PendingOrderNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldPendingOrder))
 }
 
 // And groups predicates with the AND operator between them.

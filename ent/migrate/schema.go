@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -64,6 +65,7 @@ var (
 		{Name: "actor", Type: field.TypeString, Size: 120, Default: ""},
 		{Name: "data", Type: field.TypeJSON, Nullable: true},
 		{Name: "sequence", Type: field.TypeInt, Nullable: true},
+		{Name: "pending_order", Type: field.TypeInt64, Nullable: true},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{
@@ -100,6 +102,14 @@ var (
 				Name:    "event_sequence",
 				Unique:  true,
 				Columns: []*schema.Column{EventsColumns[7]},
+			},
+			{
+				Name:    "event_pending_order",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[8]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "sequence IS NULL",
+				},
 			},
 		},
 	}

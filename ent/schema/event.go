@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -12,8 +13,9 @@ import (
 
 // Event is a domain event ("order.transitioned", "item.created", …), written
 // in the same transaction as the change it describes. Its sequence is
-// assigned when that transaction commits (internal/eventlog), so readers
-// paging by sequence never skip an event.
+// assigned when that transaction commits (SQLite) or right after, by the
+// sequencer (PostgreSQL; internal/eventlog), so readers paging by sequence
+// never skip an event.
 type Event struct{ ent.Schema }
 
 func (Event) Mixin() []ent.Mixin {
@@ -33,11 +35,18 @@ func (Event) Fields() []ent.Field {
 		field.Int("sequence").Optional().Nillable().Immutable().
 			Comment("Per environment, strictly increasing in commit order; set at commit (internal/eventlog).").
 			Annotations(entgql.OrderField("SEQUENCE"), entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)),
+		field.Int64("pending_order").Optional().Nillable().Immutable().
+			Comment("PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 	}
 }
 
 func (Event) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("type"), index.Fields("subject_id"), index.Fields("actor"), index.Fields("sequence").Unique()}
+	return []ent.Index{
+		index.Fields("type"), index.Fields("subject_id"), index.Fields("actor"), index.Fields("sequence").Unique(),
+		// The sequencer's queue: committed events not yet numbered (PostgreSQL).
+		index.Fields("pending_order").Annotations(entsql.IndexWhere("sequence IS NULL")),
+	}
 }
 
 func (Event) Annotations() []schema.Annotation {

@@ -273,15 +273,20 @@ func (a *App) closeEnvs(envs []*environment.Env) {
 }
 
 // listen relays other instances' event commits to this one's waiters
-// (PostgreSQL LISTEN/NOTIFY; nothing to do on SQLite).
+// (PostgreSQL LISTEN/NOTIFY) and runs each environment's event sequencer
+// (PostgreSQL; eventlog.Log.Sequence). Nothing to do on SQLite.
 func (a *App) listen() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopListen = cancel
 	for _, env := range a.Envs.All() {
-		a.listening.Add(1)
+		a.listening.Add(2)
 		go func() {
 			defer a.listening.Done()
 			env.Events.Listen(ctx, env.DB.SQL, env.DB.Dialect)
+		}()
+		go func() {
+			defer a.listening.Done()
+			env.Events.Sequence(ctx, env.DB.SQL, env.DB.Dialect)
 		}()
 	}
 }

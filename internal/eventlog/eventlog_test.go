@@ -179,6 +179,20 @@ func TestCursorNeverSkips(t *testing.T) {
 			t.Fatalf("environment %q", e.Environment)
 		}
 	}
+	// Causal order: a hub's update was written after its creation had
+	// committed, so its number is larger (on PostgreSQL the sequencer numbers
+	// in pending_order, taken from one database sequence).
+	created := map[string]int64{}
+	for _, e := range read {
+		switch e.Type {
+		case "hub.created":
+			created[e.SubjectID] = e.Sequence
+		case "hub.updated":
+			if c, ok := created[e.SubjectID]; !ok || c > e.Sequence {
+				t.Fatalf("hub %s: updated as #%d, created as #%d", e.SubjectID, e.Sequence, c)
+			}
+		}
+	}
 }
 
 // slowWrite creates and renames a hub in one transaction that stays open

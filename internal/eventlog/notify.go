@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -32,6 +33,8 @@ type Log struct {
 
 	listening     chan struct{} // closed once LISTEN first took effect
 	listeningOnce sync.Once
+
+	seq atomic.Pointer[sequencer] // running on PostgreSQL (Sequence), else nil
 }
 
 // New returns the Log of environment env.

@@ -106,7 +106,8 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 		if len(rows) == 0 {
 			return next.Commit(ctx, tx)
 		}
-		last, err := write(ctx, tx.Client(), rows)
+		seq := b.notify.sequencer()
+		last, err := write(ctx, tx.Client(), rows, seq != nil)
 		if err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("eventlog: %w", err)
@@ -114,29 +115,31 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 		if err := next.Commit(ctx, tx); err != nil {
 			return err
 		}
-		if b.notify != nil {
+		switch {
+		case seq != nil:
+			seq.await(ctx) // numbered by the sequencer, which wakes the waiters
+		case b.notify != nil:
 			b.notify.committed(last)
 		}
 		return nil
 	})
 }
 
-// write numbers and inserts a transaction's events at its commit and, on
-// PostgreSQL, queues a NOTIFY that is delivered on commit.
+// write inserts a transaction's events at its commit. With a sequencer
+// (PostgreSQL, serving: sequencer.go) it leaves them unnumbered, each with
+// its pending_order, and returns 0: no lock is shared with other writers.
+// Otherwise it numbers them from the counter and, on PostgreSQL, queues a
+// NOTIFY that is delivered on commit.
 //
-// The counter row's lock is held from the numbering until the commit ends,
-// and every event-writing transaction of the environment waits for it, so
-// the statements run under it are kept to one on PostgreSQL: the events are
-// inserted first, unnumbered (their ent hooks — the webhook fan-out — run
-// then, outside the lock), and one statement takes the numbers, sets them
-// and notifies. Before, the counter came first and the inserts, the
-// fan-out's endpoint read and the NOTIFY ran under it: four round trips
-// inside the section that every writer of the environment serialises on
-// (issue 16, W5 on PostgreSQL). Unnumbered rows are never visible to a
-// reader: they are the transaction's own until it commits, numbered.
-// SQLite serialises whole write transactions anyway: there the numbers are
-// taken first and inserted with the rows, one statement fewer.
-func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, error) {
+// Numbering here holds the counter row's lock from the numbering until the
+// commit ends, and every event-writing transaction of the environment waits
+// for it, so the statements run under it are kept to one on PostgreSQL: the
+// events are inserted first, unnumbered (their ent hooks — the webhook
+// fan-out — run then, outside the lock), and one statement takes the
+// numbers, sets them and notifies. SQLite serialises whole write
+// transactions anyway: there the numbers are taken first and inserted with
+// the rows, one statement fewer.
+func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred bool) (int64, error) {
 	drv := c.Driver()
 	if drv.Dialect() != dialect.Postgres {
 		last, err := Reserve(ctx, drv, len(rows))
@@ -148,6 +151,16 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, 
 			r.SetSequence(int(first + int64(i)))
 		}
 		return last, insert(ctx, c, rows)
+	}
+	if deferred {
+		order, err := pendingOrders(ctx, drv, len(rows))
+		if err != nil {
+			return 0, err
+		}
+		for i, r := range rows {
+			r.SetPendingOrder(order[i])
+		}
+		return 0, insert(ctx, c, rows)
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
@@ -162,6 +175,30 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, 
 		return 0, err
 	}
 	return numberPG(ctx, drv, ids)
+}
+
+// pendingOrders takes k values of the pending_order sequence, in order.
+func pendingOrders(ctx context.Context, drv dialect.Driver, k int) ([]int64, error) {
+	var rows entsql.Rows
+	if err := drv.Query(ctx, `SELECT nextval('`+pendingSequence+`') FROM generate_series(1, $1)`, []any{k}, &rows); err != nil {
+		return nil, fmt.Errorf("pending order: %w", err)
+	}
+	defer rows.Close()
+	out := make([]int64, 0, k)
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("pending order: %w", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending order: %w", err)
+	}
+	if len(out) != k {
+		return nil, fmt.Errorf("pending order: %d values for %d events", len(out), k)
+	}
+	return out, rows.Close()
 }
 
 // insert writes rows in chunks: one INSERT must stay under PostgreSQL's
@@ -279,6 +316,11 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+counterTable+" (id INTEGER PRIMARY KEY, last_value "+bigint+" NOT NULL)"); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}
+	if dia == dialect.Postgres {
+		if _, err := db.ExecContext(ctx, "CREATE SEQUENCE IF NOT EXISTS "+pendingSequence); err != nil {
+			return fmt.Errorf("eventlog: migrate: %w", err)
+		}
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
@@ -288,7 +330,7 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+event.FieldSequence+"), 0) FROM "+event.Table).Scan(&max); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT id FROM "+event.Table+" WHERE "+event.FieldSequence+" IS NULL ORDER BY "+event.FieldCreatedAt+", id")
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM "+event.Table+" WHERE "+event.FieldSequence+" IS NULL AND "+event.FieldPendingOrder+" IS NULL ORDER BY "+event.FieldCreatedAt+", id")
 	if err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}

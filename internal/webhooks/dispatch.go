@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
+	"logistics/ent/event"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
 	"logistics/internal/environment"
@@ -41,7 +42,10 @@ func (m *Manager) claim(ctx context.Context, env *environment.Env, n int) ([]*en
 		Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).
 		Limit(n)
 	if env.DB.Dialect == dialect.Postgres {
-		q = q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+		// An event is sent once the sequencer has numbered it (its payload
+		// carries the number; eventlog's sequencer.go), a moment after its
+		// commit. Test deliveries have no event.
+		q = q.Where(numberedEvent).ForUpdate(sql.WithLockAction(sql.SkipLocked))
 	}
 	ds, err := q.All(ctx)
 	if err != nil || len(ds) == 0 {
@@ -276,4 +280,14 @@ func withTx(ctx context.Context, c *ent.Client, fn func(context.Context, *ent.Tx
 		return err
 	}
 	return tx.Commit()
+}
+
+// numberedEvent is the deliveries whose event has its sequence number, or
+// that have no event.
+func numberedEvent(s *sql.Selector) {
+	ev := sql.Table(event.Table)
+	s.Where(sql.Or(
+		sql.EQ(s.C(webhookdelivery.FieldEventID), ""),
+		sql.In(s.C(webhookdelivery.FieldEventID), sql.Select(ev.C(event.FieldID)).From(ev).Where(sql.NotNull(ev.C(event.FieldSequence)))),
+	))
 }
