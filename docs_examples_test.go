@@ -2,12 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,9 +35,14 @@ type docExample struct {
 // docExamples extracts the runnable examples (the convention, written for
 // doc authors in README.md under "Examples in the docs"):
 //   - a ```sh block that contains a curl command is a bash script;
-//   - a ```graphql block is one GraphQL document.
+//   - a ```graphql block is one GraphQL document (a subscription runs over
+//     Server-Sent Events);
+//   - a ```http block is request lines, "GET /v1/…", each sent to the
+//     sandbox.
 //
-// Any other block (```text, ```json, ```go, ```sh without curl) is not run.
+// Any other block (```text, ```console, ```json, ```go, ```sh without curl)
+// is not run; one that holds a request anyway (a curl command, request lines,
+// ```gql) fails the test, so that an example cannot escape it by its fence.
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("docs", "*.md"))
@@ -59,8 +69,17 @@ func docExamples(t *testing.T) []docExample {
 			}
 			if cur != nil { // closing fence
 				cur.body = strings.Join(body, "\n")
-				if (cur.lang == "graphql" && !isSubscription(cur.body)) || (cur.lang == "sh" && hasCurl(cur.body)) {
+				switch {
+				case cur.lang == "graphql", cur.lang == "http", cur.lang == "sh" && hasCurl(cur.body):
 					out = append(out, *cur)
+				case cur.lang == "text", cur.lang == "console", cur.lang == "sh":
+					// not a request, or deliberately not run
+				case hasCurl(cur.body):
+					t.Errorf("%s:%d: a curl example fenced as ```%s is not run: fence it as ```sh (or ```text if it must not run)", f, cur.line, cur.lang)
+				case cur.lang == "gql", cur.lang == "graphqls":
+					t.Errorf("%s:%d: a GraphQL example fenced as ```%s is not run: fence it as ```graphql", f, cur.line, cur.lang)
+				case isRequestLines(cur.body):
+					t.Errorf("%s:%d: request lines fenced as ```%s are not run: fence them as ```http", f, cur.line, cur.lang)
 				}
 				cur, body = nil, nil
 				continue
@@ -78,6 +97,24 @@ func docExamples(t *testing.T) []docExample {
 		}
 	}
 	return out
+}
+
+// requestLine is one line of a ```http block: a method and a path under
+// the base address.
+var requestLine = regexp.MustCompile(`^(GET|HEAD|POST|PUT|PATCH|DELETE) /\S*$`)
+
+func isRequestLines(body string) bool {
+	n := 0
+	for _, l := range strings.Split(body, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if !requestLine.MatchString(l) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 func hasCurl(script string) bool {
@@ -135,7 +172,30 @@ func TestDocsExamples(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s: %v\n--- script\n%s\n--- output\n%s", name, err, ex.body, out)
 			}
+		case "http":
+			for _, l := range strings.Split(ex.body, "\n") {
+				if l = strings.TrimSpace(l); l == "" {
+					continue
+				}
+				method, path, _ := strings.Cut(l, " ")
+				if method != http.MethodGet || !strings.HasPrefix(path, "/") {
+					t.Errorf("%s: %q: a ```http block runs GET request lines only; write other requests as curl in a ```sh block", name, l)
+					continue
+				}
+				// A long poll's wait would only idle here (the sandbox's
+				// log is still): shortened, like the address is rewritten.
+				path = longPollWait.ReplaceAllString(path, "${1}1s")
+				if r := s.Do(t, method, s.SandboxURL+path, nil, nil); r.StatusCode/100 != 2 {
+					t.Errorf("%s: %s: %d %s", name, l, r.StatusCode, r.Body)
+				}
+			}
 		case "graphql":
+			if isSubscription(ex.body) {
+				if err := runSubscription(s.SandboxURL+"/graphql", s.Keys[environment.Sandbox], ex.body); err != nil {
+					t.Errorf("%s: %v\n--- subscription\n%s", name, err, ex.body)
+				}
+				continue
+			}
 			r := s.Do(t, http.MethodPost, s.SandboxURL+"/graphql", map[string]string{"query": ex.body},
 				http.Header{"Accept": {"application/graphql-response+json"}})
 			var resp struct {
@@ -146,11 +206,57 @@ func TestDocsExamples(t *testing.T) {
 			}
 		}
 	}
+	// The subscription check can fail: a document the schema refuses.
+	if err := runSubscription(s.SandboxURL+"/graphql", s.Keys[environment.Sandbox], `subscription { orderChanged(after: 0) { sequence bogus } }`); err == nil {
+		t.Error("runSubscription accepted an invalid subscription")
+	}
 	t.Logf("ran %d examples", len(examples))
 }
 
-// isSubscription: a subscription document is a stream (docs/subscriptions.md;
-// graph's subscription tests run those), not one POST answered at once.
+var longPollWait = regexp.MustCompile(`([?&]wait=)[^&]*`)
+
+// runSubscription opens a subscription document over Server-Sent Events
+// (docs/subscriptions.md) with after: 0 when it declares $after, and reads
+// it for a moment. A document the server refuses (validation, scopes,
+// arguments) answers at once with an error — a non-200 status or an
+// `event: next` whose data has "errors" — so a stream still open without
+// one after that moment is a running subscription; events it delivers in
+// the meantime must carry no errors either.
+func runSubscription(url, key, doc string) error {
+	payload := map[string]any{"query": doc}
+	if strings.Contains(doc, "$after") {
+		payload["variables"] = map[string]any{"after": 0}
+	}
+	b, _ := json.Marshal(payload)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		body, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "data:") && strings.Contains(line, `"errors"`) {
+			return errors.New(line)
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil // still streaming at the deadline, or complete without errors
+}
+
+// isSubscription: a subscription document is a stream, opened over
+// Server-Sent Events by runSubscription rather than POSTed for one answer.
 func isSubscription(doc string) bool {
 	for _, line := range strings.Split(doc, "\n") {
 		line = strings.TrimSpace(line)

@@ -215,3 +215,27 @@ func TestSessionCookieAttributes(t *testing.T) {
 		}
 	}
 }
+
+// A cross-site deployment (docs/auth.md): --cookie-samesite none with an
+// https base address; the app's origin signs in and gets SameSite=None;
+// Secure cookies, with its CORS answer.
+func TestCrossSiteSessionCookies(t *testing.T) {
+	const crossSiteApp = "https://app.example.net"
+	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
+		c.BaseURL = strings.Replace(c.BaseURL, "http://", "https://", 1)
+		c.SandboxURL = strings.Replace(c.SandboxURL, "http://", "https://", 1)
+		c.CookieSameSite = "none"
+		c.CORSOrigins = crossSiteApp
+	}})
+	// The test server itself speaks plain HTTP; routing is by path.
+	r := s.Do(t, http.MethodPost, strings.Replace(s.SandboxURL, "https://", "http://", 1)+"/console/api/login",
+		map[string]string{"email": s.AdminEmail, "password": s.AdminPassword}, http.Header{"Authorization": {""}, "Origin": {crossSiteApp}})
+	if r.StatusCode != http.StatusOK || r.Header.Get("Access-Control-Allow-Origin") != crossSiteApp || len(r.Cookies()) != 2 {
+		t.Fatalf("sign-in from %s: %d %v %s", crossSiteApp, r.StatusCode, r.Header, r.Body)
+	}
+	for _, c := range r.Cookies() {
+		if c.SameSite != http.SameSiteNoneMode || !c.Secure {
+			t.Errorf("cookie %s: SameSite %v, Secure %v; want None, Secure", c.Name, c.SameSite, c.Secure)
+		}
+	}
+}

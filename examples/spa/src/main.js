@@ -5,9 +5,11 @@
 import { Client, fetchExchange, gql } from "@urql/core";
 
 // The environment's base address: ?api=… (the tests pass it), else the
-// build-time VITE_API_URL, else the local sandbox.
+// build-time VITE_API_URL, else the local sandbox under this page's host
+// name — localhost and 127.0.0.1 are different sites, and a session cookie
+// set by the API on the other one would never come back.
 const API = (new URLSearchParams(location.search).get("api") || import.meta.env.VITE_API_URL ||
-  "http://127.0.0.1:8080/sandbox").replace(/\/$/, "");
+  "http://" + location.hostname + ":8080/sandbox").replace(/\/$/, "");
 
 // The CSRF token comes from the sign-in (or session) answer: an app on
 // another site cannot read the API's lsk_csrf cookie, so it is kept here.
