@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"logistics/internal/decimal"
+	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
 )
 
@@ -21,7 +22,8 @@ import (
 // foreign keys where the service checks references first, and knows the
 // fulfilment workflow's submit and allocate transitions instead of reading
 // their definition. It writes the events table with the columns it has
-// today: a change to that table must be mirrored here.
+// today, numbered from the event counter as the service's are (event): a
+// change to either must be mirrored here.
 
 // floorWriteHandlers adds the W4–W6 routes to mux.
 func (f *floor) floorWriteHandlers(mux *http.ServeMux) {
@@ -110,7 +112,15 @@ func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// event writes the domain event of a write, as the service's emit.
+// event writes the domain event of a write, numbered from the environment's
+// event counter as the service's event log does (internal/eventlog): the
+// counter row's lock is held until the commit, so event-writing
+// transactions commit one at a time, in sequence order. Every floor
+// transaction writes its one event last, as here, so the lock is taken
+// where the service takes it, at the end. On PostgreSQL the numbering, the
+// insert and the NOTIFY are one statement (the service needs two: it
+// inserts first, for its webhook fan-out hook); on SQLite two, as the
+// service's.
 func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data map[string]any, now time.Time) error {
 	var js any
 	if data != nil {
@@ -120,9 +130,45 @@ func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data
 		}
 		js = string(b)
 	}
-	_, err := f.exec(ctx, tx, `INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		string(resourceid.New(resourceid.Event)), now, now, typ, subject, "floor", js)
+	id := string(resourceid.New(resourceid.Event))
+	if f.postgres {
+		rows, err := f.txQuery(ctx, tx, `WITH c AS (UPDATE event_counter SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value)
+INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence)
+SELECT ?::text, ?::timestamptz, ?::timestamptz, ?::text, ?::text, ?::text, ?::jsonb, c.last_value FROM c
+RETURNING pg_notify('`+eventlog.Channel+`', sequence::text)::text`, id, now, now, typ, subject, "floor", js)
+		if err != nil {
+			return err
+		}
+		return drain(rows)
+	}
+	rows, err := f.txQuery(ctx, tx, `UPDATE event_counter SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value`)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	if rows.Next() {
+		err = rows.Scan(&seq)
+	} else {
+		err = errors.New("no event counter row")
+	}
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	_, err = f.exec(ctx, tx, `INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, now, now, typ, subject, "floor", js, seq)
 	return err
+}
+
+// drain reads rows to the end and closes them.
+func drain(rows *sql.Rows) error {
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return err
+	}
+	return rows.Close()
 }
 
 type floorOrderIn struct {

@@ -121,30 +121,89 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 	})
 }
 
-// write takes len(rows) numbers from the counter, inserts the rows with
-// them and, on PostgreSQL, queues a NOTIFY that is delivered on commit.
+// write numbers and inserts a transaction's events at its commit and, on
+// PostgreSQL, queues a NOTIFY that is delivered on commit.
+//
+// The counter row's lock is held from the numbering until the commit ends,
+// and every event-writing transaction of the environment waits for it, so
+// the statements run under it are kept to one on PostgreSQL: the events are
+// inserted first, unnumbered (their ent hooks — the webhook fan-out — run
+// then, outside the lock), and one statement takes the numbers, sets them
+// and notifies. Before, the counter came first and the inserts, the
+// fan-out's endpoint read and the NOTIFY ran under it: four round trips
+// inside the section that every writer of the environment serialises on
+// (issue 16, W5 on PostgreSQL). Unnumbered rows are never visible to a
+// reader: they are the transaction's own until it commits, numbered.
+// SQLite serialises whole write transactions anyway: there the numbers are
+// taken first and inserted with the rows, one statement fewer.
 func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) (int64, error) {
 	drv := c.Driver()
-	last, err := Reserve(ctx, drv, len(rows))
-	if err != nil {
+	if drv.Dialect() != dialect.Postgres {
+		last, err := Reserve(ctx, drv, len(rows))
+		if err != nil {
+			return 0, err
+		}
+		first := last - int64(len(rows)) + 1
+		for i, r := range rows {
+			r.SetSequence(int(first + int64(i)))
+		}
+		return last, insert(ctx, c, rows)
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		id, ok := r.Mutation().ID()
+		if !ok {
+			id = resourceid.New(resourceid.Event)
+			r.SetID(id)
+		}
+		ids[i] = string(id)
+	}
+	if err := insert(ctx, c, rows); err != nil {
 		return 0, err
 	}
-	first := last - int64(len(rows)) + 1
-	for i, r := range rows {
-		r.SetSequence(int(first + int64(i)))
-	}
-	// In chunks: one INSERT must stay under PostgreSQL's 65,535 parameters.
+	return numberPG(ctx, drv, ids)
+}
+
+// insert writes rows in chunks: one INSERT must stay under PostgreSQL's
+// 65,535 parameters.
+func insert(ctx context.Context, c *ent.Client, rows []*ent.EventCreate) error {
 	for lo := 0; lo < len(rows); lo += insertChunk {
 		if err := c.Event.CreateBulk(rows[lo:min(lo+insertChunk, len(rows))]...).Exec(ctx); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if drv.Dialect() == dialect.Postgres {
-		if err := drv.Exec(ctx, "SELECT pg_notify($1, $2)", []any{Channel, strconv.FormatInt(last, 10)}, nil); err != nil {
-			return 0, err
-		}
+	return nil
+}
+
+// numberStmt takes len(ids) numbers from the counter, gives them to the
+// events ids in order and notifies the last: one round trip under the lock.
+const numberStmt = `WITH c AS (
+	UPDATE ` + counterTable + ` SET last_value = last_value + cardinality($1::text[]) WHERE id = 1 RETURNING last_value
+), numbered AS (
+	UPDATE ` + event.Table + ` e SET ` + event.FieldSequence + ` = c.last_value - cardinality($1::text[]) + v.n
+	FROM c, unnest($1::text[]) WITH ORDINALITY AS v(id, n) WHERE e.id = v.id
+)
+SELECT c.last_value, pg_notify($2, c.last_value::text)::text FROM c`
+
+// numberPG runs numberStmt.
+func numberPG(ctx context.Context, drv dialect.Driver, ids []string) (int64, error) {
+	var rows entsql.Rows
+	if err := drv.Query(ctx, numberStmt, []any{ids, Channel}, &rows); err != nil {
+		return 0, fmt.Errorf("sequence: %w", err)
 	}
-	return last, nil
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, fmt.Errorf("sequence: %w", err)
+		}
+		return 0, errors.New("sequence: no counter row (database not migrated)")
+	}
+	var last int64
+	var notified string // pg_notify's void, as text
+	if err := rows.Scan(&last, &notified); err != nil {
+		return 0, fmt.Errorf("sequence: %w", err)
+	}
+	return last, rows.Close()
 }
 
 // insertChunk is how many events one INSERT writes at most.
