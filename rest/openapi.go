@@ -62,6 +62,11 @@ var (
 	openAPIDoc  obj
 )
 
+// idempotencyKeyParam documents Idempotency-Key on the POSTs that honour it
+// (rest.Mount: every JSON POST but the ones answering a secret).
+var idempotencyKeyParam = obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
+	"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of running twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."}
+
 func handleOpenAPI(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		openAPIOnce.Do(func() { openAPIDoc = OpenAPI(routes(Deps{})) })
@@ -265,8 +270,7 @@ func operation(rt route) obj {
 			"304": obj{"description": "Not modified."},
 		}, errs("404"))
 	case opCreate:
-		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
-			"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of creating twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."})
+		params = append(params, idempotencyKeyParam)
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		op["responses"] = merge(obj{"201": obj{"description": "Created.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "413", "415", "422"))
@@ -279,7 +283,7 @@ func operation(rt route) obj {
 	case opDelete:
 		op["responses"] = merge(obj{"204": obj{"description": "Deleted."}}, errs("404", "409"))
 	case opAction:
-		params = append(params, obj{"name": "If-Match", "in": "header", "schema": obj{"type": "string"}, "description": "The ETag the command is based on: 412 when the resource has changed since."})
+		params = append(params, idempotencyKeyParam, obj{"name": "If-Match", "in": "header", "schema": obj{"type": "string"}, "description": "The ETag the command is based on: 412 when the resource has changed since."})
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		op["responses"] = merge(obj{"200": obj{"description": "Done.", "headers": etagHeader, "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "412", "413", "415", "422"))
@@ -294,6 +298,7 @@ func operation(rt route) obj {
 			delete(op["responses"].(obj), "201")
 		}
 	case opCommand:
+		params = append(params, idempotencyKeyParam)
 		if rt.doc.input != "" {
 			op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
 		}

@@ -64,27 +64,35 @@ func asMap(v any) (map[string]any, error) {
 // the UPDATE itself would take (FOR NO KEY UPDATE), only earlier: inserts
 // that merely refer to the row (an item at a hub) are not held up by it.
 func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]any, error) {
-	c := client(ctx)
-	if drv := c.Driver(); drv.Dialect() == dialect.Postgres {
-		table, err := ent.IDToTable(ctx, id)
-		if err != nil {
-			return nil, apperr.Internal(fmt.Errorf("snapshot: no table for %s", id))
-		}
-		var rows entsql.Rows
-		if err := drv.Query(ctx, `SELECT 1 FROM "`+table+`" WHERE id = $1 FOR NO KEY UPDATE`, []any{string(id)}, &rows); err != nil {
-			return nil, apperr.From(err)
-		}
-		found := rows.Next()
-		rows.Close()
-		if !found {
-			return nil, nil
-		}
+	if found, err := lockRow(ctx, id); err != nil || !found {
+		return nil, err
 	}
 	m, err := s.object(ctx, id)
 	if err != nil && apperr.From(err).Kind == apperr.KindNotFound {
 		return nil, nil
 	}
 	return m, err
+}
+
+// lockRow takes on PostgreSQL the lock an UPDATE of the row would take (FOR
+// NO KEY UPDATE), until the transaction ends, and reports whether the row
+// exists; on SQLite, whose write transactions hold the database lock
+// already, it does nothing and reports true.
+func lockRow(ctx context.Context, id resourceid.ID) (bool, error) {
+	drv := client(ctx).Driver()
+	if drv.Dialect() != dialect.Postgres {
+		return true, nil
+	}
+	table, err := ent.IDToTable(ctx, id)
+	if err != nil {
+		return false, apperr.Internal(fmt.Errorf("lock: no table for %s", id))
+	}
+	var rows entsql.Rows
+	if err := drv.Query(ctx, `SELECT 1 FROM "`+table+`" WHERE id = $1 FOR NO KEY UPDATE`, []any{string(id)}, &rows); err != nil {
+		return false, apperr.From(err)
+	}
+	defer rows.Close()
+	return rows.Next(), nil
 }
 
 // changed returns previous_attributes: the top-level fields of after whose

@@ -1,16 +1,21 @@
 package service_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
+
+	"entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
 	"logistics/ent/item"
 	"logistics/ent/orderevent"
 	"logistics/ent/trackingentry"
+	"logistics/internal/apptest"
 	"logistics/internal/decimal"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 	"logistics/internal/service"
 	"logistics/internal/workflowdef"
 )
@@ -107,6 +112,91 @@ func TestNoWayBackToInitialWithStock(t *testing.T) {
 			t.Fatalf("%s: reserved %s after the second hold, want 6", wf, got)
 		}
 		f.move(t, o.ID, "unhold")
+	}
+}
+
+// TestLineEditRacesReservation: a line edited while a transition out of the
+// initial state reserves stock for the same order. The edit is left
+// uncommitted in a transaction of the test's own while the transition runs;
+// the transition must wait for it and reserve the edited quantity (before,
+// on PostgreSQL, it read the old quantity, and the order was allocated with
+// a line short of its reservation). On SQLite the one write lock serialises
+// them anyway.
+func TestLineEditRacesReservation(t *testing.T) {
+	f := newFixture(t)
+	it := f.stock(t, f.parts[0], f.hub, "10", item.StatusAvailable, nil)
+	if _, err := f.svc.CreateWorkflow(f.ctx, "hold", "Hold", workflowdef.Definition{
+		States: []string{"new", "held"}, InitialState: "new",
+		Transitions: []workflowdef.Transition{{Name: "hold", From: []string{"new"}, To: "held", Effect: workflowdef.EffectReserve}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o := f.order(t, "hold", service.NewLine{PartID: f.parts[0].ID, Quantity: decimal.FromInt(2)})
+	line := f.lines(t, o.ID)[0]
+
+	tx, err := f.client().Tx(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	txCtx := ent.NewContext(ent.NewTxContext(eventlog.Begin(f.ctx, tx), tx), tx.Client())
+	if _, err := f.svc.UpdateOrderLine(txCtx, line.ID, ent.UpdateOrderLineInput{Quantity: ptr(decimal.FromInt(6))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.svc.TransitionOrder(f.ctx, o.ID, "hold", service.TransitionOptions{})
+		done <- err
+	}()
+	// Commit once the transition waits for a lock held by the edit.
+	if apptest.Postgres() {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var rows sql.Rows
+			if err := f.client().Driver().Query(context.Background(),
+				`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`, []any{}, &rows); err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			rows.Next()
+			err := rows.Scan(&n)
+			rows.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("the transition finished beside an uncommitted edit of its order's line: %v", err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the transition never waited for the edit")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	} else {
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("hold: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the transition did not finish")
+	}
+	l := f.lines(t, o.ID)[0]
+	if l.Quantity != decimal.FromInt(6) || l.AllocatedQuantity != l.Quantity {
+		t.Fatalf("line quantity %s, allocated %s: an allocated order's line is not fully reserved", l.Quantity, l.AllocatedQuantity)
+	}
+	if got := f.item(t, it.ID).ReservedQuantity; got != decimal.FromInt(6) {
+		t.Fatalf("reserved %s, want 6", got)
 	}
 }
 

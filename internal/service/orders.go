@@ -219,8 +219,16 @@ func (s *Service) DeleteOrder(ctx context.Context, id resourceid.ID) error {
 }
 
 // requireInitialState refuses a change unless the order is still in its
-// workflow's initial state (so nothing is reserved yet).
+// workflow's initial state (so nothing is reserved yet). It locks the order
+// row first (PostgreSQL), as a transition's UPDATE does: a transition that
+// reserves then waits for the change's commit and reserves what it wrote,
+// or, having moved first, makes the change find the order moved on. Without
+// the lock a line could be edited while a reservation read its old quantity
+// (TestLineEditRacesReservation).
 func (s *Service) requireInitialState(ctx context.Context, id resourceid.ID, what string) error {
+	if _, err := lockRow(ctx, id); err != nil {
+		return err
+	}
 	o, err := client(ctx).Order.Query().Where(order.ID(id)).WithWorkflow().Only(ctx)
 	if ent.IsNotFound(err) {
 		return notFound("order", id)
