@@ -20,6 +20,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"logistics/ent"
+	"logistics/ent/event"
 	"logistics/ent/migrate"
 	"logistics/internal/eventlog"
 	"logistics/internal/fieldcheck"
@@ -105,8 +106,22 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	client := ent.NewClient(ent.Driver(drv))
 	client.Use(fieldcheck.Hook()) // every invalid field at once, before ent's first-error check
 	client.Use(utcTimes)          // times stored in UTC: SQLite compares them as text
+	if dia == dialect.Postgres {
+		client.Event.Intercept(numberedEventsOnly)
+	}
 	return &DB{Client: client, SQL: db, Dialect: dia, Source: source}, nil
 }
+
+// numberedEventsOnly keeps every query of events to numbered ones. On
+// PostgreSQL an event is committed a moment before the sequencer numbers it
+// (internal/eventlog/sequencer.go); no reader — lists, node(id:), GET
+// /v1/events/{id}, webhook payloads — sees it before it has its number.
+var numberedEventsOnly = ent.TraverseFunc(func(_ context.Context, q ent.Query) error {
+	if eq, ok := q.(*ent.EventQuery); ok {
+		eq.Where(event.SequenceNotNil())
+	}
+	return nil
+})
 
 // postgresPlannerDefaults are session settings sent with every PostgreSQL
 // connection unless the DSN sets them. random_page_cost 1.1 (instead of 4)
