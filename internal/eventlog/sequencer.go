@@ -233,10 +233,9 @@ SELECT count(*) FROM numbered`, last, numberBatch).Scan(&k)
 		return last, 0, err
 	}
 	last += int64(k)
-	if _, err := tx.ExecContext(ctx, `UPDATE `+counterTable+` SET last_value = $1 WHERE id = 1`, last); err != nil {
-		return 0, 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, Channel, strconv.FormatInt(last, 10)); err != nil {
+	// The counter moves and the NOTIFY is queued in one statement.
+	if _, err := tx.ExecContext(ctx, `UPDATE `+counterTable+` SET last_value = $1 WHERE id = 1 RETURNING pg_notify($2, $3)::text`,
+		last, Channel, strconv.FormatInt(last, 10)); err != nil {
 		return 0, 0, err
 	}
 	if err := tx.Commit(); err != nil {
