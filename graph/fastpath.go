@@ -20,8 +20,8 @@ import (
 // aggregation core's fields, which the fast path does not mirror).
 //
 // The fast path skips gqlgen's field middleware, so whatever a field
-// middleware enforces must be mirrored: scopeGuard's type rule in allowType
-// and its filter rule in allowArgs; costFields' count of resolved fields in
+// middleware enforces must be mirrored: scopeGuard's type rule in allowType,
+// its filter rule in allowArgs and its check of a resolved Node in allowNode; costFields' count of resolved fields in
 // the count QueryField returns, and its cap on plain lists in
 // FastPath.MaxList (the fast path declines a longer list, so gqlgen reports
 // the error).
@@ -101,6 +101,12 @@ func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 // which declines rather than reporting the error: gqlgen then reports it.
 func allowType(ctx context.Context, typeName string) bool {
 	return auth.RequireType(ctx, typeName) == nil
+}
+
+// allowNode is scopeGuard's check of a resolved Node (requireNode) for the
+// fast path, which declines rather than reporting the error.
+func allowNode(ctx context.Context, obj any) bool {
+	return requireNode(ctx, obj) == nil
 }
 
 // allowArgs is scopeGuard's filter rule (requireFilters) for the fast path,

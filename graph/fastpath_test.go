@@ -52,6 +52,7 @@ func TestFastPathMatchesGqlgen(t *testing.T) {
 		name, q string
 		vars    map[string]any
 		header  http.Header
+		served  bool // the fast path must serve it (not decline)
 	}
 	var queries []query
 	for _, q := range schemaQueries(generated.NewExecutableSchema(generated.Config{}).Schema()) {
@@ -73,7 +74,16 @@ fragment O on Order { id status lines { quantity part { sku ... on Part { partNa
   parts(first: 2) { edges { node { items(first: 2) { edges { node { hub { ...H } } } } } } }
 }
 fragment H on Hub { code items(first: 1) { edges { node { id quantity } } } }`},
-		query{name: "interface (declined)", q: `query($id: ID!) { node(id: $id) { id ... on Order { number } } }`, vars: map[string]any{"id": o1}},
+		query{name: "node", q: `query($id: ID!) { node(id: $id) { id __typename ... on Order { number status hub { code } lines { id quantity part { sku partName } } } ... on Hub { code } } }`,
+			vars: map[string]any{"id": o1}, served: true},
+		query{name: "node of another type, fragment on the interface", q: `query($id: ID!) { node(id: $id) { ...N ... on Hub { code name } } } fragment N on Node { id }`,
+			vars: map[string]any{"id": ams}, served: true},
+		query{name: "nodes, an unknown id among them", q: `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Part { sku } ... on Order { number } } }`,
+			vars: map[string]any{"ids": []string{bolt, o1, "ord_01J0000000000000000000000X"}}},
+		query{name: "nodes", q: `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Part { sku } ... on Order { number } } }`,
+			vars: map[string]any{"ids": []string{bolt, o1}}, served: true},
+		query{name: "node a key may read", q: `query($id: ID!) { node(id: $id) { id ... on Hub { code } } }`, vars: map[string]any{"id": ams}, header: apptest.Bearer(readHubs), served: true},
+		query{name: "node a key may not read (declined)", q: `query($id: ID!) { node(id: $id) { id ... on Order { number } } }`, vars: map[string]any{"id": o1}, header: apptest.Bearer(readHubs)},
 		query{name: "bad cursor (declined: error)", q: `{ items(first: 2, after: "garbage") { edges { node { id } } } }`},
 		query{name: "page size refused", q: `{ items(first: 501) { edges { node { id } } } }`},
 		query{name: "repeated and aliased fields (cost counted alike)", q: `{ a: orders(first: 2) { totalCount totalCount edges { node { number n2: number lines { id id part { sku } } events { transition toState } } } } }`},
@@ -85,7 +95,11 @@ fragment H on Hub { code items(first: 1) { edges { node { id quantity } } } }`},
 	served := srv.App.FastPath.Served.Load()
 	for _, q := range queries {
 		body := map[string]any{"query": q.q, "variables": q.vars}
+		before := srv.App.FastPath.Served.Load()
 		fast := srv.Do(t, http.MethodPost, srv.URL+"/graphql", body, q.header)
+		if q.served && srv.App.FastPath.Served.Load() == before {
+			t.Errorf("%s: the fast path declined it", q.name)
+		}
 		slow := gqlgen.Do(t, http.MethodPost, gqlgen.URL+"/graphql", body, q.header)
 		if fast.StatusCode != slow.StatusCode || !bytes.Equal(fast.Body, slow.Body) {
 			t.Errorf("%s: fast path %d %s\ngqlgen %d %s\nquery: %s", q.name, fast.StatusCode, fast.Body, slow.StatusCode, slow.Body, q.q)

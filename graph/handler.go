@@ -106,6 +106,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if !opt.NoFastPath {
 		fast := generated.NewFastPath(schema, allowType, allowArgs)
 		fast.MaxList = opt.MaxListLength
+		fast.AllowNode = allowNode
 		srv.AroundRootFields(fastQueryFields(fast, opt.FastPathCounts))
 	}
 	srv.SetErrorPresenter(presenter(opt.Logger))

@@ -28,6 +28,11 @@ type FastPath struct {
 	// MaxList is the most elements a list of objects outside a connection
 	// may have: the fast path declines a longer one (0: no limit).
 	MaxList int
+	// AllowNode is asked before an object reached through an interface
+	// (node, nodes) is written, with the object: the check gqlgen's field
+	// middleware makes once the interface's value is resolved. Nil: the
+	// fast path declines every interface.
+	AllowNode func(ctx context.Context, obj any) bool
 }
 
 // NewFastPath returns the fast path of es (made by NewExecutableSchema).
@@ -60,7 +65,7 @@ func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField)
 	}()
 	ec := newExecutionContext(oc, p.es, nil)
 	w := fastWriters.Get().(*fastWriter)
-	w.allow, w.allowArgs = p.allow, p.allowArgs
+	w.allow, w.allowArgs, w.allowNode = p.allow, p.allowArgs, p.AllowNode
 	w.maxList = p.MaxList
 	if w.maxList <= 0 {
 		w.maxList = int(^uint(0) >> 1)
@@ -78,7 +83,7 @@ var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
 
 // release returns w to the pool, unless it grew beyond what is worth keeping.
 func (w *fastWriter) release() {
-	w.allow, w.allowArgs = nil, nil
+	w.allow, w.allowArgs, w.allowNode = nil, nil, nil
 	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
@@ -94,6 +99,7 @@ type fastWriter struct {
 	scratch   [64]byte // formatting room for numbers and times
 	allow     func(ctx context.Context, typeName string) bool
 	allowArgs func(ctx context.Context, fc *graphql.FieldContext) bool
+	allowNode func(ctx context.Context, obj any) bool
 	maxList   int // the most elements of a list of objects outside a connection
 	fields    int // fields written, but __typename
 
@@ -215,6 +221,44 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 	case "__typename":
 		w.b.WriteString(`"Query"`)
 		return true
+	case "node":
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_node(ctx, field) })
+		if err != nil {
+			return false
+		}
+		if !w.allow(ctx, "Node") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		v, err := func(ctx context.Context) (ent.Noder, error) {
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(resourceid.ID))
+		}(ctx)
+		if err != nil {
+			return false
+		}
+		return ec.fastmarshalONode2logisticsᚋentᚐNoder(ctx, field.Selections, v, w)
+	case "nodes":
+		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_nodes(ctx, field) })
+		if err != nil {
+			return false
+		}
+		if !w.allow(ctx, "Node") {
+			return false
+		}
+		if !w.allowArgs(ctx, fc) {
+			return false
+		}
+		ctx := graphql.WithFieldContext(ctx, fc)
+		v, err := func(ctx context.Context) ([]ent.Noder, error) {
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]resourceid.ID))
+		}(ctx)
+		if err != nil {
+			return false
+		}
+		return ec.fastmarshalNNode2ᚕlogisticsᚋentᚐNoder(ctx, field.Selections, v, w)
 	case "events":
 		fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Query_events(ctx, field) })
 		if err != nil {
@@ -2174,6 +2218,64 @@ func (ec *executionContext) fast_WorkflowTransition(ctx context.Context, sel ast
 	return true
 }
 
+// fast_Node writes the object behind an interface value as
+// gqlgen's _Node does, through the object's own fast function
+// (which collects the fields of the fragments on its type); it declines a
+// typed nil and a type it does not know.
+func (ec *executionContext) fast_Node(ctx context.Context, sel ast.SelectionSet, obj ent.Noder, w *fastWriter) bool {
+	if w.allowNode == nil || !w.allowNode(ctx, obj) {
+		return false
+	}
+	switch obj := (obj).(type) {
+	case *ent.Event:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Event(ctx, sel, obj, w)
+	case *ent.Hub:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Hub(ctx, sel, obj, w)
+	case *ent.Item:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Item(ctx, sel, obj, w)
+	case *ent.Order:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Order(ctx, sel, obj, w)
+	case *ent.OrderEvent:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_OrderEvent(ctx, sel, obj, w)
+	case *ent.OrderLine:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_OrderLine(ctx, sel, obj, w)
+	case *ent.Part:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Part(ctx, sel, obj, w)
+	case *ent.TrackingEntry:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_TrackingEntry(ctx, sel, obj, w)
+	case *ent.Workflow:
+		if obj == nil {
+			return false
+		}
+		return ec.fast_Workflow(ctx, sel, obj, w)
+	}
+	return false
+}
+
 func (ec *executionContext) fastmarshalNApiToken2ᚕᚖlogisticsᚋentᚐAPITokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.APIToken, w *fastWriter) bool {
 	if v == nil {
 		return false
@@ -2224,6 +2326,23 @@ func (ec *executionContext) fastmarshalNItemConnection2ᚖlogisticsᚋentᚐItem
 		return false
 	}
 	return ec.fast_ItemConnection(ctx, sel, v, w)
+}
+
+func (ec *executionContext) fastmarshalNNode2ᚕlogisticsᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder, w *fastWriter) bool {
+	if v == nil {
+		return false
+	}
+	w.b.WriteByte('[')
+	for i := range v {
+		if i > 0 {
+			w.b.WriteByte(',')
+		}
+		if !ec.fastmarshalONode2logisticsᚋentᚐNoder(ctx, sel, v[i], w) {
+			return false
+		}
+	}
+	w.b.WriteByte(']')
+	return true
 }
 
 func (ec *executionContext) fastmarshalNOrder2ᚖlogisticsᚋentᚐOrder(ctx context.Context, sel ast.SelectionSet, v *ent.Order, w *fastWriter) bool {
@@ -2443,6 +2562,14 @@ func (ec *executionContext) fastmarshalOItemEdge2ᚖlogisticsᚋentᚐItemEdge(c
 		return true
 	}
 	return ec.fast_ItemEdge(ctx, sel, v, w)
+}
+
+func (ec *executionContext) fastmarshalONode2logisticsᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v ent.Noder, w *fastWriter) bool {
+	if v == nil {
+		w.b.WriteString("null")
+		return true
+	}
+	return ec.fast_Node(ctx, sel, v, w)
 }
 
 func (ec *executionContext) fastmarshalOOrder2ᚖlogisticsᚋentᚐOrder(ctx context.Context, sel ast.SelectionSet, v *ent.Order, w *fastWriter) bool {

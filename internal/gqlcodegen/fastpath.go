@@ -35,8 +35,12 @@ import (
 //     every field that has some (allowArgs: a where: filter that traverses
 //     a relation needs read scope on the related type).
 //
+// Interfaces whose implementors are all such objects (Node: node and
+// nodes) are written through the object's function, after the check
+// scopeGuard makes on the resolved value (FastPath.AllowNode).
+//
 // It declines — and gqlgen executes the field from the start — on anything
-// it does not do: interfaces and unions, directives on fields (also those
+// it does not do: other interfaces and unions, directives on fields (also those
 // without a runtime effect: @aggregate marks the aggregates, which the
 // aggregation core answers and gqlgen alone executes), @defer,
 // nested lists of objects, any error, any null where the schema forbids one,
@@ -70,9 +74,23 @@ func (p FastPath) GenerateCode(data *codegen.Data) error {
 
 // fastModel is what the template renders.
 type fastModel struct {
-	Root    *fastObject
-	Objects []*fastObject
-	Types   []*config.TypeReference // object types (or lists of them) needing a fast marshal function
+	Root       *fastObject
+	Objects    []*fastObject
+	Interfaces []*fastInterface
+	Types      []*config.TypeReference // object and interface types (or lists of them) needing a fast marshal function
+}
+
+// fastInterface is an interface whose implementors are all objects the fast
+// path writes (Node): its value is written through the object's function.
+type fastInterface struct {
+	Name         string
+	Type         types.Type
+	Implementors []fastImplementor
+}
+
+type fastImplementor struct {
+	Name string
+	Type types.Type // a pointer to the object's struct
 }
 
 type fastObject struct {
@@ -139,6 +157,23 @@ func buildFastModel(data *codegen.Data) *fastModel {
 		}
 	}
 	m := &fastModel{}
+	// Interfaces whose every implementor is an eligible object bound to a
+	// pointer (what gqlgen type-switches on): the fast path writes them.
+	ifaces := map[string]*fastInterface{}
+	for name, in := range data.Interfaces {
+		fi := &fastInterface{Name: name, Type: in.Type}
+		ok := len(in.Implementors) > 0
+		for _, impl := range in.Implementors {
+			if _, ptr := impl.Type.(*types.Pointer); !ptr || impl.TakeRef || !eligible[impl.Name] {
+				ok = false
+				break
+			}
+			fi.Implementors = append(fi.Implementors, fastImplementor{Name: impl.Name, Type: impl.Type})
+		}
+		if ok {
+			ifaces[name] = fi
+		}
+	}
 	for _, o := range data.Objects {
 		root := o.Definition == data.Schema.Query
 		if !root && !eligible[o.Name] {
@@ -146,7 +181,7 @@ func buildFastModel(data *codegen.Data) *fastModel {
 		}
 		fo := &fastObject{Object: o}
 		for _, f := range o.Fields {
-			ff, ok := classify(f, eligible)
+			ff, ok := classify(f, eligible, ifaces)
 			if !ok || (root && !ff.Call) {
 				continue // the generated switch declines it
 			}
@@ -161,7 +196,7 @@ func buildFastModel(data *codegen.Data) *fastModel {
 			m.Objects = append(m.Objects, fo)
 		}
 	}
-	m.prune()
+	m.prune(ifaces)
 	types := map[string]*config.TypeReference{}
 	for _, o := range append([]*fastObject{m.Root}, m.Objects...) {
 		for _, f := range o.Fields {
@@ -175,27 +210,43 @@ func buildFastModel(data *codegen.Data) *fastModel {
 	}
 	sort.Slice(m.Types, func(i, j int) bool { return m.Types[i].MarshalFunc() < m.Types[j].MarshalFunc() })
 	sort.Slice(m.Objects, func(i, j int) bool { return m.Objects[i].Name < m.Objects[j].Name })
+	sort.Slice(m.Interfaces, func(i, j int) bool { return m.Interfaces[i].Name < m.Interfaces[j].Name })
+	for _, in := range m.Interfaces {
+		sort.Slice(in.Implementors, func(i, j int) bool { return in.Implementors[i].Name < in.Implementors[j].Name })
+	}
 	return m
 }
 
 // prune drops the objects no field the fast path serves leads to (from the
 // root): their code would never run. The types of the aggregates, reached
 // only through @aggregate fields, are such objects.
-func (m *fastModel) prune() {
+func (m *fastModel) prune(ifaces map[string]*fastInterface) {
 	byName := map[string]*fastObject{}
 	for _, o := range m.Objects {
 		byName[o.Name] = o
 	}
 	reached := map[string]bool{}
+	var reach func(name string)
 	var visit func(o *fastObject)
+	reach = func(name string) {
+		if reached[name] {
+			return
+		}
+		reached[name] = true
+		if next := byName[name]; next != nil {
+			visit(next)
+		}
+		if in := ifaces[name]; in != nil {
+			m.Interfaces = append(m.Interfaces, in)
+			for _, impl := range in.Implementors {
+				reach(impl.Name)
+			}
+		}
+	}
 	visit = func(o *fastObject) {
 		for _, f := range o.Fields {
-			if !f.Object || reached[f.Guard] {
-				continue
-			}
-			reached[f.Guard] = true
-			if next := byName[f.Guard]; next != nil {
-				visit(next)
+			if f.Object {
+				reach(f.Guard)
 			}
 		}
 	}
@@ -210,7 +261,7 @@ func (m *fastModel) prune() {
 }
 
 // classify tells how the fast path resolves a field, or that it does not.
-func classify(f *codegen.Field, eligible map[string]bool) (*fastField, bool) {
+func classify(f *codegen.Field, eligible map[string]bool, ifaces map[string]*fastInterface) (*fastField, bool) {
 	if f.FieldDefinition != nil && f.FieldDefinition.Directives.ForName("aggregate") != nil {
 		return nil, false // an aggregate (skip_runtime, so not among f's directives)
 	}
@@ -234,6 +285,15 @@ func classify(f *codegen.Field, eligible map[string]bool) (*fastField, bool) {
 		return ff, true
 	case ast.Object:
 		if !eligible[t.Definition.Name] || t.IsPtrToSlice() || t.IsPtrToPtr() ||
+			(t.IsSlice() && (t.Elem().IsSlice() || t.Elem().IsPtrToPtr())) {
+			return nil, false
+		}
+		ff.Object, ff.Guard = true, t.Definition.Name
+		return ff, true
+	case ast.Interface:
+		// node and nodes. Guard is the interface's name, as scopeGuard
+		// checks the field's type; the object's own check is AllowNode.
+		if ifaces[t.Definition.Name] == nil || t.IsPtrToSlice() || t.IsPtrToPtr() ||
 			(t.IsSlice() && (t.Elem().IsSlice() || t.Elem().IsPtrToPtr())) {
 			return nil, false
 		}
