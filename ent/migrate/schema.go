@@ -721,9 +721,9 @@ var (
 				Columns: []*schema.Column{TrackingEntriesColumns[2]},
 			},
 			{
-				Name:    "trackingentry_order_id_occurred_at",
+				Name:    "trackingentry_order_id_occurred_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{TrackingEntriesColumns[11], TrackingEntriesColumns[9]},
+				Columns: []*schema.Column{TrackingEntriesColumns[11], TrackingEntriesColumns[9], TrackingEntriesColumns[0]},
 			},
 			{
 				Name:    "trackingentry_tracking_number",

@@ -56,7 +56,10 @@ func (TrackingEntry) Edges() []ent.Edge {
 
 func (TrackingEntry) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("order_id", "occurred_at"),
+		// With id: "the latest entries of an order" (ORDER BY occurred_at
+		// DESC, id DESC LIMIT n; REST's latest_tracking, nested
+		// trackingEntries) is read in index order, with no sort.
+		index.Fields("order_id", "occurred_at", "id"),
 		index.Fields("tracking_number"),
 		index.Fields("carrier"),
 		index.Fields("status"),
