@@ -360,14 +360,14 @@ WHERE l.order_id IN (`+in+`) ORDER BY l.order_id, l.id`, ids...)
 	// every order, and W5 appends hundreds to the shipped ones (W3s).
 	latest := `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
 FROM orders o JOIN tracking_entries t ON t.id IN (
-  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id DESC LIMIT 3)
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id DESC`
+  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3)
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
 	if f.postgres {
 		latest = `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
 FROM orders o CROSS JOIN LATERAL (
   SELECT l.order_id, l.id, l.tracking_number, l.carrier, l.status, l.location, l.occurred_at FROM tracking_entries l
-  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id DESC LIMIT 3) t
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id DESC`
+  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3) t
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
 	}
 	rows, err = f.query(ctx, latest, ids...)
 	if err != nil {

@@ -32,7 +32,7 @@ type Event struct {
 	Actor string `json:"actor,omitempty"`
 	// {"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}
 	Data map[string]interface{} `json:"data,omitempty"`
-	// Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+	// Per environment, strictly increasing; given once the event's transaction has committed (internal/eventlog), so a reader paging by sequence never skips an event.
 	Sequence *int `json:"sequence,omitempty"`
 	// PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.
 	PendingOrder *int64 `json:"pending_order,omitempty"`

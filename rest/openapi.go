@@ -368,7 +368,7 @@ func merge(a, b obj) obj {
 func eventLogParams() []obj {
 	return []obj{
 		{"name": "after", "in": "query", "schema": obj{"type": "integer", "minimum": 0},
-			"description": "Events with a greater sequence, oldest first: the cursor that never skips an event (sequences are assigned in commit order). Start with 0 (or the sequence of the last event you processed) and pass next_after on. Not with cursor or sort."},
+			"description": "Events with a greater sequence, oldest first: the cursor that never skips an event (sequences are given to committed events only, one numbering at a time). Start with 0 (or the sequence of the last event you processed) and pass next_after on. Not with cursor or sort."},
 		{"name": "types[]", "in": "query", "schema": obj{"type": "array", "items": obj{"type": "string"}}, "style": "form", "explode": true,
 			"description": "Only these event types (the same as type[]=)."},
 		{"name": "wait", "in": "query", "schema": obj{"type": "string", "example": "30s"},

@@ -23,14 +23,15 @@ import (
 // (issue 6, W3; figures in bench/README.md).
 
 // withOrderEdges eager-loads the edges ent reads well: the hub (id and code)
-// and the tracking entries, newest first, at most latestTracking per order,
+// and the tracking entries, newest first (ties by id, as GraphQL's pager and
+// the index trackingentry_order_id_occurred_at_id), at most latestTracking per order,
 // each with its hub's id and code.
 // The workflow and the lines are filled by embedOrders.
 func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
 	return q.WithHub(hubRef).
 		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
 			tq.Modify(pergroup.First(trackingentry.FieldOrderID, latestTracking,
-				sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.DescExpr(sql.Expr(trackingentry.FieldID)))).
+				sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.Expr(trackingentry.FieldID))).
 				WithHub(hubRef) // latest_tracking[].hub.code (no statement when no entry has a hub)
 		})
 }

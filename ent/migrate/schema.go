@@ -724,6 +724,11 @@ var (
 				Name:    "trackingentry_order_id_occurred_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{TrackingEntriesColumns[11], TrackingEntriesColumns[9], TrackingEntriesColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						TrackingEntriesColumns[9].Name: true,
+					},
+				},
 			},
 			{
 				Name:    "trackingentry_tracking_number",

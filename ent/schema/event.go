@@ -33,7 +33,7 @@ func (Event) Fields() []ent.Field {
 		field.JSON("data", map[string]any{}).Optional().Immutable().Annotations(entgql.Type("Map")).
 			Comment(`{"object": the resource's REST representation after the change, "previous_attributes": changed fields' values before it}`),
 		field.Int("sequence").Optional().Nillable().Immutable().
-			Comment("Per environment, strictly increasing in commit order; set at commit (internal/eventlog).").
+			Comment("Per environment, strictly increasing; given once the event's transaction has committed (internal/eventlog), so a reader paging by sequence never skips an event.").
 			Annotations(entgql.OrderField("SEQUENCE"), entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)),
 		field.Int64("pending_order").Optional().Nillable().Immutable().
 			Comment("PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.").

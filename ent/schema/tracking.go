@@ -5,6 +5,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -56,10 +57,11 @@ func (TrackingEntry) Edges() []ent.Edge {
 
 func (TrackingEntry) Indexes() []ent.Index {
 	return []ent.Index{
-		// With id: "the latest entries of an order" (ORDER BY occurred_at
-		// DESC, id DESC LIMIT n; REST's latest_tracking, nested
-		// trackingEntries) is read in index order, with no sort.
-		index.Fields("order_id", "occurred_at", "id"),
+		// "The latest entries of an order" (ORDER BY occurred_at DESC, id
+		// LIMIT n: REST's latest_tracking, and GraphQL's nested
+		// trackingEntries, whose pager breaks ties by id ascending) is read
+		// in index order, with no sort of all the order's entries.
+		index.Fields("order_id", "occurred_at", "id").Annotations(entsql.DescColumns("occurred_at")),
 		index.Fields("tracking_number"),
 		index.Fields("carrier"),
 		index.Fields("status"),

@@ -5719,7 +5719,7 @@ type Event implements Node {
   """
   data: Map
   """
-  Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  Per environment, strictly increasing; given once the event's transaction has committed (internal/eventlog), so a reader paging by sequence never skips an event.
   """
   sequence: Int
 }
@@ -5783,7 +5783,7 @@ enum EventOrderField {
   """
   TYPE
   """
-  Order by sequence: per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  Order by sequence: per environment, strictly increasing; given once the event's transaction has committed (internal/eventlog), so a reader paging by sequence never skips an event.
   """
   SEQUENCE
 }
@@ -6056,7 +6056,7 @@ input EventWhereInput {
   """
   actorContainsFold: String
   """
-  sequence equals the value. Per environment, strictly increasing in commit order; set at commit (internal/eventlog).
+  sequence equals the value. Per environment, strictly increasing; given once the event's transaction has committed (internal/eventlog), so a reader paging by sequence never skips an event.
   """
   sequence: Int
   """

@@ -106,7 +106,7 @@ var (
 		Field{Name: "type", Type: String, Sort: "TYPE", Description: "Event type, e.g. order.created."},
 		Field{Name: "subject_id", Type: String, Description: "The id of the resource that changed."},
 		Field{Name: "actor", Type: String, Description: "Who made the change."},
-		Field{Name: "sequence", Type: Int, Sort: "SEQUENCE", Description: "The event's number in its environment's log, increasing in commit order (see after=)."},
+		Field{Name: "sequence", Type: Int, Sort: "SEQUENCE", Description: "The event's number in its environment's log, given once its transaction has committed; paging with after= never skips one."},
 	)}
 )
 
