@@ -224,23 +224,30 @@ SELECT c.last_value, pg_notify($2, c.last_value::text)::text FROM c`
 
 // numberPG runs numberStmt.
 func numberPG(ctx context.Context, drv dialect.Driver, ids []string) (int64, error) {
+	var last int64
+	var notified string // pg_notify's void, as text
+	err := counterRow(ctx, drv, numberStmt, []any{ids, Channel}, &last, &notified)
+	return last, err
+}
+
+// counterRow runs a statement that returns the counter's one row and scans
+// it into dest.
+func counterRow(ctx context.Context, q querier, stmt string, args []any, dest ...any) error {
 	var rows entsql.Rows
-	if err := drv.Query(ctx, numberStmt, []any{ids, Channel}, &rows); err != nil {
-		return 0, fmt.Errorf("sequence: %w", err)
+	if err := q.Query(ctx, stmt, args, &rows); err != nil {
+		return fmt.Errorf("sequence: %w", err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return 0, fmt.Errorf("sequence: %w", err)
+			return fmt.Errorf("sequence: %w", err)
 		}
-		return 0, errors.New("sequence: no counter row (database not migrated)")
+		return errors.New("sequence: no counter row (database not migrated)")
 	}
-	var last int64
-	var notified string // pg_notify's void, as text
-	if err := rows.Scan(&last, &notified); err != nil {
-		return 0, fmt.Errorf("sequence: %w", err)
+	if err := rows.Scan(dest...); err != nil {
+		return fmt.Errorf("sequence: %w", err)
 	}
-	return last, rows.Close()
+	return rows.Close()
 }
 
 // insertChunk is how many events one INSERT writes at most.
@@ -260,22 +267,9 @@ func Reserve(ctx context.Context, q querier, k int) (int64, error) {
 	if q.Dialect() == dialect.Postgres {
 		stmt = "UPDATE " + counterTable + " SET last_value = last_value + $1 WHERE id = 1 RETURNING last_value"
 	}
-	var rows entsql.Rows
-	if err := q.Query(ctx, stmt, []any{k}, &rows); err != nil {
-		return 0, fmt.Errorf("sequence: %w", err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return 0, fmt.Errorf("sequence: %w", err)
-		}
-		return 0, errors.New("sequence: no counter row (database not migrated)")
-	}
 	var last int64
-	if err := rows.Scan(&last); err != nil {
-		return 0, fmt.Errorf("sequence: %w", err)
-	}
-	return last, rows.Close()
+	err := counterRow(ctx, q, stmt, []any{k}, &last)
+	return last, err
 }
 
 // ReserveSQL is Reserve for a database/sql transaction (bulk loaders).
