@@ -320,6 +320,14 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	// Instances already serving number events under the counter row's lock
+	// (the sequencer): take it too, when the row exists, so numbers are
+	// never given twice.
+	if dia == dialect.Postgres {
+		if _, err := tx.ExecContext(ctx, "SELECT last_value FROM "+counterTable+" WHERE id = 1 FOR UPDATE"); err != nil {
+			return fmt.Errorf("eventlog: migrate: %w", err)
+		}
+	}
 	var max int64
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX("+event.FieldSequence+"), 0) FROM "+event.Table).Scan(&max); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)

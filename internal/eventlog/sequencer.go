@@ -119,11 +119,12 @@ func (l *Log) sequencer() *sequencer {
 	return l.seq.Load()
 }
 
-// waiting tells whether a committed event is unnumbered (the partial
-// index on pending_order answers it).
+// waiting tells whether a committed event waits for the sequencer (the
+// partial index on pending_order answers it). Events without a
+// pending_order are the migration's (written before sequences existed).
 func (s *sequencer) waiting(ctx context.Context) bool {
 	var one int
-	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM `+event.Table+` WHERE `+event.FieldSequence+` IS NULL LIMIT 1`).Scan(&one)
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM `+event.Table+` WHERE `+event.FieldSequence+` IS NULL AND `+event.FieldPendingOrder+` IS NOT NULL LIMIT 1`).Scan(&one)
 	return err == nil
 }
 
@@ -224,7 +225,7 @@ func numberCommitted(ctx context.Context, db *sql.DB) (int64, int, error) {
 	var k int
 	err = tx.QueryRowContext(ctx, `WITH todo AS (
 	SELECT id, row_number() OVER (ORDER BY `+event.FieldPendingOrder+`, id) AS n FROM `+event.Table+`
-	WHERE `+event.FieldSequence+` IS NULL ORDER BY `+event.FieldPendingOrder+`, id LIMIT $2
+	WHERE `+event.FieldSequence+` IS NULL AND `+event.FieldPendingOrder+` IS NOT NULL ORDER BY `+event.FieldPendingOrder+`, id LIMIT $2
 ), numbered AS (
 	UPDATE `+event.Table+` e SET `+event.FieldSequence+` = $1 + todo.n FROM todo WHERE e.id = todo.id RETURNING 1
 )
