@@ -42,6 +42,8 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
+
+	"logistics/internal/filter"
 )
 
 // Limits of one request. Every input is bounded: the grouping, the
@@ -196,17 +198,18 @@ func (m Measure) String() string {
 	return string(m.Func) + "." + m.Field
 }
 
-// Op is a comparison of a having condition.
-type Op string
+// Op is a comparison of a having condition: one of the filter grammar's
+// comparison operators (the same spelling in REST's having=).
+type Op = filter.Op
 
 // The comparisons.
 const (
-	Eq  Op = "="
-	Ne  Op = "!="
-	Lt  Op = "<"
-	Lte Op = "<="
-	Gt  Op = ">"
-	Gte Op = ">="
+	Eq  = filter.Eq
+	Ne  = filter.Ne
+	Lt  = filter.Lt
+	Lte = filter.Lte
+	Gt  = filter.Gt
+	Gte = filter.Gte
 )
 
 // Ops lists the comparisons.
