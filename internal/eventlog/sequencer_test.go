@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"logistics/ent"
+	"logistics/ent/event"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 )
@@ -109,6 +111,16 @@ func TestKilledBeforeNumbering(t *testing.T) {
 	var before int64
 	if err := db.QueryRow(`SELECT last_value FROM event_counter WHERE id = 1`).Scan(&before); err != nil {
 		t.Fatal(err)
+	}
+	// No query through ent sees them before they have their numbers (the
+	// interceptor of internal/database).
+	edb, err := database.Open(context.Background(), prod, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer edb.Close()
+	if n, err := edb.Client.Event.Query().Where(event.Type("hub.created")).Count(context.Background()); err != nil || n != 0 {
+		t.Fatalf("ent sees %d unnumbered hub.created events (%v), want 0", n, err)
 	}
 
 	old := eventlog.SequencePollInterval
