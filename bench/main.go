@@ -498,13 +498,22 @@ func validateOps(ip *inProcess, rep *report, w workload, base, token string, fix
 		var stmts int64
 		var codes []int
 		var bodies [][]byte
+		var seen []statement
 		for i := range 2 {
-			stmts = 0
+			stmts, seen = 0, nil
 			codes, bodies = runOp(w, iface, base, token, opVars(fix, w, i), func(r request) (int, []byte) {
-				code, body, n, _ := ip.do(r, iface, false)
+				code, body, n, st := ip.do(r, iface, rep.Config.Explain)
 				stmts += n
+				seen = append(seen, st...)
 				return code, body
 			})
+		}
+		if rep.Config.Explain {
+			// The second operation's statements: the first warms caches.
+			log("### %s %s: %d statements", w.Name, iface, stmts)
+			for i, st := range seen {
+				log("%d. %s   args: %v", i+1, st.Query, st.Args)
+			}
 		}
 		last := bodies[len(bodies)-1]
 		if o := outcome(codes[len(codes)-1], last); o != "ok" {
