@@ -40,12 +40,12 @@ func handleTransitionOrder(d Deps) http.Handler {
 		if err != nil {
 			return err
 		}
-		ctx := r.Context()
+		ctx, memo := service.WithRenderings(r.Context())
 		o, err := d.Service.TransitionOrder(ctx, id, in.Transition, service.TransitionOptions{
 			TrackingNumber: deref(in.TrackingNumber), Carrier: deref(in.Carrier), Revision: rev,
 		})
 		if err == nil {
-			o, err = d.loadOrder(ctx, o.ID)
+			o, err = reloaded(ctx, memo, o.ID, d.loadOrder)
 		}
 		if err != nil {
 			return err

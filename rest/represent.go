@@ -17,7 +17,7 @@ import (
 // inside the changing transaction, whose client ent.FromContext returns.
 func Representer(svc *service.Service) service.Representer {
 	d := Deps{Service: svc}
-	return func(ctx context.Context, id resourceid.ID) (any, error) {
+	return func(ctx context.Context, id resourceid.ID) (any, any, error) {
 		c := ent.FromContext(ctx)
 		switch id.Prefix() {
 		case resourceid.Hub:
@@ -35,20 +35,20 @@ func Representer(svc *service.Service) service.Representer {
 		case resourceid.Workflow:
 			return render(renderWorkflow)(c.Workflow.Get(ctx, id))
 		}
-		return nil, apperr.Internal(fmt.Errorf("no REST representation for %s", id))
+		return nil, nil, apperr.Internal(fmt.Errorf("no REST representation for %s", id))
 	}
 }
 
-// render applies a renderer to a loaded row, or passes the error on (a
-// missing row is a not-found error).
-func render[T any, J any](f func(*T) J) func(*T, error) (any, error) {
-	return func(v *T, err error) (any, error) {
+// render applies a renderer to a loaded row and returns both, or passes the
+// error on (a missing row is a not-found error).
+func render[T any, J any](f func(*T) J) func(*T, error) (any, any, error) {
+	return func(v *T, err error) (any, any, error) {
 		if ent.IsNotFound(err) {
-			return nil, apperr.NotFound("%v", err)
+			return nil, nil, apperr.NotFound("%v", err)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return f(v), nil
+		return v, f(v), nil
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/service"
 )
 
 // resource is the adapter of one REST resource: the few things the generic
@@ -172,10 +173,11 @@ func (rs *resource[T, W, J, In]) post(d Deps) http.Handler {
 		if _, err := d.decode(r, &in); err != nil {
 			return err
 		}
-		v, err := rs.create(r, &in)
+		ctx, memo := service.WithRenderings(r.Context())
+		v, err := rs.create(r.WithContext(ctx), &in)
 		if err == nil && rs.reload {
 			id, _ := rs.key(v)
-			v, err = rs.load(r.Context(), id)
+			v, err = reloaded(ctx, memo, id, rs.load)
 		}
 		if err != nil {
 			return rs.renamed(err)
@@ -205,9 +207,10 @@ func (rs *resource[T, W, J, In]) patch(d Deps) http.Handler {
 		if err != nil {
 			return err
 		}
-		v, err := rs.update(r, id, &in, nulls, rev)
+		ctx, memo := service.WithRenderings(r.Context())
+		v, err := rs.update(r.WithContext(ctx), id, &in, nulls, rev)
 		if err == nil && rs.reload {
-			v, err = rs.load(r.Context(), id)
+			v, err = reloaded(ctx, memo, id, rs.load)
 		}
 		if err != nil {
 			return rs.renamed(err)
@@ -286,4 +289,17 @@ func orderBy[O, F any, PF interface {
 		out = append(out, mk(dir, f))
 	}
 	return out
+}
+
+// reloaded returns the row a write's own event was rendered from inside its
+// committed transaction (service.Renderings): the resource as the write
+// left it, with what its representation embeds, read once instead of again
+// after the commit. A write that recorded no event for id reads it with load.
+func reloaded[T any](ctx context.Context, memo *service.Renderings, id resourceid.ID, load func(context.Context, resourceid.ID) (T, error)) (T, error) {
+	if row, ok := memo.Row(id); ok {
+		if v, ok := row.(T); ok {
+			return v, nil
+		}
+	}
+	return load(ctx, id)
 }

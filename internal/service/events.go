@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -22,22 +23,81 @@ import (
 // Representer renders a resource exactly as GET /v1/<resources>/{id} does.
 // The rest package provides it (rest.Representer) and the app sets it with
 // SetRepresenter, so an event's data.object is the one REST representation,
-// not a second one kept here.
-type Representer func(ctx context.Context, id resourceid.ID) (any, error)
+// not a second one kept here. It returns the row it read too (the ent
+// entity with the edges its representation embeds: *ent.Order with its
+// hub, lines and workflow), which Renderings hands back to REST.
+type Representer func(ctx context.Context, id resourceid.ID) (row, rep any, err error)
 
 // SetRepresenter sets how events render the resources they carry.
 func (s *Service) SetRepresenter(r Representer) { s.represent = r }
 
-// object renders id for an event, as a JSON object (what readers get back).
+// Renderings keeps, for one request, the row each resource's event was last
+// rendered from: the resource as its transaction left it, read inside that
+// transaction after its last change. REST answers a write with it instead of
+// reading the resource again after the commit (four statements for an
+// order). Only renderings of a resource after a change are kept (created,
+// updated, an effect's), never a snapshot taken before one.
+type Renderings struct {
+	mu   sync.Mutex
+	rows map[resourceid.ID]any
+}
+
+type renderingsKey struct{}
+
+// WithRenderings returns a context whose transactions keep their events'
+// renderings in the returned Renderings.
+func WithRenderings(ctx context.Context) (context.Context, *Renderings) {
+	r := &Renderings{}
+	return context.WithValue(ctx, renderingsKey{}, r), r
+}
+
+// Row returns the row id's event was last rendered from, if any. Read it only
+// once the transaction has committed (the service call returned no error).
+func (r *Renderings) Row(id resourceid.ID) (any, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.rows[id]
+	return v, ok
+}
+
+func (r *Renderings) keep(id resourceid.ID, row any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rows == nil {
+		r.rows = map[resourceid.ID]any{}
+	}
+	r.rows[id] = row
+}
+
+// object renders id for an event, as a JSON object (what readers get back),
+// after a change: the row is kept for the request's Renderings.
 func (s *Service) object(ctx context.Context, id resourceid.ID) (map[string]any, error) {
+	_, m, err := s.objectRow(ctx, id)
+	return m, err
+}
+
+// objectRow is object, with the row it rendered (nil without a representer).
+func (s *Service) objectRow(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
+	row, m, err := s.render(ctx, id)
+	if err == nil && row != nil {
+		if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
+			r.keep(id, row)
+		}
+	}
+	return row, m, err
+}
+
+// render returns the row id was read from and its JSON object.
+func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
 	if s.represent == nil {
-		return map[string]any{"id": id}, nil
+		return nil, map[string]any{"id": id}, nil
 	}
-	v, err := s.represent(ctx, id)
+	row, v, err := s.represent(ctx, id)
 	if err != nil {
-		return nil, apperr.From(err)
+		return nil, nil, apperr.From(err)
 	}
-	return asMap(v)
+	m, err := asMap(v)
+	return row, m, err
 }
 
 // asMap turns a representation into its JSON object.
@@ -64,14 +124,21 @@ func asMap(v any) (map[string]any, error) {
 // the UPDATE itself would take (FOR NO KEY UPDATE), only earlier: inserts
 // that merely refer to the row (an item at a hub) are not held up by it.
 func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]any, error) {
-	if found, err := lockRow(ctx, id); err != nil || !found {
-		return nil, err
-	}
-	m, err := s.object(ctx, id)
-	if err != nil && apperr.From(err).Kind == apperr.KindNotFound {
-		return nil, nil
-	}
+	_, m, err := s.snapshotRow(ctx, id)
 	return m, err
+}
+
+// snapshotRow is snapshot, with the row it rendered (nil without a
+// representer, or when the resource does not exist).
+func (s *Service) snapshotRow(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
+	if found, err := lockRow(ctx, id); err != nil || !found {
+		return nil, nil, err
+	}
+	row, m, err := s.render(ctx, id)
+	if err != nil && apperr.From(err).Kind == apperr.KindNotFound {
+		return nil, nil, nil
+	}
+	return row, m, err
 }
 
 // lockRow takes on PostgreSQL the lock an UPDATE of the row would take (FOR
@@ -121,11 +188,18 @@ func (s *Service) emitCreated(ctx context.Context, typ string, id resourceid.ID,
 
 // emitUpdated records typ for a resource changed from before (a snapshot).
 func (s *Service) emitUpdated(ctx context.Context, typ string, id resourceid.ID, before map[string]any, extra map[string]any) error {
-	obj, err := s.object(ctx, id)
+	_, err := s.emitUpdatedRow(ctx, typ, id, before, extra)
+	return err
+}
+
+// emitUpdatedRow is emitUpdated, returning the row the event's object was
+// rendered from (nil without a representer).
+func (s *Service) emitUpdatedRow(ctx context.Context, typ string, id resourceid.ID, before map[string]any, extra map[string]any) (any, error) {
+	row, obj, err := s.objectRow(ctx, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.record(ctx, typ, id, obj, changed(before, obj), extra)
+	return row, s.record(ctx, typ, id, obj, changed(before, obj), extra)
 }
 
 // emitDeleted records typ for a deleted resource with its last state.

@@ -82,15 +82,22 @@ func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]strin
 func (s *Service) transition(ctx context.Context, id resourceid.ID, name string, opts TransitionOptions, at time.Time) (*ent.Order, error) {
 	c := client(ctx)
 	// Locks the order (PostgreSQL) before anything is read, so the event's
-	// previous_attributes are exact.
-	before, err := s.snapshot(ctx, id)
+	// previous_attributes are exact. The row the snapshot was rendered from
+	// is the order as this transaction holds it, with all its lines (the
+	// representation embeds them): no second read of either.
+	row, before, err := s.snapshotRow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	o, err := c.Order.Get(ctx, id)
-	if ent.IsNotFound(err) {
+	o, _ := row.(*ent.Order)
+	var lines []*ent.OrderLine
+	if o != nil {
+		lines = o.Edges.Lines
+	} else if o, err = c.Order.Get(ctx, id); ent.IsNotFound(err) {
 		return nil, notFound("order", id)
 	} else if err != nil {
+		return nil, apperr.From(err)
+	} else if lines, err = c.OrderLine.Query().Where(orderline.OrderID(id)).All(ctx); err != nil {
 		return nil, apperr.From(err)
 	}
 	// The workflow version from the process-wide cache (versions never
@@ -153,11 +160,11 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	}
 	switch t.Effect {
 	case workflowdef.EffectReserve:
-		err = s.reserve(ctx, o)
+		err = s.reserve(ctx, o, lines)
 	case workflowdef.EffectRelease:
 		err = s.release(ctx, o)
 	case workflowdef.EffectShip:
-		err = s.ship(ctx, o, opts, at)
+		err = s.ship(ctx, o, lines, opts, at)
 	}
 	if err == nil && t.To == def.InitialState && t.Effect != workflowdef.EffectRelease {
 		// Lines are editable in the initial state, so nothing may stay
@@ -178,14 +185,21 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 		Exec(ctx); err != nil {
 		return nil, apperr.From(err)
 	}
-	if err := s.emitUpdated(ctx, "order.transitioned", id, before, map[string]any{"transition": map[string]any{
+	row, err = s.emitUpdatedRow(ctx, "order.transitioned", id, before, map[string]any{"transition": map[string]any{
 		"name": t.Name, "from": o.Status, "to": t.To, "effect": string(t.Effect),
 		"workflow": o.Edges.Workflow.Key, "workflow_version": o.Edges.Workflow.Version,
-	}}); err != nil {
+	}})
+	if err != nil {
 		return nil, err
 	}
-	// Its workflow edge is left to load when asked for (REST renders from
-	// its own load; GraphQL resolves order.workflow in the transaction).
+	if after, ok := row.(*ent.Order); ok {
+		// The order as the event rendered it, after every change. Its edges
+		// hold only what the representation embeds (a line's part is its id,
+		// sku and name), so they are dropped: GraphQL loads what it asks for.
+		out := *after
+		out.Edges = ent.OrderEdges{}
+		return &out, nil
+	}
 	out, err := c.Order.Get(ctx, id)
 	if err != nil {
 		return nil, apperr.From(err)
@@ -219,18 +233,16 @@ type Shortage struct {
 }
 
 // reserve reserves what every line still lacks at the order's hub, all or
-// nothing. Each reservation is a conditional UPDATE (available ≥ amount in
+// nothing; lines are the order's lines as the transaction read them, under
+// the order's lock. Each reservation is a conditional UPDATE (available ≥ amount in
 // the WHERE clause), so concurrent reservations on any number of instances
 // can never oversell: one that loses a race updates 0 rows and tries again
 // with what is left. Lines are handled in part order and items in a fixed
 // order (FEFO, then oldest) so concurrent transactions lock rows in the same
 // order and do not deadlock.
-func (s *Service) reserve(ctx context.Context, o *ent.Order) error {
+func (s *Service) reserve(ctx context.Context, o *ent.Order, lines []*ent.OrderLine) error {
 	c := client(ctx)
-	lines, err := c.OrderLine.Query().Where(orderline.OrderID(o.ID)).All(ctx)
-	if err != nil {
-		return apperr.From(err)
-	}
+	lines = slices.Clone(lines)
 	slices.SortFunc(lines, func(a, b *ent.OrderLine) int {
 		return cmp.Or(cmp.Compare(a.PartID, b.PartID), cmp.Compare(a.ID, b.ID))
 	})
@@ -439,8 +451,8 @@ func (s *Service) release(ctx context.Context, o *ent.Order) error {
 // an earlier reserve), consumes every reservation — the items' quantity and
 // reserved_quantity both drop — marks the lines shipped and records the
 // label_created tracking entry.
-func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions, at time.Time) error {
-	if err := s.reserve(ctx, o); err != nil {
+func (s *Service) ship(ctx context.Context, o *ent.Order, lines []*ent.OrderLine, opts TransitionOptions, at time.Time) error {
+	if err := s.reserve(ctx, o, lines); err != nil {
 		return err
 	}
 	c := client(ctx)
@@ -468,7 +480,8 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, opts TransitionOptions
 	if _, err := c.Reservation.Delete().Where(reservation.OrderID(o.ID)).Exec(ctx); err != nil {
 		return apperr.From(err)
 	}
-	lines, err := c.OrderLine.Query().Where(orderline.OrderID(o.ID)).All(ctx)
+	// Read again: reserve has just changed what the lines hold.
+	lines, err = c.OrderLine.Query().Where(orderline.OrderID(o.ID)).All(ctx)
 	if err != nil {
 		return apperr.From(err)
 	}
