@@ -137,3 +137,60 @@ func TestCountOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestMutationAnswerNoNPlusOne: a mutation's order, asked for with its lines'
+// parts, costs the same number of statements with 1 line as with 6 (the
+// answer is loaded as a query loads it), and the parts are right.
+func TestMutationAnswerNoNPlusOne(t *testing.T) {
+	var counter apptest.StatementCounter
+	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := newFixture(t, srv, prod)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	var parts []string
+	for i := range 6 {
+		parts = append(parts, f.part(fmt.Sprintf("P-%d", i), "Bolt"))
+	}
+	const create = `mutation($in: CreateOrderInput!, $lines: [OrderLineInput!]) {
+		createOrder(input: $in, lines: $lines) { id status lines { quantity part { sku } } } }`
+	const submit = `mutation($id: ID!) { transitionOrder(id: $id, transition: "submit") { status lines { part { sku } } } }`
+	statements := map[int][2]int64{}
+	for _, n := range []int{1, 1, 6} { // the first one warms the caches
+		var lines []map[string]any
+		for i := range n {
+			lines = append(lines, map[string]any{"partID": parts[i], "quantity": "1"})
+		}
+		var out struct {
+			CreateOrder struct {
+				ID    string
+				Lines []struct{ Part struct{ Sku string } }
+			}
+			TransitionOrder struct {
+				Status string
+				Lines  []struct{ Part struct{ Sku string } }
+			}
+		}
+		counter.Reset()
+		srv.MustGraphQL(t, prod, create, map[string]any{"in": map[string]any{"hubID": hub}, "lines": lines}, &out)
+		created := counter.Count()
+		counter.Reset()
+		srv.MustGraphQL(t, prod, submit, map[string]any{"id": out.CreateOrder.ID}, &out)
+		statements[n] = [2]int64{created, counter.Count()}
+		for _, ls := range [][]struct{ Part struct{ Sku string } }{out.CreateOrder.Lines, out.TransitionOrder.Lines} {
+			if len(ls) != n {
+				t.Fatalf("%d lines, want %d: %+v", len(ls), n, out)
+			}
+			for i, l := range ls {
+				if l.Part.Sku != fmt.Sprintf("P-%d", i) {
+					t.Fatalf("line %d: part %q: %+v", i, l.Part.Sku, out)
+				}
+			}
+		}
+		if out.TransitionOrder.Status != "open" {
+			t.Fatalf("status %q", out.TransitionOrder.Status)
+		}
+	}
+	t.Logf("statements (create, submit) for 1 and 6 lines: %v", statements)
+	if statements[1] != statements[6] {
+		t.Fatalf("statements grow with the lines: %v", statements)
+	}
+}
