@@ -17,7 +17,6 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"logistics/ent"
 	"logistics/ent/event"
@@ -32,6 +31,8 @@ type DB struct {
 	SQL     *sql.DB
 	Dialect string // dialect.SQLite or dialect.Postgres
 	Source  string // the DSN with any password masked, for logs
+
+	checkpoints *checkpointer // SQLite files: the log's checkpoints (checkpoint.go)
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -79,7 +80,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 				return nil, fmt.Errorf("database: %w", err)
 			}
 		}
-		db, err = sql.Open("sqlite3", sqliteDSN(dsn))
+		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn))
 		if maxOpen == 0 {
 			maxOpen = 8
 		}
@@ -109,7 +110,17 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if dia == dialect.Postgres {
 		client.Event.Intercept(numberedEventsOnly)
 	}
-	return &DB{Client: client, SQL: db, Dialect: dia, Source: source}, nil
+	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source}
+	if dia == dialect.SQLite && !inMemory(dsn) {
+		d.checkpoints = startCheckpointer(db, source)
+	}
+	return d, nil
+}
+
+// inMemory reports whether a SQLite DSN names an in-memory database (no
+// log to checkpoint).
+func inMemory(dsn string) bool {
+	return strings.Contains(dsn, ":memory:") || strings.Contains(dsn, "mode=memory")
 }
 
 // numberedEventsOnly keeps every query of events to numbered ones. On
@@ -222,5 +233,6 @@ func (d *DB) Ping(ctx context.Context) error {
 
 // Close closes the client and the pool.
 func (d *DB) Close() error {
+	d.checkpoints.stop()
 	return errors.Join(d.Client.Close(), d.SQL.Close())
 }
