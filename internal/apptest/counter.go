@@ -2,20 +2,49 @@ package apptest
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"entgo.io/ent/dialect"
 )
 
 // StatementCounter counts the SQL statements sent through the drivers it
-// wraps; pass its Wrap as Options.Driver.
-type StatementCounter struct{ n atomic.Int64 }
+// wraps; pass its Wrap as Options.Driver. With Keep set it also keeps their
+// texts (Statements).
+type StatementCounter struct {
+	n     atomic.Int64
+	Keep  bool
+	mu    sync.Mutex
+	texts []string
+}
 
 // Wrap wraps a driver so that every Exec and Query is counted.
 func (c *StatementCounter) Wrap(d dialect.Driver) dialect.Driver { return &countingDriver{d, c} }
 
-// Reset sets the count to zero.
-func (c *StatementCounter) Reset() { c.n.Store(0) }
+// Reset sets the count to zero and forgets the kept texts.
+func (c *StatementCounter) Reset() {
+	c.mu.Lock()
+	c.n.Store(0)
+	c.texts = nil
+	c.mu.Unlock()
+}
+
+// Statements returns the texts of the statements since the last Reset, in
+// the order they were sent (only with Keep).
+func (c *StatementCounter) Statements() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.texts...)
+}
+
+func (c *StatementCounter) add(q string) {
+	c.n.Add(1)
+	if c.Keep {
+		c.mu.Lock()
+		c.texts = append(c.texts, q)
+		c.mu.Unlock()
+	}
+}
 
 // Count returns the statements counted since the last Reset.
 func (c *StatementCounter) Count() int64 { return c.n.Load() }
@@ -26,12 +55,12 @@ type countingDriver struct {
 }
 
 func (d *countingDriver) Exec(ctx context.Context, q string, args, v any) error {
-	d.c.n.Add(1)
+	d.c.add(q)
 	return d.Driver.Exec(ctx, q, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, q string, args, v any) error {
-	d.c.n.Add(1)
+	d.c.add(q)
 	return d.Driver.Query(ctx, q, args, v)
 }
 
@@ -49,11 +78,11 @@ type countingTx struct {
 }
 
 func (t *countingTx) Exec(ctx context.Context, q string, args, v any) error {
-	t.c.n.Add(1)
+	t.c.add(q)
 	return t.Tx.Exec(ctx, q, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, q string, args, v any) error {
-	t.c.n.Add(1)
+	t.c.add(q)
 	return t.Tx.Query(ctx, q, args, v)
 }
