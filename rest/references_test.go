@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"logistics/ent"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 	"logistics/internal/resourceid"
@@ -210,4 +211,52 @@ func TestValidCreatesReadNoReferences(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUnnamedViolation: a foreign-key violation that the checks run after it
+// cannot name (here a workflow id broken on the way to the INSERT: every
+// reference the request names exists) is the 409 still_referenced of any
+// foreign-key error, never a 500, through both interfaces, with and without
+// a transaction around the request.
+func TestUnnamedViolation(t *testing.T) {
+	s := apptest.New(t, apptest.Options{Log: testLog(t)})
+	f := &fixture{s: s, ids: map[string]string{}}
+	hub := f.post(t, "/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})["id"].(string)
+	p1 := f.post(t, "/v1/parts", map[string]any{"sku": "P1", "part_name": "Bolt"})["id"].(string)
+	c := s.Env(environment.Production).DB.Client
+	c.Order.Use(func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if om, ok := m.(*ent.OrderMutation); ok && om.Op().Is(ent.OpCreate) {
+				if ref, _ := om.CustomerRef(); ref == "BREAK" {
+					om.SetWorkflowID("wfl_01JD3K0000000000000000000A")
+				}
+			}
+			return next.Mutate(ctx, m)
+		})
+	})
+	count := func() int {
+		n, err := c.Order.Query().Count(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	body := map[string]any{"hub_id": hub, "customer_ref": "BREAK", "lines": []any{map[string]any{"part_id": p1, "quantity": 1}}}
+	for _, h := range []http.Header{nil, {"Idempotency-Key": {"break"}}} {
+		r := s.Do(t, "POST", s.URL+"/v1/orders", body, h)
+		var p struct{ Code string }
+		r.JSON(t, &p)
+		if r.StatusCode != http.StatusConflict || p.Code != "still_referenced" {
+			t.Fatalf("REST %v: %d %s", h, r.StatusCode, r.Body)
+		}
+	}
+	g := s.GraphQL(t, environment.Production, `mutation($h: ID!, $p: ID!) { createOrder(input: {hubID: $h, customerRef: "BREAK"}, lines: [{partID: $p, quantity: 1}]) { id } }`,
+		map[string]any{"h": hub, "p": p1})
+	if len(g.Errors) != 1 || g.Errors[0].Code() != "CONFLICT" || g.Errors[0].Extensions["reason"] != "still_referenced" {
+		t.Fatalf("GraphQL: %+v", g.Errors)
+	}
+	if n := count(); n != before {
+		t.Fatalf("%d orders, before %d", n, before)
+	}
 }
