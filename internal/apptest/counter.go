@@ -9,23 +9,34 @@ import (
 )
 
 // StatementCounter counts the SQL statements sent through the drivers it
-// wraps; pass its Wrap as Options.Driver. It keeps the text of those sent
-// outside a transaction too (Outside).
+// wraps; pass its Wrap as Options.Driver. It keeps the texts of those sent
+// outside a transaction (Outside) and, with Keep set, of all of them
+// (Statements).
 type StatementCounter struct {
 	n       atomic.Int64
+	Keep    bool
 	mu      sync.Mutex
+	texts   []string
 	outside []string
 }
 
 // Wrap wraps a driver so that every Exec and Query is counted.
 func (c *StatementCounter) Wrap(d dialect.Driver) dialect.Driver { return &countingDriver{d, c} }
 
-// Reset sets the count to zero and forgets the statements kept.
+// Reset sets the count to zero and forgets the kept texts.
 func (c *StatementCounter) Reset() {
-	c.n.Store(0)
 	c.mu.Lock()
-	c.outside = nil
+	c.n.Store(0)
+	c.texts, c.outside = nil, nil
 	c.mu.Unlock()
+}
+
+// Statements returns the texts of the statements since the last Reset, in
+// the order they were sent (only with Keep).
+func (c *StatementCounter) Statements() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.texts...)
 }
 
 // Outside returns the statements sent outside a transaction since the last
@@ -36,10 +47,15 @@ func (c *StatementCounter) Outside() []string {
 	return append([]string(nil), c.outside...)
 }
 
-func (c *StatementCounter) keep(q string) {
+func (c *StatementCounter) add(q string, inTx bool) {
 	c.n.Add(1)
 	c.mu.Lock()
-	c.outside = append(c.outside, q)
+	if c.Keep {
+		c.texts = append(c.texts, q)
+	}
+	if !inTx {
+		c.outside = append(c.outside, q)
+	}
 	c.mu.Unlock()
 }
 
@@ -52,12 +68,12 @@ type countingDriver struct {
 }
 
 func (d *countingDriver) Exec(ctx context.Context, q string, args, v any) error {
-	d.c.keep(q)
+	d.c.add(q, false)
 	return d.Driver.Exec(ctx, q, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, q string, args, v any) error {
-	d.c.keep(q)
+	d.c.add(q, false)
 	return d.Driver.Query(ctx, q, args, v)
 }
 
@@ -75,11 +91,11 @@ type countingTx struct {
 }
 
 func (t *countingTx) Exec(ctx context.Context, q string, args, v any) error {
-	t.c.n.Add(1)
+	t.c.add(q, true)
 	return t.Tx.Exec(ctx, q, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, q string, args, v any) error {
-	t.c.n.Add(1)
+	t.c.add(q, true)
 	return t.Tx.Query(ctx, q, args, v)
 }

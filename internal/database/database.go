@@ -97,6 +97,16 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("database: connect to %s: %w", source, err)
 	}
+	if dia == dialect.SQLite {
+		// The write path leaves references to the foreign keys (see
+		// internal/service/refs.go): a DSN that turns them off (_fk=0,
+		// _foreign_keys=0) would let a create keep an id that does not exist.
+		var fk int
+		if err := db.QueryRowContext(pingCtx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+			db.Close()
+			return nil, fmt.Errorf("database: %s: foreign keys must be on (foreign_keys = %d, %v): remove _fk=0 or _foreign_keys=0 from the DSN", source, fk, err)
+		}
+	}
 	var drv dialect.Driver = entsql.OpenDB(dia, db)
 	if dia == dialect.SQLite {
 		drv = gateWrites(drv, sqliteBusyTimeout)

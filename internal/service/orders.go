@@ -2,8 +2,8 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 
 	"logistics/ent"
 	"logistics/ent/hub"
@@ -33,21 +33,35 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 	if err := checkID("hub_id", in.HubID, resourceid.Hub); err != nil {
 		return nil, err
 	}
-	// Every problem of the order and its lines at once.
-	var problems []apperr.FieldError
-	if err := mustExist(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(in.HubID)).Exist, in.HubID); err != nil {
-		if problems, err = collect(problems, err); err != nil {
+	// Every problem of the order and its lines at once: the missing hub
+	// first, then the order's fields, the lines' ids and quantities, and
+	// the missing parts.
+	problems := CheckNewOrder(ctx, in, nil)
+	lineProblems, partIDs := checkLineShapes(lines)
+	check := func(ctx context.Context) (hubP, partP []apperr.FieldError, err error) {
+		if hubP, err = missing(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(in.HubID)).Exist, in.HubID); err != nil {
+			return nil, nil, err
+		}
+		if partP, err = missingParts(ctx, lines, partIDs); err != nil {
+			return nil, nil, err
+		}
+		return hubP, partP, nil
+	}
+	// Valid on its own: the hub and parts are left to the foreign keys (see
+	// refs.go); with other problems, they are reported with them.
+	r := newRefs(ctx, func(ctx context.Context) ([]apperr.FieldError, error) {
+		hubP, partP, err := check(ctx)
+		return append(hubP, partP...), err
+	})
+	if len(problems) > 0 || len(lineProblems) > 0 || !r.after {
+		hubP, partP, err := check(ctx)
+		if err != nil {
 			return nil, err
 		}
-	}
-	problems = append(problems, CheckNewOrder(ctx, in, nil)...)
-	if err := s.checkLines(ctx, lines); err != nil {
-		if problems, err = collect(problems, err); err != nil {
-			return nil, err
+		if all := slices.Concat(hubP, problems, lineProblems, partP); len(all) > 0 {
+			return nil, apperr.Validation(all...)
 		}
-	}
-	if len(problems) > 0 {
-		return nil, apperr.Validation(problems...)
+		r.after = false
 	}
 	if workflowKey == "" {
 		workflowKey = workflowdef.FulfilmentKey
@@ -74,7 +88,10 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 		}
 		return s.emitCreated(ctx, "order.created", o.ID, nil)
 	})
-	return o, err
+	if err != nil {
+		return nil, r.failed(ctx, err)
+	}
+	return o, nil
 }
 
 // CheckNewOrder returns the problems of an order's own fields and of its
@@ -91,18 +108,10 @@ func CheckNewOrder(ctx context.Context, in ent.CreateOrderInput, lines []NewLine
 	return problems
 }
 
-// collect adds the field problems of a validation error to problems; any
-// other error is returned as it is.
-func collect(problems []apperr.FieldError, err error) ([]apperr.FieldError, error) {
-	var ae *apperr.Error
-	if errors.As(err, &ae) && ae.Kind == apperr.KindValidation {
-		return append(problems, ae.Fields...), nil
-	}
-	return problems, err
-}
-
-// checkLines validates new lines: a part id that exists, a positive quantity.
-func (s *Service) checkLines(ctx context.Context, lines []NewLine) error {
+// checkLineShapes checks new lines without reading the database: part ids
+// of the part type, positive quantities. It returns the problems and the
+// well-formed part ids, whose existence missingParts checks.
+func checkLineShapes(lines []NewLine) ([]apperr.FieldError, []resourceid.ID) {
 	var problems []apperr.FieldError
 	partIDs := make([]resourceid.ID, 0, len(lines))
 	for i, l := range lines {
@@ -115,25 +124,30 @@ func (s *Service) checkLines(ctx context.Context, lines []NewLine) error {
 		}
 		partIDs = append(partIDs, l.PartID)
 	}
-	if len(partIDs) > 0 {
-		found, err := client(ctx).Part.Query().Where(part.IDIn(partIDs...)).IDs(ctx)
-		if err != nil {
-			return apperr.From(err)
-		}
-		have := make(map[resourceid.ID]bool, len(found))
-		for _, id := range found {
-			have[id] = true
-		}
-		for i, l := range lines {
-			if l.PartID.Prefix() == resourceid.Part && !have[l.PartID] {
-				problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].part_id", i), Message: fmt.Sprintf("part %s does not exist", l.PartID)})
-			}
+	return problems, partIDs
+}
+
+// missingParts reads which of partIDs (the lines' well-formed part ids)
+// exist: a problem for each line whose part does not.
+func missingParts(ctx context.Context, lines []NewLine, partIDs []resourceid.ID) ([]apperr.FieldError, error) {
+	if len(partIDs) == 0 {
+		return nil, nil
+	}
+	found, err := client(ctx).Part.Query().Where(part.IDIn(partIDs...)).IDs(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	have := make(map[resourceid.ID]bool, len(found))
+	for _, id := range found {
+		have[id] = true
+	}
+	var problems []apperr.FieldError
+	for i, l := range lines {
+		if l.PartID.Prefix() == resourceid.Part && !have[l.PartID] {
+			problems = append(problems, apperr.FieldError{Field: fmt.Sprintf("lines[%d].part_id", i), Message: fmt.Sprintf("part %s does not exist", l.PartID)})
 		}
 	}
-	if len(problems) > 0 {
-		return apperr.Validation(problems...)
-	}
-	return nil
+	return problems, nil
 }
 
 // UpdateOrder changes an order's details (never its status: that takes a
@@ -256,8 +270,18 @@ func (s *Service) CreateOrderLine(ctx context.Context, in ent.CreateOrderLineInp
 	if err := checkID("order_id", in.OrderID, resourceid.Order); err != nil {
 		return nil, err
 	}
-	if err := s.checkLines(ctx, []NewLine{{PartID: in.PartID, Quantity: derefQty(in.Quantity)}}); err != nil {
-		return nil, err
+	nl := []NewLine{{PartID: in.PartID, Quantity: derefQty(in.Quantity)}}
+	problems, partIDs := checkLineShapes(nl)
+	r := newRefs(ctx, func(ctx context.Context) ([]apperr.FieldError, error) { return missingParts(ctx, nl, partIDs) })
+	if len(problems) > 0 || !r.after {
+		p, err := r.check(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if problems = append(problems, p...); len(problems) > 0 {
+			return nil, apperr.Validation(problems...)
+		}
+		r.after = false
 	}
 	var l *ent.OrderLine
 	err := WithTx(ctx, func(ctx context.Context) error {
@@ -273,7 +297,10 @@ func (s *Service) CreateOrderLine(ctx context.Context, in ent.CreateOrderLineInp
 		}
 		return s.emitCreated(ctx, "order_line.created", l.ID, nil)
 	})
-	return l, err
+	if err != nil {
+		return nil, r.failed(ctx, err)
+	}
+	return l, nil
 }
 
 // UpdateOrderLine changes a line of an order in its initial state.
@@ -284,11 +311,16 @@ func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.
 	if in.Quantity != nil && *in.Quantity <= 0 {
 		return nil, apperr.Validation(apperr.FieldError{Field: "quantity", Message: "must be greater than 0"})
 	}
+	r := refs{}
 	if in.PartID != nil {
 		if err := checkID("part_id", *in.PartID, resourceid.Part); err != nil {
 			return nil, err
 		}
-		if err := mustExist(ctx, "part_id", client(ctx).Part.Query().Where(part.ID(*in.PartID)).Exist, *in.PartID); err != nil {
+		pid := *in.PartID
+		r = newRefs(ctx, func(ctx context.Context) ([]apperr.FieldError, error) {
+			return missing(ctx, "part_id", client(ctx).Part.Query().Where(part.ID(pid)).Exist, pid)
+		})
+		if err := r.first(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -319,7 +351,10 @@ func (s *Service) UpdateOrderLine(ctx context.Context, id resourceid.ID, in ent.
 		}
 		return s.emitUpdated(ctx, "order_line.updated", id, before, nil)
 	})
-	return l, err
+	if err != nil {
+		return nil, r.failed(ctx, err)
+	}
+	return l, nil
 }
 
 // DeleteOrderLine removes a line of an order in its initial state.

@@ -6,7 +6,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -86,14 +85,7 @@ func checkID(field string, id resourceid.ID, prefix string) error {
 
 // mustExist turns a missing referenced record into a 422 on the field.
 func mustExist(ctx context.Context, field string, exists func(context.Context) (bool, error), id resourceid.ID) error {
-	ok, err := exists(ctx)
-	if err != nil {
-		return apperr.From(err)
-	}
-	if !ok {
-		return apperr.Validation(apperr.FieldError{Field: field, Message: fmt.Sprintf("%s does not exist", id)})
-	}
-	return nil
+	return problemsOrErr(missing(ctx, field, exists, id))
 }
 
 // revisionMismatch tells a stale revision (412) from a missing record (404).

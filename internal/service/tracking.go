@@ -13,11 +13,12 @@ import (
 
 // CreateTrackingEntry records a carrier event for an order.
 func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTrackingEntryInput) (*ent.TrackingEntry, error) {
-	if err := s.checkTrackingRefs(ctx, &in.OrderID, in.HubID); err != nil {
+	r, err := s.trackingRefs(ctx, &in.OrderID, in.HubID)
+	if err != nil {
 		return nil, err
 	}
 	var t *ent.TrackingEntry
-	err := WithTx(ctx, func(ctx context.Context) error {
+	err = WithTx(ctx, func(ctx context.Context) error {
 		var err error
 		if t, err = client(ctx).TrackingEntry.Create().SetInput(in).Save(ctx); err != nil {
 			return apperr.From(err)
@@ -27,7 +28,10 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 		}
 		return s.applyDelivered(ctx, t)
 	})
-	return t, err
+	if err != nil {
+		return nil, r.failed(ctx, err)
+	}
+	return t, nil
 }
 
 // UpdateTrackingEntry corrects a tracking entry. One that is delivered after
@@ -37,11 +41,12 @@ func (s *Service) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, in 
 	if err := checkID("id", id, resourceid.TrackingEntry); err != nil {
 		return nil, notFound("tracking entry", id)
 	}
-	if err := s.checkTrackingRefs(ctx, in.OrderID, in.HubID); err != nil {
+	r, err := s.trackingRefs(ctx, in.OrderID, in.HubID)
+	if err != nil {
 		return nil, err
 	}
 	var t *ent.TrackingEntry
-	err := WithTx(ctx, func(ctx context.Context) error {
+	err = WithTx(ctx, func(ctx context.Context) error {
 		c := client(ctx)
 		before, err := s.snapshot(ctx, id)
 		if err != nil {
@@ -66,7 +71,10 @@ func (s *Service) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, in 
 		// order exactly as creating it would have.
 		return s.applyDelivered(ctx, t)
 	})
-	return t, err
+	if err != nil {
+		return nil, r.failed(ctx, err)
+	}
+	return t, nil
 }
 
 // DeleteTrackingEntry removes a tracking entry.
@@ -88,22 +96,43 @@ func (s *Service) DeleteTrackingEntry(ctx context.Context, id resourceid.ID) err
 	})
 }
 
-func (s *Service) checkTrackingRefs(ctx context.Context, orderID, hubID *resourceid.ID) error {
+// trackingRefs checks the ids of a tracking entry's order and hub (a 400
+// for one of the wrong type) and returns the checks that they exist, run
+// first or after a failed write (refs.go). As always, one problem at a
+// time, in this order: the order id's type, the order's existence, the hub
+// id's type, the hub's existence.
+func (s *Service) trackingRefs(ctx context.Context, orderID, hubID *resourceid.ID) (refs, error) {
+	orderMissing := func(ctx context.Context) ([]apperr.FieldError, error) {
+		if orderID == nil {
+			return nil, nil
+		}
+		return missing(ctx, "order_id", client(ctx).Order.Query().Where(order.ID(*orderID)).Exist, *orderID)
+	}
 	if orderID != nil {
 		if err := checkID("order_id", *orderID, resourceid.Order); err != nil {
-			return err
-		}
-		if err := mustExist(ctx, "order_id", client(ctx).Order.Query().Where(order.ID(*orderID)).Exist, *orderID); err != nil {
-			return err
+			return refs{}, err
 		}
 	}
 	if hubID != nil {
 		if err := checkID("hub_id", *hubID, resourceid.Hub); err != nil {
-			return err
-		}
-		if err := mustExist(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(*hubID)).Exist, *hubID); err != nil {
-			return err
+			// Failing anyway: a missing order still comes first.
+			if err := problemsOrErr(orderMissing(ctx)); err != nil {
+				return refs{}, err
+			}
+			return refs{}, err
 		}
 	}
-	return nil
+	r := newRefs(ctx, func(ctx context.Context) ([]apperr.FieldError, error) {
+		if p, err := orderMissing(ctx); err != nil || len(p) > 0 {
+			return p, err
+		}
+		if hubID == nil {
+			return nil, nil
+		}
+		return missing(ctx, "hub_id", client(ctx).Hub.Query().Where(hub.ID(*hubID)).Exist, *hubID)
+	})
+	if orderID == nil && hubID == nil {
+		r = refs{}
+	}
+	return r, r.first(ctx)
 }

@@ -1,0 +1,111 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"logistics/internal/apptest"
+	"logistics/internal/resourceid"
+)
+
+// TestReferenceErrors: a mutation naming a hub, part or order that does not
+// exist is BAD_USER_INPUT with every missing reference in
+// extensions.fields, and the operation writes nothing, also when another
+// mutation of the same operation succeeded before or after it. The valid
+// write leaves references to the foreign keys (internal/service/refs.go).
+func TestReferenceErrors(t *testing.T) {
+	const (
+		noHub   = "hub_01JD3K0000000000000000000A"
+		noPart  = "prt_01JD3K0000000000000000000A"
+		noPart2 = "prt_01JD3K0000000000000000000B"
+		noOrder = "ord_01JD3K0000000000000000000A"
+	)
+	srv := apptest.New(t)
+	f := newFixture(t, srv, prod)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	p1 := f.part("P-1", "Washer")
+	p2 := f.part("P-2", "Bolt")
+	order := f.order(hub, p1, "1")
+	trk := f.tracking(order, "T1", "in_transit")
+	var o struct {
+		Node struct{ Lines []struct{ ID string } }
+	}
+	srv.MustGraphQL(t, prod, `query($id: ID!) { node(id: $id) { ... on Order { lines { id } } } }`, map[string]any{"id": order}, &o)
+	line := o.Node.Lines[0].ID
+
+	c := srv.Env(prod).DB.Client
+	ctx := context.Background()
+	state := func() [5]int {
+		t.Helper()
+		orders, err1 := c.Order.Query().Count(ctx)
+		lines, err2 := c.OrderLine.Query().Count(ctx)
+		entries, err3 := c.TrackingEntry.Query().Count(ctx)
+		l, err4 := c.OrderLine.Get(ctx, resourceid.ID(line))
+		e, err5 := c.TrackingEntry.Get(ctx, resourceid.ID(trk))
+		for _, err := range []error{err1, err2, err3, err4, err5} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return [5]int{orders, lines, entries, l.Revision, e.Revision}
+	}
+	type fe struct{ Field, Message string }
+	// Ids go into the documents as literals ($name → "id").
+	ids := strings.NewReplacer("$hub", `"`+hub+`"`, "$p1", `"`+p1+`"`, "$p2", `"`+p2+`"`, "$order", `"`+order+`"`,
+		"$line", `"`+line+`"`, "$trk", `"`+trk+`"`, "$noHub", `"`+noHub+`"`, "$noPart2", `"`+noPart2+`"`,
+		"$noPart", `"`+noPart+`"`, "$noOrder", `"`+noOrder+`"`)
+	for _, tc := range []struct {
+		name, selection string
+		want            []fe
+	}{
+		{"order: unknown hub", `createOrder(input: {hubID: $noHub}, lines: [{partID: $p1, quantity: 1}]) { id }`,
+			[]fe{{"hubID", noHub + " does not exist"}}},
+		{"order: unknown part among its lines", `createOrder(input: {hubID: $hub}, lines: [{partID: $p1, quantity: 1}, {partID: $noPart, quantity: 2}, {partID: $p2, quantity: 1}]) { id }`,
+			[]fe{{"lines[1].partID", "part " + noPart + " does not exist"}}},
+		{"order: unknown hub and parts at once", `createOrder(input: {hubID: $noHub}, lines: [{partID: $noPart, quantity: 1}, {partID: $p1, quantity: 1}, {partID: $noPart2, quantity: 1}]) { id }`,
+			[]fe{{"hubID", noHub + " does not exist"}, {"lines[0].partID", "part " + noPart + " does not exist"}, {"lines[2].partID", "part " + noPart2 + " does not exist"}}},
+		{"order: unknown part with another problem", `createOrder(input: {hubID: $hub}, lines: [{partID: $noPart, quantity: 1}, {partID: $p1, quantity: 0}]) { id }`,
+			[]fe{{"lines[1].quantity", "must be greater than 0"}, {"lines[0].partID", "part " + noPart + " does not exist"}}},
+		{"tracking: unknown order", `createTrackingEntry(input: {orderID: $noOrder, trackingNumber: "T", carrier: "C", status: in_transit}) { id }`,
+			[]fe{{"orderID", noOrder + " does not exist"}}},
+		{"tracking: unknown hub", `createTrackingEntry(input: {orderID: $order, hubID: $noHub, trackingNumber: "T", carrier: "C", status: in_transit}) { id }`,
+			[]fe{{"hubID", noHub + " does not exist"}}},
+		{"tracking update: unknown hub", `updateTrackingEntry(id: $trk, input: {hubID: $noHub}) { id }`,
+			[]fe{{"hubID", noHub + " does not exist"}}},
+		{"line: unknown part", `createOrderLine(input: {orderID: $order, partID: $noPart, quantity: 1}) { id }`,
+			[]fe{{"lines[0].partID", "part " + noPart + " does not exist"}}},
+		{"line update: unknown part", `updateOrderLine(id: $line, input: {partID: $noPart}) { id }`,
+			[]fe{{"partID", noPart + " does not exist"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, doc := range []string{
+				`mutation { ` + tc.selection + ` }`,
+				// With a valid write before and after it in the same
+				// operation: everything is rolled back, one error.
+				`mutation { a: createTrackingEntry(input: {orderID: $order, trackingNumber: "A", carrier: "C", status: in_transit}) { id } b: ` +
+					tc.selection + ` c: createOrder(input: {hubID: $hub}, lines: [{partID: $p2, quantity: 1}]) { id } }`,
+			} {
+				before := state()
+				r := srv.GraphQL(t, prod, ids.Replace(doc), nil)
+				if len(r.Errors) != 1 || r.Errors[0].Code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["reason"] != "validation_failed" {
+					t.Fatalf("errors %+v\ndata %s", r.Errors, r.Data)
+				}
+				var got []fe
+				b, _ := json.Marshal(r.Errors[0].Extensions["fields"])
+				if err := json.Unmarshal(b, &got); err != nil || len(got) != len(tc.want) {
+					t.Fatalf("fields %s, want %v", b, tc.want)
+				}
+				for i := range tc.want {
+					if got[i] != tc.want[i] {
+						t.Errorf("field %d = %v, want %v", i, got[i], tc.want[i])
+					}
+				}
+				if after := state(); after != before {
+					t.Errorf("orders, lines, tracking entries, line and entry revisions: %v, before %v", after, before)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent/dialect"
+
+	"logistics/ent"
+	"logistics/internal/apperr"
+	"logistics/internal/resourceid"
+)
+
+// References of a write (an order's hub, a line's part, a tracking entry's
+// order and hub) are ids that the database's foreign keys check on every
+// INSERT and UPDATE (SQLite runs with _fk=1; database.Open refuses it
+// without). A valid write therefore does not read them first: that was a
+// statement per reference inside the write transaction, under SQLite's one
+// write lock (issue 16). Only when the write fails do the checks run, and
+// their 422 field errors (the same fields, messages and grouping as when
+// they ran first) take the place of the write's error, as they came before
+// it: a missing reference is reported as such whatever else went wrong
+// afterwards, and a foreign-key violation never reaches the client as a bare
+// constraint error while the missing record can be named.
+//
+// The checks run where the failed write leaves a usable view: on SQLite in
+// the same transaction (a failed statement undoes only itself); in a
+// transaction of the write's own after its rollback, on a fresh read. On
+// PostgreSQL inside a caller's transaction (a GraphQL mutation, a REST
+// request with an Idempotency-Key) a failed statement aborts that whole
+// transaction, so there they keep running first (refsAfter): a savepoint
+// around the write would cost as many statements as the checks save.
+//
+// A violation that the checks cannot attribute (the missing record was
+// created meanwhile) keeps apperr's answer to a foreign-key error: 409
+// still_referenced, never a 500.
+
+// refsAfter reports whether a write in ctx may leave its references to the
+// foreign keys and check them only after it failed.
+func refsAfter(ctx context.Context) bool {
+	return ent.TxFromContext(ctx) == nil || client(ctx).Driver().Dialect() != dialect.Postgres
+}
+
+// refCheck finds a write's references that do not exist, as field problems.
+type refCheck func(ctx context.Context) ([]apperr.FieldError, error)
+
+// refs are the reference checks of one write, run first or after a failure.
+type refs struct {
+	after bool
+	check refCheck
+}
+
+func newRefs(ctx context.Context, check refCheck) refs {
+	return refs{after: refsAfter(ctx), check: check}
+}
+
+// first runs the checks when they must come before the write: a 422 with
+// their problems, or nil.
+func (r refs) first(ctx context.Context) error {
+	if r.after || r.check == nil {
+		return nil
+	}
+	return problemsOrErr(r.check(ctx))
+}
+
+// failed is the error of the write that failed with err: the references'
+// 422 when the checks, run now, find any missing; err otherwise (also when
+// the checks themselves fail).
+func (r refs) failed(ctx context.Context, err error) error {
+	if err == nil || !r.after || r.check == nil {
+		return err
+	}
+	if p, cerr := r.check(ctx); cerr == nil && len(p) > 0 {
+		return apperr.Validation(p...)
+	}
+	return err
+}
+
+// problemsOrErr is a check's result as an error: its failure, a 422 with its
+// problems, or nil.
+func problemsOrErr(p []apperr.FieldError, err error) error {
+	if err != nil {
+		return err
+	}
+	if len(p) > 0 {
+		return apperr.Validation(p...)
+	}
+	return nil
+}
+
+// missing checks that one referenced record exists: its field problem
+// ("<id> does not exist") when it does not.
+func missing(ctx context.Context, field string, exists func(context.Context) (bool, error), id resourceid.ID) ([]apperr.FieldError, error) {
+	ok, err := exists(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	if !ok {
+		return []apperr.FieldError{{Field: field, Message: fmt.Sprintf("%s does not exist", id)}}, nil
+	}
+	return nil, nil
+}
