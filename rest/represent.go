@@ -52,3 +52,13 @@ func render[T any, J any](f func(*T) J) func(*T, error) (any, any, error) {
 		return v, f(v), nil
 	}
 }
+
+// RowRenderer renders the rows the service builds from its own changes (an
+// order line whose quantities an effect has just moved) as Representer
+// renders them after reading them.
+func RowRenderer(row any) (any, bool) {
+	if l, ok := row.(*ent.OrderLine); ok {
+		return renderOrderLine(l), true
+	}
+	return nil, false
+}

@@ -427,8 +427,21 @@ func TestEventPayloads(t *testing.T) {
 			t.Errorf("item.updated data %s", b)
 		}
 	}
-	if pa := byType["order_line.updated"][0].Data.PreviousAttributes; pa["allocated_quantity"] != float64(0) {
+	ln := byType["order_line.updated"][0]
+	if pa := ln.Data.PreviousAttributes; pa["allocated_quantity"] != float64(0) || pa["revision"] != float64(1) {
 		t.Errorf("order_line.updated previous_attributes %v", pa)
+	}
+	// The line's object is built from the change, not read back: it must
+	// still be what GET returns, to the microsecond of updated_at.
+	var lineNow map[string]any
+	s.Do(t, "GET", s.URL+"/v1/order-lines/"+ln.SubjectID, nil, nil).JSON(t, &lineNow)
+	if !reflect.DeepEqual(ln.Data.Object, lineNow) || lineNow["allocated_quantity"] != float64(3) {
+		t.Errorf("order_line.updated object %v\nGET %v", ln.Data.Object, lineNow)
+	}
+	var orderNow map[string]any
+	s.Do(t, "GET", s.URL+"/v1/orders/"+orderID, nil, nil).JSON(t, &orderNow)
+	if !reflect.DeepEqual(tr.Data.Object, orderNow) {
+		t.Errorf("order.transitioned object %v\nGET %v", tr.Data.Object, orderNow)
 	}
 
 	// GraphQL: numbered at the mutation's commit; a failed operation writes nothing.

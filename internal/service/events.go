@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
 	"logistics/ent/item"
+	"logistics/ent/orderline"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
@@ -28,8 +30,14 @@ import (
 // hub, lines and workflow), which Renderings hands back to REST.
 type Representer func(ctx context.Context, id resourceid.ID) (row, rep any, err error)
 
-// SetRepresenter sets how events render the resources they carry.
-func (s *Service) SetRepresenter(r Representer) { s.represent = r }
+// RowRenderer renders a row the service has in hand (not read back) exactly
+// as the Representer would render it after reading it; ok is false for a
+// type it does not render that way.
+type RowRenderer func(row any) (rep any, ok bool)
+
+// SetRepresenter sets how events render the resources they carry: by id,
+// and rows the service built from a change it has just made.
+func (s *Service) SetRepresenter(r Representer, rows RowRenderer) { s.represent, s.renderRow = r, rows }
 
 // Renderings keeps, for one request, the row each resource's event was last
 // rendered from: the resource as its transaction left it, read inside that
@@ -231,6 +239,44 @@ func (s *Service) emitEffect(ctx context.Context, typ string, id resourceid.ID, 
 		return err
 	}
 	return s.recordEffect(ctx, typ, id, obj, prev, orderID, effect)
+}
+
+// lineChanged sets line l's allocated and shipped quantities (an effect's
+// change; l is the line as this transaction read it, under its order's
+// lock) and records order_line.updated. The event's object is the line as
+// the change left it, rendered from l and the change rather than read back:
+// the revision goes up by one and updated_at is the time written here, to
+// the microsecond PostgreSQL keeps.
+func (s *Service) lineChanged(ctx context.Context, l *ent.OrderLine, allocated, shipped decimal.Decimal, prev map[string]any, orderID resourceid.ID, effect string) error {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	// Update, not UpdateOneID: ent reads an updated-one row back (one more
+	// statement). The quantities move by their differences, as the line's
+	// own values in the database stand.
+	if err := client(ctx).OrderLine.Update().Where(orderline.ID(l.ID)).
+		AddAllocatedQuantity(allocated - l.AllocatedQuantity).
+		AddShippedQuantity(shipped - l.ShippedQuantity).
+		AddRevision(1).
+		SetUpdatedAt(now).
+		Exec(ctx); err != nil {
+		return apperr.From(err)
+	}
+	after := *l
+	after.AllocatedQuantity, after.ShippedQuantity = allocated, shipped
+	after.Revision, after.UpdatedAt = l.Revision+1, now
+	after.Edges = ent.OrderLineEdges{}
+	if s.renderRow != nil {
+		if v, ok := s.renderRow(&after); ok {
+			obj, err := asMap(v)
+			if err != nil {
+				return err
+			}
+			if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
+				r.keep(l.ID, &after)
+			}
+			return s.recordEffect(ctx, "order_line.updated", l.ID, obj, prev, orderID, effect)
+		}
+	}
+	return s.emitEffect(ctx, "order_line.updated", l.ID, prev, orderID, effect)
 }
 
 // recordEffect is emitEffect with the object already rendered.

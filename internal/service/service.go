@@ -20,6 +20,7 @@ type Service struct {
 	log       *slog.Logger
 	workflows sync.Map // workflow id → *ent.Workflow (a version's definition never changes; see Workflows)
 	represent Representer
+	renderRow RowRenderer
 }
 
 // New returns a Service.

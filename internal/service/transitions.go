@@ -334,12 +334,8 @@ func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLin
 		}
 	}
 	if got > 0 {
-		// Update, not UpdateOneID: ent reads an updated-one row back (one
-		// more statement), and emitEffect reads it to render anyway.
-		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).AddAllocatedQuantity(got).AddRevision(1).Exec(ctx); err != nil {
-			return 0, apperr.From(err)
-		}
-		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "reserve"); err != nil {
+		if err := s.lineChanged(ctx, l, l.AllocatedQuantity+got, l.ShippedQuantity,
+			map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "reserve"); err != nil {
 			return 0, err
 		}
 	}
@@ -437,10 +433,8 @@ func (s *Service) release(ctx context.Context, o *ent.Order) error {
 		return apperr.From(err)
 	}
 	for _, l := range lines {
-		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).SetAllocatedQuantity(0).AddRevision(1).Exec(ctx); err != nil {
-			return apperr.From(err)
-		}
-		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "release"); err != nil {
+		if err := s.lineChanged(ctx, l, 0, l.ShippedQuantity,
+			map[string]any{"allocated_quantity": l.AllocatedQuantity}, o.ID, "release"); err != nil {
 			return err
 		}
 	}
@@ -486,14 +480,7 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, lines []*ent.OrderLine
 		return apperr.From(err)
 	}
 	for _, l := range lines {
-		if err := c.OrderLine.Update().Where(orderline.ID(l.ID)).
-			SetShippedQuantity(l.ShippedQuantity + l.AllocatedQuantity).
-			SetAllocatedQuantity(0).
-			AddRevision(1).
-			Exec(ctx); err != nil {
-			return apperr.From(err)
-		}
-		if err := s.emitEffect(ctx, "order_line.updated", l.ID, map[string]any{
+		if err := s.lineChanged(ctx, l, 0, l.ShippedQuantity+l.AllocatedQuantity, map[string]any{
 			"allocated_quantity": l.AllocatedQuantity, "shipped_quantity": l.ShippedQuantity,
 		}, o.ID, "ship"); err != nil {
 			return err
