@@ -4,11 +4,13 @@
 // The design in one paragraph: an ent hook on Event creation writes one
 // delivery row per matching endpoint in the same transaction as the event (a
 // change that rolls back sends nothing; a committed one has its deliveries on
-// disk). A dispatcher per environment claims due deliveries — on PostgreSQL
-// with SELECT … FOR UPDATE SKIP LOCKED, so several instances share the work —
-// by pushing their next_attempt_at one lease ahead, sends them, and records
-// the result: delivered, rescheduled with back-off and jitter, or failed
-// (which may disable the endpoint). A process killed mid-attempt leaves the
+// disk); it keeps the enabled endpoints in memory, under a stamp that every
+// endpoint change rewrites and that the event's own numbering statement
+// reads (endpointCache). A dispatcher per environment claims due deliveries
+// — on PostgreSQL with SELECT … FOR UPDATE SKIP LOCKED, so several instances
+// share the work — by pushing their next_attempt_at one lease ahead, sends
+// them, and records the result: delivered, rescheduled with back-off and
+// jitter, or failed (which may disable the endpoint). A process killed mid-attempt leaves the
 // delivery due again when its lease ends: at least once. The commit wakes the
 // local dispatcher; other instances are woken by the event log's
 // notification (PostgreSQL NOTIFY) and poll in case one is lost.
