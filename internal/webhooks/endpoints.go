@@ -189,8 +189,11 @@ func write(ctx context.Context, fn func(*ent.Client) (*ent.WebhookEndpoint, erro
 		ep, err = fn(tx.Client())
 		return err
 	})
-	if err != nil || ep == nil {
-		return nil, err
+	if err != nil {
+		return nil, apperr.From(err) // fn's errors are classified already; this is for the commit's
+	}
+	if ep == nil {
+		return nil, nil
 	}
 	return ep.Unwrap(), nil
 }
