@@ -127,8 +127,9 @@ func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // writes its one event last, as here, so the lock is taken where the
 // service takes it, at the end. On PostgreSQL without the sequencer the
 // numbering, the insert and the NOTIFY are one statement (the service needs
-// two: it inserts first, for its webhook fan-out hook); on SQLite two, as
-// the service's.
+// three: it reads the webhook endpoints' stamp and inserts first, for its
+// webhook fan-out hook); on SQLite two, as the service's (which reads the
+// stamp in its counter statement).
 func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data map[string]any, now time.Time) error {
 	var js any
 	if data != nil {

@@ -146,7 +146,7 @@ func TestReferenceErrors(t *testing.T) {
 // the order before the INSERT: the foreign keys check them (issue 16).
 // PostgreSQL inside a GraphQL mutation's transaction still checks first.
 func TestValidCreatesReadNoReferences(t *testing.T) {
-	counter := apptest.StatementCounter{Keep: true}
+	var counter apptest.StatementCounter
 	s := apptest.New(t, apptest.Options{Log: testLog(t), Driver: counter.Wrap})
 	f := &fixture{s: s, ids: map[string]string{}}
 	hub := f.post(t, "/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})["id"].(string)

@@ -9,12 +9,10 @@ import (
 )
 
 // StatementCounter counts the SQL statements sent through the drivers it
-// wraps; pass its Wrap as Options.Driver. It keeps the texts of those sent
-// outside a transaction (Outside) and, with Keep set, of all of them
-// (Statements).
+// wraps; pass its Wrap as Options.Driver. It keeps their texts too
+// (Statements), and apart those sent outside a transaction (Outside).
 type StatementCounter struct {
 	n       atomic.Int64
-	Keep    bool
 	mu      sync.Mutex
 	texts   []string
 	outside []string
@@ -32,7 +30,7 @@ func (c *StatementCounter) Reset() {
 }
 
 // Statements returns the texts of the statements since the last Reset, in
-// the order they were sent (only with Keep).
+// the order they were sent.
 func (c *StatementCounter) Statements() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,9 +48,7 @@ func (c *StatementCounter) Outside() []string {
 func (c *StatementCounter) add(q string, inTx bool) {
 	c.n.Add(1)
 	c.mu.Lock()
-	if c.Keep {
-		c.texts = append(c.texts, q)
-	}
+	c.texts = append(c.texts, q)
 	if !inTx {
 		c.outside = append(c.outside, q)
 	}

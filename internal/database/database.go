@@ -117,6 +117,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	client := ent.NewClient(ent.Driver(drv))
 	client.Use(fieldcheck.Hook()) // every invalid field at once, before ent's first-error check
 	client.Use(utcTimes)          // times stored in UTC: SQLite compares them as text
+	// Every endpoint change gives the endpoints' stamp a new value in its
+	// transaction: the webhook fan-out's cache is checked against it.
+	client.WebhookEndpoint.Use(eventlog.StampEndpoints)
 	if dia == dialect.Postgres {
 		client.Event.Intercept(numberedEventsOnly)
 	}

@@ -544,3 +544,99 @@ func TestLargeTransaction(t *testing.T) {
 		t.Errorf("after a rollback the log ends at %d, want %d", got, base+n)
 	}
 }
+
+// TestEndpointsStamp: the statement that numbers a transaction's events
+// reads the endpoints' stamp, which the events' hooks find in their
+// context; it changes with every committed endpoint change and only then.
+// A database from before the stamp gets it from the migration.
+func TestEndpointsStamp(t *testing.T) {
+	s := apptest.New(t)
+	env := s.Env(environment.Production)
+	ctx := s.Ctx(environment.Production)
+	c := env.DB.Client
+	if _, err := env.DB.SQL.ExecContext(ctx, "DROP TABLE webhook_endpoints_stamp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.DB.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []int64
+	c.Event.Use(func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			stamp, ok := eventlog.EndpointsStamp(ctx)
+			if !ok {
+				t.Error("an event hook found no stamp")
+			}
+			mu.Lock()
+			seen = append(seen, stamp)
+			mu.Unlock()
+			return next.Mutate(ctx, m)
+		})
+	})
+	// stamp writes two events in a transaction, and two more without the
+	// environment's Log (on PostgreSQL: numbered from the counter, not by
+	// the sequencer), and returns the stamp they all saw.
+	stamp := func() int64 {
+		t.Helper()
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		for _, ctx := range []context.Context{ctx, eventlog.NewContext(ctx, nil)} {
+			err := service.WithTx(ctx, func(ctx context.Context) error {
+				for range 2 {
+					if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x"}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) != 4 || seen[1] != seen[0] || seen[2] != seen[0] || seen[3] != seen[0] {
+			t.Fatalf("stamps seen by the events: %v", seen)
+		}
+		return seen[0]
+	}
+	endpoint := func(commit bool) {
+		t.Helper()
+		tx, err := c.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.WebhookEndpoint.Create().SetURL("https://example.com/").SetSecret("whsec_x").Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1 := stamp()
+	if s2 := stamp(); s2 != s1 {
+		t.Errorf("no endpoint change, yet the stamp went %d → %d", s1, s2)
+	}
+	endpoint(false)
+	if s2 := stamp(); s2 != s1 {
+		t.Errorf("a rolled-back endpoint change moved the stamp %d → %d", s1, s2)
+	}
+	endpoint(true)
+	s2 := stamp()
+	if s2 == s1 {
+		t.Errorf("an endpoint change left the stamp at %d", s1)
+	}
+	if err := env.DB.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s3 := stamp(); s3 != s2 {
+		t.Errorf("the migration moved the stamp %d → %d", s2, s3)
+	}
+}

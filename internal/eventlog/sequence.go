@@ -139,29 +139,40 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 // numbers, sets them and notifies. SQLite serialises whole write
 // transactions anyway: there the numbers are taken first and inserted with
 // the rows, one statement fewer.
+//
+// The statement that takes the numbers (or the pending orders) also reads the
+// endpoints' stamp (stamp.go), which the inserts' hooks find in their
+// context; the counter path on PostgreSQL, which numbers after inserting,
+// reads it in a statement of its own.
 func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred bool) (int64, error) {
 	drv := c.Driver()
 	if drv.Dialect() != dialect.Postgres {
-		last, err := Reserve(ctx, drv, len(rows))
-		if err != nil {
+		var last int64
+		var stamp sql.NullInt64
+		if err := counterRow(ctx, drv, reserveStampStmt, []any{len(rows)}, &last, &stamp); err != nil {
 			return 0, err
 		}
 		first := last - int64(len(rows)) + 1
 		for i, r := range rows {
 			r.SetSequence(int(first + int64(i)))
 		}
-		return last, insert(ctx, c, rows)
+		return last, insert(withStamp(ctx, stamp), c, rows)
 	}
 	if deferred {
-		order, err := pendingOrders(ctx, drv, len(rows))
+		order, stamp, err := pendingOrders(ctx, drv, len(rows))
 		if err != nil {
 			return 0, err
 		}
 		for i, r := range rows {
 			r.SetPendingOrder(order[i])
 		}
-		return 0, insert(ctx, c, rows)
+		return 0, insert(withStamp(ctx, stamp), c, rows)
 	}
+	stamp, err := readStamp(ctx, drv)
+	if err != nil {
+		return 0, err
+	}
+	ctx = withStamp(ctx, stamp)
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		id, ok := r.Mutation().ID()
@@ -177,28 +188,34 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred
 	return numberPG(ctx, drv, ids)
 }
 
-// pendingOrders takes k values of the pending_order sequence, in order.
-func pendingOrders(ctx context.Context, drv dialect.Driver, k int) ([]int64, error) {
+// reserveStampStmt is Reserve's statement on SQLite, also returning the
+// endpoints' stamp.
+const reserveStampStmt = "UPDATE " + counterTable + " SET last_value = last_value + ? WHERE id = 1 RETURNING last_value, " + stampSQL
+
+// pendingOrders takes k values of the pending_order sequence, in order, and
+// reads the endpoints' stamp (a subquery PostgreSQL runs once).
+func pendingOrders(ctx context.Context, drv dialect.Driver, k int) ([]int64, sql.NullInt64, error) {
 	var rows entsql.Rows
-	if err := drv.Query(ctx, `SELECT nextval('`+pendingSequence+`') FROM generate_series(1, $1)`, []any{k}, &rows); err != nil {
-		return nil, fmt.Errorf("pending order: %w", err)
+	var stamp sql.NullInt64
+	if err := drv.Query(ctx, `SELECT nextval('`+pendingSequence+`'), `+stampSQL+` FROM generate_series(1, $1)`, []any{k}, &rows); err != nil {
+		return nil, stamp, fmt.Errorf("pending order: %w", err)
 	}
 	defer rows.Close()
 	out := make([]int64, 0, k)
 	for rows.Next() {
 		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("pending order: %w", err)
+		if err := rows.Scan(&v, &stamp); err != nil {
+			return nil, stamp, fmt.Errorf("pending order: %w", err)
 		}
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("pending order: %w", err)
+		return nil, stamp, fmt.Errorf("pending order: %w", err)
 	}
 	if len(out) != k {
-		return nil, fmt.Errorf("pending order: %d values for %d events", len(out), k)
+		return nil, stamp, fmt.Errorf("pending order: %d values for %d events", len(out), k)
 	}
-	return out, rows.Close()
+	return out, stamp, rows.Close()
 }
 
 // insert writes rows in chunks: one INSERT must stay under PostgreSQL's
@@ -293,9 +310,9 @@ func (s sqlQuerier) Query(ctx context.Context, query string, args, v any) error 
 	return nil
 }
 
-// Migrate creates the counter row and numbers the events written before
-// sequences existed, in (created_at, id) order after any numbered ones. Run
-// it after ent's migration, under the migration lock.
+// Migrate creates the counter row and the endpoints' stamp, and numbers the
+// events written before sequences existed, in (created_at, id) order after
+// any numbered ones. Run it after ent's migration, under the migration lock.
 func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 	bigint := "INTEGER"
 	if dia == dialect.Postgres {
@@ -308,6 +325,9 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 		return "?"
 	}
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+counterTable+" (id INTEGER PRIMARY KEY, last_value "+bigint+" NOT NULL)"); err != nil {
+		return fmt.Errorf("eventlog: migrate: %w", err)
+	}
+	if err := migrateStamp(ctx, db, dia); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}
 	if dia == dialect.Postgres {

@@ -175,6 +175,29 @@ func client(ctx context.Context) *ent.Client {
 	return ent.FromContext(ctx)
 }
 
+// write runs fn, which changes endpoints, with a client of the transaction
+// of ctx or, outside one, of a transaction of its own: an endpoint change
+// commits with the endpoints' stamp (eventlog.StampEndpoints). The endpoint
+// fn returns, if any, is usable after the commit.
+func write(ctx context.Context, fn func(*ent.Client) (*ent.WebhookEndpoint, error)) (*ent.WebhookEndpoint, error) {
+	if tx := ent.TxFromContext(ctx); tx != nil {
+		return fn(tx.Client())
+	}
+	var ep *ent.WebhookEndpoint
+	err := withTx(ctx, ent.FromContext(ctx), func(_ context.Context, tx *ent.Tx) error {
+		var err error
+		ep, err = fn(tx.Client())
+		return err
+	})
+	if err != nil {
+		return nil, apperr.From(err) // fn's errors are classified already; this is for the commit's
+	}
+	if ep == nil {
+		return nil, nil
+	}
+	return ep.Unwrap(), nil
+}
+
 func notFound(id resourceid.ID) error {
 	return apperr.NotFound("webhook endpoint %s not found", id)
 }
@@ -188,28 +211,33 @@ func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEnd
 	if err := m.checkDestination(ctx, *in.URL); err != nil {
 		return nil, "", err
 	}
-	c := client(ctx)
-	n, err := c.WebhookEndpoint.Query().Count(ctx)
-	if err != nil {
-		return nil, "", apperr.From(err)
-	}
-	if n >= MaxEndpoints {
-		return nil, "", apperr.Conflict("too_many_endpoints", "an environment has at most %d webhook endpoints: delete one first", MaxEndpoints)
-	}
 	secret := standardwebhooks.NewSecret()
-	cr := c.WebhookEndpoint.Create().SetURL(*in.URL).SetSecret(secret)
-	if in.Description != nil {
-		cr.SetDescription(*in.Description)
-	}
-	if in.EventTypes != nil {
-		cr.SetEventTypes(*in.EventTypes)
-	}
-	if in.Enabled != nil && !*in.Enabled {
-		cr.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
-	}
-	ep, err := cr.Save(ctx)
+	ep, err := write(ctx, func(c *ent.Client) (*ent.WebhookEndpoint, error) {
+		n, err := c.WebhookEndpoint.Query().Count(ctx)
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		if n >= MaxEndpoints {
+			return nil, apperr.Conflict("too_many_endpoints", "an environment has at most %d webhook endpoints: delete one first", MaxEndpoints)
+		}
+		cr := c.WebhookEndpoint.Create().SetURL(*in.URL).SetSecret(secret)
+		if in.Description != nil {
+			cr.SetDescription(*in.Description)
+		}
+		if in.EventTypes != nil {
+			cr.SetEventTypes(*in.EventTypes)
+		}
+		if in.Enabled != nil && !*in.Enabled {
+			cr.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
+		}
+		ep, err := cr.Save(ctx)
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		return ep, nil
+	})
 	if err != nil {
-		return nil, "", apperr.From(err)
+		return nil, "", err
 	}
 	return ep, secret, nil
 }
@@ -256,31 +284,33 @@ func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput
 			return nil, err
 		}
 	}
-	u := client(ctx).WebhookEndpoint.UpdateOneID(id)
-	if in.URL != nil {
-		u.SetURL(*in.URL)
-	}
-	if in.Description != nil {
-		u.SetDescription(*in.Description)
-	}
-	if in.EventTypes != nil {
-		u.SetEventTypes(*in.EventTypes)
-	}
-	if in.Enabled != nil {
-		if *in.Enabled {
-			u.SetDisabled(false).SetDisabledReason("")
-		} else {
-			u.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
+	return write(ctx, func(c *ent.Client) (*ent.WebhookEndpoint, error) {
+		u := c.WebhookEndpoint.UpdateOneID(id)
+		if in.URL != nil {
+			u.SetURL(*in.URL)
 		}
-	}
-	ep, err := u.Save(ctx)
-	if ent.IsNotFound(err) {
-		return nil, notFound(id)
-	}
-	if err != nil {
-		return nil, apperr.From(err)
-	}
-	return ep, nil
+		if in.Description != nil {
+			u.SetDescription(*in.Description)
+		}
+		if in.EventTypes != nil {
+			u.SetEventTypes(*in.EventTypes)
+		}
+		if in.Enabled != nil {
+			if *in.Enabled {
+				u.SetDisabled(false).SetDisabledReason("")
+			} else {
+				u.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
+			}
+		}
+		ep, err := u.Save(ctx)
+		if ent.IsNotFound(err) {
+			return nil, notFound(id)
+		}
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		return ep, nil
+	})
 }
 
 // Delete removes an endpoint and its deliveries.
@@ -288,17 +318,19 @@ func (m *Manager) Delete(ctx context.Context, id resourceid.ID) error {
 	if _, err := m.get(ctx, id); err != nil {
 		return err
 	}
-	c := client(ctx)
-	if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(ctx); err != nil {
-		return apperr.From(err)
-	}
-	if err := c.WebhookEndpoint.DeleteOneID(id).Exec(ctx); err != nil {
-		if ent.IsNotFound(err) {
-			return notFound(id)
+	_, err := write(ctx, func(c *ent.Client) (*ent.WebhookEndpoint, error) {
+		if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(ctx); err != nil {
+			return nil, apperr.From(err)
 		}
-		return apperr.From(err)
-	}
-	return nil
+		if err := c.WebhookEndpoint.DeleteOneID(id).Exec(ctx); err != nil {
+			if ent.IsNotFound(err) {
+				return nil, notFound(id)
+			}
+			return nil, apperr.From(err)
+		}
+		return nil, nil
+	})
+	return err
 }
 
 // RotateSecret gives the endpoint a new secret, returned once; the old one
@@ -310,10 +342,16 @@ func (m *Manager) RotateSecret(ctx context.Context, id resourceid.ID) (*ent.Webh
 	}
 	secret := standardwebhooks.NewSecret()
 	until := m.now().Add(m.opts.SecretGrace)
-	ep, err = client(ctx).WebhookEndpoint.UpdateOne(ep).SetSecret(secret).SetPreviousSecret(ep.Secret).
-		SetPreviousSecretExpiresAt(until).Save(ctx)
+	ep, err = write(ctx, func(c *ent.Client) (*ent.WebhookEndpoint, error) {
+		ep, err := c.WebhookEndpoint.UpdateOne(ep).SetSecret(secret).SetPreviousSecret(ep.Secret).
+			SetPreviousSecretExpiresAt(until).Save(ctx)
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		return ep, nil
+	})
 	if err != nil {
-		return nil, "", apperr.From(err)
+		return nil, "", err
 	}
 	return ep, secret, nil
 }

@@ -57,9 +57,17 @@ func TestDeliveryRefusesPrivateAfterResolution(t *testing.T) {
 	ctx := srv.Ctx(environment.Production)
 	env := srv.Env(environment.Production)
 	port := rc.URL[strings.LastIndex(rc.URL, ":"):]
-	ep, err := env.DB.Client.WebhookEndpoint.Create().SetURL("http://localhost" + port + "/").
+	// In a transaction, as every endpoint change (eventlog.StampEndpoints).
+	tx, err := env.DB.Client.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := tx.WebhookEndpoint.Create().SetURL("http://localhost" + port + "/").
 		SetSecret(standardwebhooks.NewSecret()).Save(ctx)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	createHub(t, srv, "SS1")

@@ -4,11 +4,13 @@
 // The design in one paragraph: an ent hook on Event creation writes one
 // delivery row per matching endpoint in the same transaction as the event (a
 // change that rolls back sends nothing; a committed one has its deliveries on
-// disk). A dispatcher per environment claims due deliveries — on PostgreSQL
-// with SELECT … FOR UPDATE SKIP LOCKED, so several instances share the work —
-// by pushing their next_attempt_at one lease ahead, sends them, and records
-// the result: delivered, rescheduled with back-off and jitter, or failed
-// (which may disable the endpoint). A process killed mid-attempt leaves the
+// disk); it keeps the enabled endpoints in memory, under a stamp that every
+// endpoint change rewrites and that the event's own numbering statement
+// reads (endpointCache). A dispatcher per environment claims due deliveries
+// — on PostgreSQL with SELECT … FOR UPDATE SKIP LOCKED, so several instances
+// share the work — by pushing their next_attempt_at one lease ahead, sends
+// them, and records the result: delivered, rescheduled with back-off and
+// jitter, or failed (which may disable the endpoint). A process killed mid-attempt leaves the
 // delivery due again when its lease ends: at least once. The commit wakes the
 // local dispatcher; other instances are woken by the event log's
 // notification (PostgreSQL NOTIFY) and poll in case one is lost.
@@ -33,6 +35,7 @@ import (
 	"logistics/ent/hook"
 	"logistics/ent/webhookendpoint"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 )
 
 // DefaultSchedule is the wait before each retry after a failed attempt:
@@ -67,12 +70,6 @@ type Manager struct {
 	// pendings: this instance committed deliveries since the dispatcher
 	// last looked (one per environment's base client).
 	pendings map[*ent.Client]*atomic.Bool
-	// lastTx holds the enabled endpoints read in the last transaction that
-	// recorded events (endpoints).
-	lastTx struct {
-		driver    dialect.Driver
-		endpoints []*ent.WebhookEndpoint
-	}
 
 	attempts, delivered atomic.Int64 // by this instance, since it started
 }
@@ -158,6 +155,7 @@ func notify(c chan struct{}) {
 // service's transactions and the GraphQL mutation transactions both run it.
 func (m *Manager) Register(env *environment.Env) {
 	wake, pending := m.wake(env), m.pending(env)
+	cache := new(endpointCache)
 	env.DB.Client.Event.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.EventFunc(func(ctx context.Context, mu *ent.EventMutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, mu)
@@ -168,7 +166,7 @@ func (m *Manager) Register(env *environment.Env) {
 			typ, _ := mu.GetType()
 			c := mu.Client()
 			_, txErr := mu.Tx()
-			eps, err := m.endpoints(ctx, c, txErr == nil)
+			eps, err := cache.endpoints(ctx, c)
 			var n int
 			if err == nil {
 				n, err = m.fanOut(ctx, c, eps, string(id), typ)
@@ -192,32 +190,66 @@ func (m *Manager) Register(env *environment.Env) {
 	}, ent.OpCreate))
 }
 
-// endpoints returns the enabled endpoints, read once for the events of one
-// transaction: eventlog inserts a transaction's events together at its
-// commit, after every other change of it (endpoints included), so the first
-// event's answer holds for the others. An allocation records one event per
-// changed row; the query was 7 of its 53 statements. The last transaction's
-// answer is kept, keyed by its driver (which the key keeps alive, so no
-// later transaction can have the same one); transactions committing
-// alternately just read again.
-func (m *Manager) endpoints(ctx context.Context, c *ent.Client, inTx bool) ([]*ent.WebhookEndpoint, error) {
-	if !inTx {
+// endpointCache holds an environment's enabled endpoints as of an
+// endpoints' stamp (eventlog/stamp.go): the stamp's row gets a new random
+// value in the transaction of every endpoint change, and the statement that
+// numbers a transaction's events reads it, so the fan-out of those events
+// knows without a statement of its own whether the set it holds is current.
+// An allocation records one event per changed row, and every write of the
+// API records one: the query was a statement of every event-writing
+// transaction (7 of an allocation's 53 before it was read once per
+// transaction), on SQLite inside the write lock.
+//
+// Why a set kept in this process is exact on any number of instances:
+//
+//   - A stamp s seen by a transaction T names the state of the endpoints
+//     that T's snapshot shows: the change that wrote s, and no later one
+//     (every later change writes another value, under the row's lock, in
+//     its own transaction; a change and its stamp become visible together).
+//   - The set kept under s was read on a miss by a transaction that had
+//     just seen s, in a later statement. Under READ COMMITTED (PostgreSQL)
+//     that statement may see changes committed in between, so the set is
+//     that of s or newer, never older: a change committed before s was
+//     written is in it.
+//   - T is served the set kept under s only if it saw s itself. The set may
+//     then hold a change committed after T read s — a change concurrent
+//     with T's commit, which T could as well have seen or missed. Every
+//     change committed before T read its stamp (before its fan-out) is in
+//     the set, because T then reads that change's stamp or a later one.
+//   - A transaction that changes endpoints and records events (the
+//     dispatcher disabling one) sees its own uncommitted stamp and may keep
+//     its own view under it; if it rolls back, that random value is never
+//     seen again.
+//
+// Events written outside a transaction, or without a stamp (a database not
+// yet migrated), read the endpoints each time.
+type endpointCache struct {
+	mu    sync.Mutex
+	held  bool
+	stamp int64
+	set   []*ent.WebhookEndpoint
+}
+
+// endpoints returns the enabled endpoints for an event being inserted
+// through c, whose transaction's stamp is in ctx.
+func (ec *endpointCache) endpoints(ctx context.Context, c *ent.Client) ([]*ent.WebhookEndpoint, error) {
+	stamp, ok := eventlog.EndpointsStamp(ctx)
+	if !ok {
 		return enabledEndpoints(ctx, c)
 	}
-	key := c.Driver()
-	m.mu.Lock()
-	last := m.lastTx
-	m.mu.Unlock()
-	if last.driver == key {
-		return last.endpoints, nil
+	ec.mu.Lock()
+	held, eps := ec.held && ec.stamp == stamp, ec.set
+	ec.mu.Unlock()
+	if held {
+		return eps, nil
 	}
 	eps, err := enabledEndpoints(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	m.lastTx.driver, m.lastTx.endpoints = key, eps
-	m.mu.Unlock()
+	ec.mu.Lock()
+	ec.held, ec.stamp, ec.set = true, stamp, eps
+	ec.mu.Unlock()
 	return eps, nil
 }
 
