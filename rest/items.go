@@ -80,27 +80,14 @@ type itemIn struct {
 }
 
 func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
-	it, err := withItemRefs(ent.FromContext(ctx).Item.Query().Where(item.ID(id))).Only(ctx)
+	it, err := ent.FromContext(ctx).Item.Query().Where(item.ID(id)).WithPart(partRef).WithHub(hubRef).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
 	if err != nil {
 		return nil, apperr.From(err)
 	}
-	itemRefs(it)
 	return it, nil
-}
-
-// withItemRefs reads an item's part (sku) and hub (code) in the item's own
-// statement; itemRefs fills the edges from it.
-func withItemRefs(q *ent.ItemQuery) *ent.ItemQuery {
-	q.Modify(joinRef(part.Table, "p", item.FieldPartID, part.FieldSku), joinRef(hub.Table, "h", item.FieldHubID, hub.FieldCode))
-	return q
-}
-
-func itemRefs(it *ent.Item) {
-	it.Edges.Part = &ent.Part{ID: it.PartID, Sku: refText(it.Value, "p", part.FieldSku)}
-	it.Edges.Hub = &ent.Hub{ID: it.HubID, Code: refText(it.Value, "h", hub.FieldCode)}
 }
 
 // items is the adapter of /v1/items.
@@ -109,12 +96,12 @@ func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]
 		what: "item", prefix: resourceid.Item, table: filter.ItemTable, parse: filter.Items,
 		page: func(r *http.Request, where *ent.ItemWhereInput, p page) ([]*ent.Item, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := withItemRefs(ent.FromContext(ctx).Item.Query()).
+			conn, err := ent.FromContext(ctx).Item.Query().WithPart(partRef).WithHub(hubRef).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orderBy(p.sort, newItemOrder)), ent.WithItemFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
-			return nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { itemRefs(e.Node); return e.Node })
+			return nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { return e.Node })
 		},
 		load:   loadItem,
 		render: plain(renderItem),

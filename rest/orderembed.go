@@ -6,8 +6,6 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
-	"logistics/ent/hub"
-	"logistics/ent/order"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
@@ -24,29 +22,18 @@ import (
 // much as the first, for 200 parts looked up by primary key either way
 // (issue 6, W3; figures in bench/README.md).
 
-// withOrderEdges reads an order's hub code in the order's own statement
-// (joinRef; hubOfRow fills the edge) and eager-loads its tracking entries,
-// newest first (ties by id, as GraphQL's pager and the index
-// trackingentry_order_id_occurred_at_id), at most latestTracking per order,
-// each with its hub's id and code. The workflow and the lines are filled by
-// embedOrders.
+// withOrderEdges eager-loads the edges ent reads well: the hub (id and code)
+// and the tracking entries, newest first (ties by id, as GraphQL's pager and
+// the index trackingentry_order_id_occurred_at_id), at most latestTracking per order,
+// each with its hub's id and code.
+// The workflow and the lines are filled by embedOrders.
 func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
-	q.Modify(joinRef(hub.Table, "h", order.FieldHubID, hub.FieldCode))
-	return withTracking(q)
-}
-
-// hubOfRow fills the hub edge of an order read by withOrderEdges.
-func hubOfRow(o *ent.Order) {
-	o.Edges.Hub = &ent.Hub{ID: o.HubID, Code: refText(o.Value, "h", hub.FieldCode)}
-}
-
-// withTracking eager-loads an order's newest tracking entries.
-func withTracking(q *ent.OrderQuery) *ent.OrderQuery {
-	return q.WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
-		tq.Modify(pergroup.First(trackingentry.FieldOrderID, latestTracking,
-			sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.Expr(trackingentry.FieldID))).
-			WithHub(hubRef) // latest_tracking[].hub.code (no statement when no entry has a hub)
-	})
+	return q.WithHub(hubRef).
+		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
+			tq.Modify(pergroup.First(trackingentry.FieldOrderID, latestTracking,
+				sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.Expr(trackingentry.FieldID))).
+				WithHub(hubRef) // latest_tracking[].hub.code (no statement when no entry has a hub)
+		})
 }
 
 // embedOrders fills each order's workflow (from the process-wide cache of

@@ -147,7 +147,6 @@ func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, erro
 		return nil, apperr.NotFound("order %s not found", id)
 	}
 	if err == nil {
-		hubOfRow(o)
 		err = d.embedOrders(ctx, o)
 	}
 	if err != nil {
@@ -167,7 +166,7 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 			if err != nil {
 				return nil, nil, err
 			}
-			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { hubOfRow(e.Node); return e.Node })
+			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
 			return rows, next, d.embedOrders(ctx, rows...)
 		},
 		load:   d.loadOrder,
