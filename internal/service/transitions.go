@@ -234,12 +234,12 @@ type Shortage struct {
 
 // reserve reserves what every line still lacks at the order's hub, all or
 // nothing; lines are the order's lines as the transaction read them, under
-// the order's lock. Each reservation is a conditional UPDATE (available ≥ amount in
-// the WHERE clause), so concurrent reservations on any number of instances
-// can never oversell: one that loses a race updates 0 rows and tries again
-// with what is left. Lines are handled in part order and items in a fixed
-// order (FEFO, then oldest) so concurrent transactions lock rows in the same
-// order and do not deadlock.
+// the order's lock. Each reservation is a conditional UPDATE (available ≥
+// amount in the WHERE clause), so concurrent reservations on any number of
+// instances can never oversell: one that loses a race updates 0 rows and
+// tries again with what is left. Lines are handled in part order and items
+// in a fixed order (FEFO, then oldest) so concurrent transactions lock rows
+// in the same order and do not deadlock.
 func (s *Service) reserve(ctx context.Context, o *ent.Order, lines []*ent.OrderLine) error {
 	c := client(ctx)
 	lines = slices.Clone(lines)
