@@ -1,13 +1,11 @@
 package graph_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"logistics/internal/apptest"
-	"logistics/internal/resourceid"
 )
 
 // TestReferenceErrors: a mutation naming a hub, part or order that does not
@@ -36,21 +34,7 @@ func TestReferenceErrors(t *testing.T) {
 	line := o.Node.Lines[0].ID
 
 	c := srv.Env(prod).DB.Client
-	ctx := context.Background()
-	state := func() [5]int {
-		t.Helper()
-		orders, err1 := c.Order.Query().Count(ctx)
-		lines, err2 := c.OrderLine.Query().Count(ctx)
-		entries, err3 := c.TrackingEntry.Query().Count(ctx)
-		l, err4 := c.OrderLine.Get(ctx, resourceid.ID(line))
-		e, err5 := c.TrackingEntry.Get(ctx, resourceid.ID(trk))
-		for _, err := range []error{err1, err2, err3, err4, err5} {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		return [5]int{orders, lines, entries, l.Revision, e.Revision}
-	}
+	state := func() [5]int { return apptest.OrderWriteState(t, c, line, trk) }
 	type fe struct{ Field, Message string }
 	// Ids go into the documents as literals ($name → "id").
 	ids := strings.NewReplacer("$hub", `"`+hub+`"`, "$p1", `"`+p1+`"`, "$p2", `"`+p2+`"`, "$order", `"`+order+`"`,

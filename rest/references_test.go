@@ -9,7 +9,6 @@ import (
 	"logistics/ent"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
-	"logistics/internal/resourceid"
 )
 
 // Ids of the right types that name nothing.
@@ -39,22 +38,8 @@ func TestReferenceErrors(t *testing.T) {
 	trk := f.post(t, "/v1/tracking-entries", map[string]any{"order_id": order, "tracking_number": "T1", "carrier": "DHL", "status": "in_transit", "hub_id": hub})["id"].(string)
 
 	c := s.Env(environment.Production).DB.Client
-	ctx := context.Background()
 	// state is what a failed write must leave as it was.
-	state := func() [5]int {
-		t.Helper()
-		orders, err1 := c.Order.Query().Count(ctx)
-		lines, err2 := c.OrderLine.Query().Count(ctx)
-		entries, err3 := c.TrackingEntry.Query().Count(ctx)
-		l, err4 := c.OrderLine.Get(ctx, resourceid.ID(line))
-		e, err5 := c.TrackingEntry.Get(ctx, resourceid.ID(trk))
-		for _, err := range []error{err1, err2, err3, err4, err5} {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		return [5]int{orders, lines, entries, l.Revision, e.Revision}
-	}
+	state := func() [5]int { return apptest.OrderWriteState(t, c, line, trk) }
 	type fe struct{ Field, Message string }
 	for _, tc := range []struct {
 		name, method, path string
