@@ -640,3 +640,65 @@ func TestEndpointsStamp(t *testing.T) {
 		t.Errorf("the migration moved the stamp %d → %d", s2, s3)
 	}
 }
+
+// TestLineEventsOfEveryEffect: the order_line.updated object that release
+// and ship build from their change (not read back) is what GET returns
+// right after, with previous_attributes the former quantities and revision.
+func TestLineEventsOfEveryEffect(t *testing.T) {
+	s := apptest.New(t)
+	post := func(path, body string) map[string]any {
+		t.Helper()
+		r := s.Do(t, "POST", s.URL+path, body, jsonCT)
+		if r.StatusCode != http.StatusCreated && r.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, r.StatusCode, r.Body)
+		}
+		var m map[string]any
+		r.JSON(t, &m)
+		return m
+	}
+	post("/v1/hubs", `{"code":"AMS1","name":"Amsterdam","address":{"country":"NL"}}`)
+	post("/v1/parts", `{"sku":"BOLT","part_name":"Bolt"}`)
+	post("/v1/items", `{"sku":"BOLT","hub":"AMS1","quantity":10}`)
+	for _, tc := range []struct {
+		moves  []string
+		effect string
+		prev   map[string]any // previous_attributes of the last line event
+		now    map[string]any // the line afterwards
+	}{
+		{[]string{"submit", "allocate", "cancel"}, "release",
+			map[string]any{"allocated_quantity": float64(3), "revision": float64(2)},
+			map[string]any{"allocated_quantity": float64(0), "shipped_quantity": float64(0), "revision": float64(3)}},
+		{[]string{"submit", "allocate", "start_picking", "ship"}, "ship",
+			map[string]any{"allocated_quantity": float64(3), "shipped_quantity": float64(0), "revision": float64(2)},
+			map[string]any{"allocated_quantity": float64(0), "shipped_quantity": float64(3), "revision": float64(3)}},
+	} {
+		t.Run(tc.effect, func(t *testing.T) {
+			order := post("/v1/orders", `{"hub":"AMS1","lines":[{"sku":"BOLT","quantity":3}]}`)
+			orderID := order["id"].(string)
+			lineID := order["lines"].([]any)[0].(map[string]any)["id"].(string)
+			start := lastSequence(t, s)
+			for _, m := range tc.moves {
+				post("/v1/orders/"+orderID+"/transitions", `{"transition":"`+m+`","tracking_number":"T1","carrier":"DHL"}`)
+			}
+			var p eventsPage
+			s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&type=order_line.updated&limit=100", s.URL, start), nil, nil).JSON(t, &p)
+			if len(p.Data) != 2 {
+				t.Fatalf("%d order_line.updated events, want 2 (reserve, %s)", len(p.Data), tc.effect)
+			}
+			last := p.Data[1]
+			var lineNow map[string]any
+			s.Do(t, "GET", s.URL+"/v1/order-lines/"+lineID, nil, nil).JSON(t, &lineNow)
+			if !reflect.DeepEqual(last.Data.Object, lineNow) {
+				t.Errorf("object %v\nGET    %v", last.Data.Object, lineNow)
+			}
+			for k, v := range tc.now {
+				if lineNow[k] != v {
+					t.Errorf("line %s = %v, want %v", k, lineNow[k], v)
+				}
+			}
+			if !reflect.DeepEqual(last.Data.PreviousAttributes, tc.prev) {
+				t.Errorf("previous_attributes %v, want %v", last.Data.PreviousAttributes, tc.prev)
+			}
+		})
+	}
+}
