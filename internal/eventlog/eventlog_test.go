@@ -349,16 +349,7 @@ func TestLongPoll(t *testing.T) {
 func TestEventPayloads(t *testing.T) {
 	s := apptest.New(t)
 	start := lastSequence(t, s)
-	post := func(path, body string) map[string]any {
-		t.Helper()
-		r := s.Do(t, "POST", s.URL+path, body, jsonCT)
-		if r.StatusCode != http.StatusCreated && r.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d %s", path, r.StatusCode, r.Body)
-		}
-		var m map[string]any
-		r.JSON(t, &m)
-		return m
-	}
+	post := func(path, body string) map[string]any { return postJSON(t, s, path, body) }
 	hub := post("/v1/hubs", `{"code":"AMS1","name":"Amsterdam","address":{"country":"NL"}}`)
 	hubID := hub["id"].(string)
 	if r := s.Do(t, "PATCH", s.URL+"/v1/hubs/"+hubID, `{"name":"Amsterdam One"}`, jsonCT); r.StatusCode != 200 {
@@ -646,16 +637,7 @@ func TestEndpointsStamp(t *testing.T) {
 // right after, with previous_attributes the former quantities and revision.
 func TestLineEventsOfEveryEffect(t *testing.T) {
 	s := apptest.New(t)
-	post := func(path, body string) map[string]any {
-		t.Helper()
-		r := s.Do(t, "POST", s.URL+path, body, jsonCT)
-		if r.StatusCode != http.StatusCreated && r.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d %s", path, r.StatusCode, r.Body)
-		}
-		var m map[string]any
-		r.JSON(t, &m)
-		return m
-	}
+	post := func(path, body string) map[string]any { return postJSON(t, s, path, body) }
 	post("/v1/hubs", `{"code":"AMS1","name":"Amsterdam","address":{"country":"NL"}}`)
 	post("/v1/parts", `{"sku":"BOLT","part_name":"Bolt"}`)
 	post("/v1/items", `{"sku":"BOLT","hub":"AMS1","quantity":10}`)
@@ -701,4 +683,17 @@ func TestLineEventsOfEveryEffect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// postJSON sends a JSON body with a POST and returns the answer's object,
+// failing the test unless it is a 200 or a 201.
+func postJSON(t *testing.T, s *apptest.Server, path, body string) map[string]any {
+	t.Helper()
+	r := s.Do(t, "POST", s.URL+path, body, jsonCT)
+	if r.StatusCode != http.StatusCreated && r.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, r.StatusCode, r.Body)
+	}
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
 }
