@@ -76,13 +76,18 @@ func TestExampleReceiver(t *testing.T) {
 			EventType string `json:"event_type"`
 		}
 	}
-	srv.Do(t, "GET", srv.URL+"/v1/webhook-endpoints/"+ep.ID+"/deliveries?status=succeeded", nil, nil).JSON(t, &list)
+	// The receiver prints an event before the dispatcher records its
+	// delivery as succeeded: wait for the record too.
 	var hubDelivery string
-	for _, d := range list.Data {
-		if d.EventType == "hub.created" {
-			hubDelivery = d.ID
+	wait("the hub delivery recorded", func() bool {
+		srv.Do(t, "GET", srv.URL+"/v1/webhook-endpoints/"+ep.ID+"/deliveries?status=succeeded", nil, nil).JSON(t, &list)
+		for _, d := range list.Data {
+			if d.EventType == "hub.created" {
+				hubDelivery = d.ID
+			}
 		}
-	}
+		return hubDelivery != ""
+	})
 	if r := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints/"+ep.ID+"/resend", map[string]any{"delivery_id": hubDelivery}, nil); r.StatusCode != http.StatusAccepted {
 		t.Fatalf("resend: %d %s", r.StatusCode, r.Body)
 	}
