@@ -6,3 +6,9 @@ func SetExportBatch(n int) (restore func()) {
 	old := exportBatch.Swap(int64(n))
 	return func() { exportBatch.Store(old) }
 }
+
+// OrderLoadStatements returns the texts loadOrder runs on the dialect.
+func OrderLoadStatements(dialect string) []string {
+	s := orderLoadStatements[dialect]
+	return []string{s.order, s.tracking}
+}

@@ -141,20 +141,6 @@ type orderIn struct {
 // latestTracking is how many of its newest tracking entries an order embeds.
 const latestTracking = 3
 
-func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
-	o, err := withOrderEdges(ent.FromContext(ctx).Order.Query().Where(order.ID(id))).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("order %s not found", id)
-	}
-	if err == nil {
-		err = d.embedOrders(ctx, o)
-	}
-	if err != nil {
-		return nil, apperr.From(err)
-	}
-	return o, nil
-}
-
 // orders is the adapter of /v1/orders.
 func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn] {
 	return &resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn]{
