@@ -29,7 +29,7 @@ import (
 // for the loop (a join's other table, an ORDER BY's other index) to be
 // prepared again whenever its bindings are cleared, and go-sqlite3 clears
 // them at every use — a cached statement was re-parsed every time, 27% of
-// W6's CPU (docs in internal/database, sqliteReprepare).
+// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare").
 
 // orderStatements are the texts of one dialect.
 type orderStatements struct {

@@ -288,8 +288,10 @@ func (s *Service) reserve(ctx context.Context, o *ent.Order, lines []*ent.OrderL
 // its part at the order's hub and returns how much it got.
 func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decimal.Decimal) (decimal.Decimal, error) {
 	c := client(ctx)
+	// IN (?) rather than = ?: the same plan, but SQLite would prepare the
+	// statement again at each use (README, Decisions: "= ? and SQLite's re-prepare").
 	items, err := c.Item.Query().
-		Where(item.HubID(o.HubID), item.PartID(l.PartID), item.StatusEQ(item.StatusAvailable), availableAtLeast(1)).
+		Where(item.HubIDIn(o.HubID), item.PartIDIn(l.PartID), item.StatusIn(item.StatusAvailable), availableAtLeast(1)).
 		Order(item.ByExpiresAt(entsql.OrderNullsLast()), item.ByCreatedAt(), item.ByID()).
 		Select(item.FieldID, item.FieldQuantity, item.FieldReservedQuantity).
 		All(ctx)

@@ -40,7 +40,7 @@ func (s *Service) EnsureBuiltins(ctx context.Context) error {
 // LatestWorkflow returns the newest version of the workflow with the given key.
 func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow, error) {
 	w, err := client(ctx).Workflow.Query().
-		Where(workflow.Key(key)).
+		Where(workflow.KeyIn(key)). // IN (?): README, Decisions: "= ? and SQLite's re-prepare"
 		Order(ent.Desc(workflow.FieldVersion)).
 		First(ctx)
 	if ent.IsNotFound(err) {
