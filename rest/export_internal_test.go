@@ -12,3 +12,6 @@ func OrderLoadStatements(dialect string) []string {
 	s := orderLoadStatements[dialect]
 	return []string{s.order, s.tracking}
 }
+
+// ItemLoadStatement returns the text loadItem runs on the dialect.
+func ItemLoadStatement(dialect string) string { return itemLoadStatement[dialect] }

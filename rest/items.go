@@ -79,17 +79,6 @@ type itemIn struct {
 	ExpiresAt *time.Time       `json:"expires_at"`
 }
 
-func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
-	it, err := ent.FromContext(ctx).Item.Query().Where(item.ID(id)).WithPart(partRef).WithHub(hubRef).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("item %s not found", id)
-	}
-	if err != nil {
-		return nil, apperr.From(err)
-	}
-	return it, nil
-}
-
 // items is the adapter of /v1/items.
 func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn] {
 	return &resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]{
