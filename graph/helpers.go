@@ -28,12 +28,41 @@ func eagerOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error)
 		if err != nil || !twoDeep(ctx) {
 			return o, err
 		}
-		q, err := ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return q.Only(ctx)
+		return reloadOrder(ctx, o)
 	}
+}
+
+// renderedOrder is eagerOrder for an order the service hands back as its
+// event rendered it (a transition's result: rest's hand-scanned row, which
+// is bound to no client, so it cannot load an edge itself). A selection with
+// any edge reloads it as a query would; scalars are answered from the row.
+func renderedOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error) {
+	return func(o *ent.Order, err error) (*ent.Order, error) {
+		if err != nil || !anyEdge(ctx) {
+			return o, err
+		}
+		return reloadOrder(ctx, o)
+	}
+}
+
+// reloadOrder reads o again with what the field's selection asks for.
+func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
+	q, err := ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return q.Only(ctx)
+}
+
+// anyEdge reports whether the field's selection has a field with a
+// selection of its own.
+func anyEdge(ctx context.Context) bool {
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if len(f.Selections) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // twoDeep reports whether the field's selection follows an edge that has a
