@@ -54,11 +54,14 @@ func render[T any, J any](f func(*T) J) func(*T, error) (any, any, error) {
 }
 
 // RowRenderer renders the rows the service builds from its own changes (an
-// order line whose quantities an effect has just moved) as Representer
-// renders them after reading them.
+// order line whose quantities an effect has just moved, an order after a
+// transition) as Representer renders them after reading them.
 func RowRenderer(row any) (any, bool) {
-	if l, ok := row.(*ent.OrderLine); ok {
-		return renderOrderLine(l), true
+	switch r := row.(type) {
+	case *ent.OrderLine:
+		return renderOrderLine(r), true
+	case *ent.Order:
+		return renderOrder(r), true
 	}
 	return nil, false
 }

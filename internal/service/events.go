@@ -210,6 +210,27 @@ func (s *Service) emitUpdatedRow(ctx context.Context, typ string, id resourceid.
 	return row, s.record(ctx, typ, id, obj, changed(before, obj), extra)
 }
 
+// emitUpdatedFrom is emitUpdatedRow for a row the service built from the
+// change it has just made (the resource as the transaction leaves it), not
+// read back; a row the RowRenderer does not render is read back instead.
+func (s *Service) emitUpdatedFrom(ctx context.Context, typ string, id resourceid.ID, before, extra map[string]any, row any) (any, error) {
+	if s.renderRow == nil {
+		return s.emitUpdatedRow(ctx, typ, id, before, extra)
+	}
+	v, ok := s.renderRow(row)
+	if !ok {
+		return s.emitUpdatedRow(ctx, typ, id, before, extra)
+	}
+	obj, err := asMap(v)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
+		r.keep(id, row)
+	}
+	return row, s.record(ctx, typ, id, obj, changed(before, obj), extra)
+}
+
 // emitDeleted records typ for a deleted resource with its last state.
 func (s *Service) emitDeleted(ctx context.Context, typ string, id resourceid.ID, last map[string]any) error {
 	if last == nil {
@@ -260,9 +281,11 @@ func (s *Service) lineChanged(ctx context.Context, l *ent.OrderLine, allocated, 
 		Exec(ctx); err != nil {
 		return apperr.From(err)
 	}
+	// l itself moves too: it may be a line of the order's snapshot row, from
+	// which the transition renders the order after the change.
+	l.AllocatedQuantity, l.ShippedQuantity = allocated, shipped
+	l.Revision, l.UpdatedAt = l.Revision+1, now
 	after := *l
-	after.AllocatedQuantity, after.ShippedQuantity = allocated, shipped
-	after.Revision, after.UpdatedAt = l.Revision+1, now
 	after.Edges = ent.OrderLineEdges{}
 	if s.renderRow != nil {
 		if v, ok := s.renderRow(&after); ok {
