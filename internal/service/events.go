@@ -41,7 +41,8 @@ func (s *Service) SetRepresenter(r Representer, rows RowRenderer) { s.represent,
 
 // Renderings keeps, for one request, the row each resource's event was last
 // rendered from: the resource as its transaction left it, read inside that
-// transaction after its last change. REST answers a write with it instead of
+// transaction after its last change, or built from that change (an
+// effect's line, a transition's order). REST answers a write with it instead of
 // reading the resource again after the commit (four statements for an
 // order). Only renderings of a resource after a change are kept (created,
 // updated, an effect's), never a snapshot taken before one.
