@@ -1,8 +1,6 @@
 package rest_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"testing"
@@ -21,21 +19,8 @@ import (
 // moved its revision and times. And every column of the schema is read.
 func TestItemLoadMatchesEnt(t *testing.T) {
 	srv := apptest.New(t)
-	do := func(method, path string, body any, want int) []byte {
-		t.Helper()
-		resp := srv.Do(t, method, srv.URL+path, body, nil)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, resp.Body)
-		}
-		return resp.Body
-	}
-	id := func(body []byte) string {
-		var v struct{ ID string }
-		if err := json.Unmarshal(body, &v); err != nil || v.ID == "" {
-			t.Fatalf("no id in %s", body)
-		}
-		return v.ID
-	}
+	c := jsonClient{t, srv}
+	do, id := c.do, c.id
 	do("POST", "/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}}, http.StatusCreated)
 	do("POST", "/v1/hubs", map[string]any{"code": "RTM2", "name": "Rotterdam", "address": map[string]any{"country": "NL"}}, http.StatusCreated)
 	do("POST", "/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"}, http.StatusCreated)
@@ -45,27 +30,16 @@ func TestItemLoadMatchesEnt(t *testing.T) {
 	do("PATCH", "/v1/items/"+full, map[string]any{"quantity": 13, "status": "quarantined"}, http.StatusOK)
 	bare := id(do("POST", "/v1/items", map[string]any{"sku": "P-1", "hub": "AMS1", "quantity": 1}, http.StatusCreated))
 
-	for _, it := range []string{full, bare} {
-		one := do("GET", "/v1/items/"+it, nil, http.StatusOK)
-		var page struct{ Data []json.RawMessage }
-		if err := json.Unmarshal(do("GET", "/v1/items?id="+it, nil, http.StatusOK), &page); err != nil || len(page.Data) != 1 {
-			t.Fatalf("list of %s: %v, %d items", it, err, len(page.Data))
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, one); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(compact.Bytes(), page.Data[0]) {
-			t.Errorf("GET /v1/items/%s\n%s\nthe list's\n%s", it, compact.Bytes(), page.Data[0])
-		}
+	for _, r := range []string{full, bare} {
+		c.sameAsInList("items", r)
 	}
 	do("GET", "/v1/items/itm_01JD3K0000000000000000000A", nil, http.StatusNotFound)
 
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
 		stmt := rest.ItemLoadStatement(d)
-		for _, c := range item.Columns {
-			if !regexp.MustCompile("[`\"]i[`\"]\\.[`\"]" + c + "[`\"]").MatchString(stmt) {
-				t.Errorf("%s: %s does not read column %s", d, stmt, c)
+		for _, col := range item.Columns {
+			if !regexp.MustCompile("[`\"]i[`\"]\\.[`\"]" + col + "[`\"]").MatchString(stmt) {
+				t.Errorf("%s: %s does not read column %s", d, stmt, col)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,21 +23,8 @@ import (
 // than the embedded three) — and an order without entries or due date alike.
 func TestOrderLoadMatchesEnt(t *testing.T) {
 	srv := apptest.New(t)
-	do := func(method, path string, body any, want int) []byte {
-		t.Helper()
-		resp := srv.Do(t, method, srv.URL+path, body, nil)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, resp.Body)
-		}
-		return resp.Body
-	}
-	id := func(body []byte) string {
-		var v struct{ ID string }
-		if err := json.Unmarshal(body, &v); err != nil || v.ID == "" {
-			t.Fatalf("no id in %s", body)
-		}
-		return v.ID
-	}
+	c := jsonClient{t, srv}
+	do, id := c.do, c.id
 	for _, code := range []string{"AMS1", "RTM2"} {
 		do("POST", "/v1/hubs", map[string]any{"code": code, "name": code, "address": map[string]any{"country": "NL"}}, http.StatusCreated)
 	}
@@ -60,19 +46,8 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 		do("POST", "/v1/tracking-entries", e, http.StatusCreated)
 	}
 
-	for _, o := range []string{full, bare} {
-		one := do("GET", "/v1/orders/"+o, nil, http.StatusOK)
-		var page struct{ Data []json.RawMessage }
-		if err := json.Unmarshal(do("GET", "/v1/orders?id="+o, nil, http.StatusOK), &page); err != nil || len(page.Data) != 1 {
-			t.Fatalf("list of %s: %v, %d orders", o, err, len(page.Data))
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, one); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(compact.Bytes(), page.Data[0]) {
-			t.Errorf("GET /v1/orders/%s\n%s\nthe list's\n%s", o, compact.Bytes(), page.Data[0])
-		}
+	for _, r := range []string{full, bare} {
+		c.sameAsInList("orders", r)
 	}
 	var got struct {
 		LatestTracking []struct {
@@ -91,9 +66,9 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
 		stmts := rest.OrderLoadStatements(d)
 		for i, cols := range [][]string{order.Columns, trackingentry.Columns} {
-			for _, c := range cols {
-				if !regexp.MustCompile("[`\"]" + c + "[`\"]").MatchString(stmts[i]) {
-					t.Errorf("%s: %s does not read column %s", d, stmts[i], c)
+			for _, col := range cols {
+				if !regexp.MustCompile("[`\"]" + col + "[`\"]").MatchString(stmts[i]) {
+					t.Errorf("%s: %s does not read column %s", d, stmts[i], col)
 				}
 			}
 		}
