@@ -215,21 +215,35 @@ func (s *Service) emitUpdatedRow(ctx context.Context, typ string, id resourceid.
 // change it has just made (the resource as the transaction leaves it), not
 // read back; a row the RowRenderer does not render is read back instead.
 func (s *Service) emitUpdatedFrom(ctx context.Context, typ string, id resourceid.ID, before, extra map[string]any, row any) (any, error) {
-	if s.renderRow == nil {
-		return s.emitUpdatedRow(ctx, typ, id, before, extra)
+	obj, ok, err := s.objectFrom(ctx, id, row)
+	if err != nil {
+		return nil, err
 	}
-	v, ok := s.renderRow(row)
 	if !ok {
 		return s.emitUpdatedRow(ctx, typ, id, before, extra)
 	}
+	return row, s.record(ctx, typ, id, obj, changed(before, obj), extra)
+}
+
+// objectFrom is objectRow for a row the service built from its change
+// rather than read: rendered by the RowRenderer and kept for the request's
+// Renderings. ok is false when there is no RowRenderer for the row's type.
+func (s *Service) objectFrom(ctx context.Context, id resourceid.ID, row any) (map[string]any, bool, error) {
+	if s.renderRow == nil {
+		return nil, false, nil
+	}
+	v, ok := s.renderRow(row)
+	if !ok {
+		return nil, false, nil
+	}
 	obj, err := asMap(v)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
 		r.keep(id, row)
 	}
-	return row, s.record(ctx, typ, id, obj, changed(before, obj), extra)
+	return obj, true, nil
 }
 
 // emitDeleted records typ for a deleted resource with its last state.
@@ -288,19 +302,14 @@ func (s *Service) lineChanged(ctx context.Context, l *ent.OrderLine, allocated, 
 	l.Revision, l.UpdatedAt = l.Revision+1, now
 	after := *l
 	after.Edges = ent.OrderLineEdges{}
-	if s.renderRow != nil {
-		if v, ok := s.renderRow(&after); ok {
-			obj, err := asMap(v)
-			if err != nil {
-				return err
-			}
-			if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
-				r.keep(l.ID, &after)
-			}
-			return s.recordEffect(ctx, "order_line.updated", l.ID, obj, prev, orderID, effect)
-		}
+	obj, ok, err := s.objectFrom(ctx, l.ID, &after)
+	if err != nil {
+		return err
 	}
-	return s.emitEffect(ctx, "order_line.updated", l.ID, prev, orderID, effect)
+	if !ok {
+		return s.emitEffect(ctx, "order_line.updated", l.ID, prev, orderID, effect)
+	}
+	return s.recordEffect(ctx, "order_line.updated", l.ID, obj, prev, orderID, effect)
 }
 
 // recordEffect is emitEffect with the object already rendered.
