@@ -66,9 +66,10 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
 		stmts := rest.OrderLoadStatements(d)
 		for i, cols := range [][]string{order.Columns, trackingentry.Columns} {
+			alias := []string{"o", "t"}[i]
 			for _, col := range cols {
-				if !regexp.MustCompile("[`\"]" + col + "[`\"]").MatchString(stmts[i]) {
-					t.Errorf("%s: %s does not read column %s", d, stmts[i], col)
+				if !regexp.MustCompile("[`\"]" + alias + "[`\"]\\.[`\"]" + col + "[`\"]").MatchString(stmts[i]) {
+					t.Errorf("%s: %s does not read column %s.%s", d, stmts[i], alias, col)
 				}
 			}
 		}
