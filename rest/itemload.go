@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	stdsql "database/sql"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -13,6 +12,7 @@ import (
 	"logistics/ent/part"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
 )
 
 // One item, as GET /v1/items/{id} and every item event render it (W4 renders
@@ -29,10 +29,11 @@ var itemLoadStatement = map[string]string{
 func buildItemStatement(name string) string {
 	b := sql.Dialect(name)
 	i, p, h := b.Table(item.Table).As("i"), b.Table(part.Table).As("p"), b.Table(hub.Table).As("h")
+	ts := func(col string) string { return sqltime.Column(name, col) }
 	q, _ := b.Select(
-		i.C(item.FieldID), i.C(item.FieldCreatedAt), i.C(item.FieldUpdatedAt), i.C(item.FieldRevision),
+		i.C(item.FieldID), ts(i.C(item.FieldCreatedAt)), ts(i.C(item.FieldUpdatedAt)), i.C(item.FieldRevision),
 		i.C(item.FieldPartID), i.C(item.FieldHubID), i.C(item.FieldQuantity), i.C(item.FieldReservedQuantity),
-		i.C(item.FieldLot), i.C(item.FieldSerial), i.C(item.FieldStatus), i.C(item.FieldExpiresAt),
+		i.C(item.FieldLot), i.C(item.FieldSerial), i.C(item.FieldStatus), ts(i.C(item.FieldExpiresAt)),
 		p.C(part.FieldSku), p.C(part.FieldPartName), h.C(hub.FieldCode),
 	).From(i).
 		Join(p).On(i.C(item.FieldPartID), p.C(part.FieldID)).
@@ -56,19 +57,15 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
 	it, p, h := new(ent.Item), new(ent.Part), new(ent.Hub)
-	var expires stdsql.NullTime
-	err := rows.Scan((*string)(&it.ID), &it.CreatedAt, &it.UpdatedAt, &it.Revision,
+	err := rows.Scan((*string)(&it.ID), sqltime.Time{T: &it.CreatedAt}, sqltime.Time{T: &it.UpdatedAt}, &it.Revision,
 		(*string)(&it.PartID), (*string)(&it.HubID), (*int64)(&it.Quantity), (*int64)(&it.ReservedQuantity),
-		&it.Lot, &it.Serial, (*string)(&it.Status), &expires,
+		&it.Lot, &it.Serial, (*string)(&it.Status), sqltime.NullTime{T: &it.ExpiresAt},
 		&p.Sku, &p.PartName, &h.Code)
 	if err == nil {
 		err = rows.Close()
 	}
 	if err != nil {
 		return nil, apperr.From(err)
-	}
-	if expires.Valid {
-		it.ExpiresAt = &expires.Time
 	}
 	p.ID, h.ID = it.PartID, it.HubID
 	it.Edges.Part, it.Edges.Hub = p, h

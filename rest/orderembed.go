@@ -8,9 +8,8 @@ import (
 	"logistics/ent"
 	"logistics/ent/orderline"
 	"logistics/ent/part"
-	"logistics/ent/trackingentry"
-	"logistics/internal/pergroup"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
 )
 
 // What an order embeds (its hub, workflow, lines with their parts' sku and
@@ -22,19 +21,9 @@ import (
 // much as the first, for 200 parts looked up by primary key either way
 // (issue 6, W3; figures in bench/README.md).
 
-// withOrderEdges eager-loads the edges ent reads well: the hub (id and code)
-// and the tracking entries, newest first (ties by id, as GraphQL's pager and
-// the index trackingentry_order_id_occurred_at_id), at most latestTracking per order,
-// each with its hub's id and code.
-// The workflow and the lines are filled by embedOrders.
-func withOrderEdges(q *ent.OrderQuery) *ent.OrderQuery {
-	return q.WithHub(hubRef).
-		WithTrackingEntries(func(tq *ent.TrackingEntryQuery) {
-			tq.Modify(pergroup.First(trackingentry.FieldOrderID, latestTracking,
-				sql.DescExpr(sql.Expr(trackingentry.FieldOccurredAt)), sql.Expr(trackingentry.FieldID))).
-				WithHub(hubRef) // latest_tracking[].hub.code (no statement when no entry has a hub)
-		})
-}
+// A page eager-loads the hub (id and code) through ent; the newest tracking
+// entries come from embedLatestTracking (orderload.go), the workflow and the
+// lines from embedOrders.
 
 // embedOrders fills each order's workflow (from the process-wide cache of
 // workflow versions, which never change) and lines, each with its part's id,
@@ -64,7 +53,8 @@ func (d Deps) embedOrders(ctx context.Context, orders ...*ent.Order) error {
 
 // embedLines reads the lines of the orders in byID, with their parts' sku and
 // name, in one statement scanned by hand (ent's scanners would need one
-// statement per type, or reflection per row).
+// statement per type, or reflection per row); its timestamps through
+// sqltime, not go-sqlite3's parser.
 func embedLines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order) error {
 	drv := ent.FromContext(ctx).Driver()
 	b := sql.Dialect(drv.Dialect())
@@ -76,7 +66,8 @@ func embedLines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID
 	query, qargs := b.Select(
 		l.C(orderline.FieldID), l.C(orderline.FieldOrderID), l.C(orderline.FieldPartID),
 		l.C(orderline.FieldQuantity), l.C(orderline.FieldAllocatedQuantity), l.C(orderline.FieldShippedQuantity),
-		l.C(orderline.FieldRevision), l.C(orderline.FieldCreatedAt), l.C(orderline.FieldUpdatedAt),
+		l.C(orderline.FieldRevision), sqltime.Column(drv.Dialect(), l.C(orderline.FieldCreatedAt)),
+		sqltime.Column(drv.Dialect(), l.C(orderline.FieldUpdatedAt)),
 		p.C(part.FieldSku), p.C(part.FieldPartName),
 	).
 		From(l).
@@ -93,7 +84,7 @@ func embedLines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID
 		ln, pt := new(ent.OrderLine), new(ent.Part)
 		err := rows.Scan((*string)(&ln.ID), (*string)(&ln.OrderID), (*string)(&ln.PartID),
 			(*int64)(&ln.Quantity), (*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity),
-			&ln.Revision, &ln.CreatedAt, &ln.UpdatedAt, &pt.Sku, &pt.PartName)
+			&ln.Revision, sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt}, &pt.Sku, &pt.PartName)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@ package rest
 import (
 	"context"
 	stdsql "database/sql"
+	"strconv"
+	"strings"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -13,6 +15,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
 )
 
 // One order, as GET /v1/orders/{id} and every order event render it, is read
@@ -29,11 +32,15 @@ import (
 // for the loop (a join's other table, an ORDER BY's other index) to be
 // prepared again whenever its bindings are cleared, and go-sqlite3 clears
 // them at every use — a cached statement was re-parsed every time, 27% of
-// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare").
+// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare"). Timestamps
+// are read through sqltime, not go-sqlite3's parser.
 
 // orderStatements are the texts of one dialect.
 type orderStatements struct {
 	order, tracking string
+	// pageTracking is the text of embedLatestTracking, in two parts around
+	// the page's ids.
+	pageTracking [2]string
 }
 
 var orderLoadStatements = map[string]orderStatements{
@@ -44,30 +51,55 @@ var orderLoadStatements = map[string]orderStatements{
 func buildOrderStatements(name string) orderStatements {
 	b := sql.Dialect(name)
 	o, h := b.Table(order.Table).As("o"), b.Table(hub.Table).As("h")
+	ts := func(col string) string { return sqltime.Column(name, col) }
 	oq, _ := b.Select(
-		o.C(order.FieldID), o.C(order.FieldCreatedAt), o.C(order.FieldUpdatedAt), o.C(order.FieldRevision),
+		o.C(order.FieldID), ts(o.C(order.FieldCreatedAt)), ts(o.C(order.FieldUpdatedAt)), o.C(order.FieldRevision),
 		o.C(order.FieldNumber), o.C(order.FieldStatus), o.C(order.FieldWorkflowID), o.C(order.FieldHubID),
 		o.C(order.FieldCustomerRef), o.C(order.FieldPriority), o.C(order.FieldShipToName),
 		o.C(order.FieldShipToLine1), o.C(order.FieldShipToLine2), o.C(order.FieldShipToCity),
-		o.C(order.FieldShipToPostalCode), o.C(order.FieldShipToCountry), o.C(order.FieldDueAt),
+		o.C(order.FieldShipToPostalCode), o.C(order.FieldShipToCountry), ts(o.C(order.FieldDueAt)),
 		h.C(hub.FieldCode),
 	).From(o).Join(h).On(o.C(order.FieldHubID), h.C(hub.FieldID)).
 		Where(sql.In(o.C(order.FieldID), "")).Query()
 
-	// Newest first, ties by id: the order of withOrderEdges and of GraphQL's
-	// pager, read from the index trackingentry_order_id_occurred_at_id.
+	// Newest first, ties by id: the order of GraphQL's pager, read from the
+	// index trackingentry_order_id_occurred_at_id.
 	t, th := b.Table(trackingentry.Table).As("t"), b.Table(hub.Table).As("h")
-	tq, _ := b.Select(
-		t.C(trackingentry.FieldID), t.C(trackingentry.FieldCreatedAt), t.C(trackingentry.FieldUpdatedAt),
-		t.C(trackingentry.FieldRevision), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
-		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldHubID),
-		t.C(trackingentry.FieldLocation), t.C(trackingentry.FieldDescription), t.C(trackingentry.FieldOccurredAt),
-		th.C(hub.FieldCode),
-	).From(t).LeftJoin(th).On(t.C(trackingentry.FieldHubID), th.C(hub.FieldID)).
+	tq, _ := b.Select(trackingColumns(name, t, th)...).
+		From(t).LeftJoin(th).On(t.C(trackingentry.FieldHubID), th.C(hub.FieldID)).
 		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
 		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
 		Limit(latestTracking).Query()
-	return orderStatements{order: oq, tracking: tq}
+	return orderStatements{order: oq, tracking: tq, pageTracking: buildPageTracking(name, trackingColumns(name, t, th))}
+}
+
+// trackingColumns are the columns scanTracking reads: an entry of t and its
+// hub's code from th.
+func trackingColumns(name string, t, th *sql.SelectTable) []string {
+	ts := func(col string) string { return sqltime.Column(name, col) }
+	return []string{
+		t.C(trackingentry.FieldID), ts(t.C(trackingentry.FieldCreatedAt)), ts(t.C(trackingentry.FieldUpdatedAt)),
+		t.C(trackingentry.FieldRevision), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
+		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldHubID),
+		t.C(trackingentry.FieldLocation), t.C(trackingentry.FieldDescription), ts(t.C(trackingentry.FieldOccurredAt)),
+		th.C(hub.FieldCode),
+	}
+}
+
+// buildPageTracking returns the text of the newest entries of a page of
+// orders, around the list of their ids: an index seek per order that stops
+// after latestTracking rows, as the floor of W3 does (LATERAL on
+// PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
+func buildPageTracking(name string, cols []string) [2]string {
+	newest := `WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT ` + strconv.Itoa(latestTracking)
+	from := `FROM orders o JOIN tracking_entries t ON t.id IN (SELECT l.id FROM tracking_entries l ` + newest + `)`
+	if name == dialect.Postgres {
+		from = `FROM orders o CROSS JOIN LATERAL (SELECT * FROM tracking_entries l ` + newest + `) t`
+	}
+	return [2]string{
+		`SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN hubs h ON h.id = t.hub_id WHERE o.id IN (`,
+		`) ORDER BY t.order_id, t.occurred_at DESC, t.id`,
+	}
 }
 
 // loadOrder reads order id as renderOrder needs it: its hub's code, its
@@ -102,18 +134,14 @@ func scanOrder(ctx context.Context, drv dialect.Driver, query string, id resourc
 		return nil, rows.Err()
 	}
 	o, h := new(ent.Order), new(ent.Hub)
-	var due stdsql.NullTime
-	err := rows.Scan((*string)(&o.ID), &o.CreatedAt, &o.UpdatedAt, &o.Revision,
+	err := rows.Scan((*string)(&o.ID), sqltime.Time{T: &o.CreatedAt}, sqltime.Time{T: &o.UpdatedAt}, &o.Revision,
 		&o.Number, &o.Status, (*string)(&o.WorkflowID), (*string)(&o.HubID),
 		&o.CustomerRef, (*string)(&o.Priority), &o.ShipToName,
 		&o.ShipToLine1, &o.ShipToLine2, &o.ShipToCity,
-		&o.ShipToPostalCode, &o.ShipToCountry, &due,
+		&o.ShipToPostalCode, &o.ShipToCountry, sqltime.NullTime{T: &o.DueAt},
 		&h.Code)
 	if err != nil {
 		return nil, err
-	}
-	if due.Valid {
-		o.DueAt = &due.Time
 	}
 	h.ID = o.HubID
 	o.Edges.Hub = h
@@ -130,22 +158,74 @@ func scanLatestTracking(ctx context.Context, drv dialect.Driver, query string, i
 	defer rows.Close()
 	out := make([]*ent.TrackingEntry, 0, latestTracking)
 	for rows.Next() {
-		t := new(ent.TrackingEntry)
-		var hubID, hubCode stdsql.NullString
-		err := rows.Scan((*string)(&t.ID), &t.CreatedAt, &t.UpdatedAt,
-			&t.Revision, (*string)(&t.OrderID), &t.TrackingNumber,
-			&t.Carrier, (*string)(&t.Status), &hubID,
-			&t.Location, &t.Description, &t.OccurredAt,
-			&hubCode)
+		t, err := scanTracking(rows)
 		if err != nil {
 			return nil, err
-		}
-		if hubID.Valid {
-			hid := resourceid.ID(hubID.String)
-			t.HubID = &hid
-			t.Edges.Hub = &ent.Hub{ID: hid, Code: hubCode.String}
 		}
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// scanTracking reads the row of trackingColumns: an entry with its hub (id
+// and code) when it has one.
+func scanTracking(rows *sql.Rows) (*ent.TrackingEntry, error) {
+	t := new(ent.TrackingEntry)
+	var hubID, hubCode stdsql.NullString
+	err := rows.Scan((*string)(&t.ID), sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
+		&t.Revision, (*string)(&t.OrderID), &t.TrackingNumber,
+		&t.Carrier, (*string)(&t.Status), &hubID,
+		&t.Location, &t.Description, sqltime.Time{T: &t.OccurredAt},
+		&hubCode)
+	if err != nil {
+		return nil, err
+	}
+	if hubID.Valid {
+		hid := resourceid.ID(hubID.String)
+		t.HubID = &hid
+		t.Edges.Hub = &ent.Hub{ID: hid, Code: hubCode.String}
+	}
+	return t, nil
+}
+
+// embedLatestTracking fills the newest tracking entries (at most
+// latestTracking, with their hubs' codes) of every order of a page in one
+// statement; ent's eager load took two (entries, then their hubs) and read
+// them for the page's look-ahead row too.
+func embedLatestTracking(ctx context.Context, orders []*ent.Order) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	drv := ent.FromContext(ctx).Driver()
+	parts := orderLoadStatements[drv.Dialect()].pageTracking
+	args := make([]any, len(orders))
+	byID := make(map[resourceid.ID]*ent.Order, len(orders))
+	var list strings.Builder
+	for i, o := range orders {
+		args[i], byID[o.ID] = o.ID, o
+		o.Edges.TrackingEntries = []*ent.TrackingEntry{}
+		if i > 0 {
+			list.WriteString(", ")
+		}
+		if drv.Dialect() == dialect.Postgres {
+			list.WriteString("$" + strconv.Itoa(i+1))
+		} else {
+			list.WriteString("?")
+		}
+	}
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, parts[0]+list.String()+parts[1], args, rows); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanTracking(rows)
+		if err != nil {
+			return err
+		}
+		if o := byID[t.OrderID]; o != nil {
+			o.Edges.TrackingEntries = append(o.Edges.TrackingEntries, t)
+		}
+	}
+	return rows.Err()
 }

@@ -12,15 +12,20 @@ import (
 	"logistics/ent/order"
 	"logistics/ent/trackingentry"
 	"logistics/internal/apptest"
+	"logistics/internal/environment"
 	"logistics/rest"
 )
 
 // One order is read by hand-written statements (rest/orderload.go), a page
-// of orders by ent's eager loads (withOrderEdges, embedOrders): GET
-// /v1/orders/{id} must answer exactly what the list answers for the same
-// order — every field of the order, its hub, lines and newest tracking
-// entries (with and without a hub, ties on occurred_at broken by id, more
-// than the embedded three) — and an order without entries or due date alike.
+// of orders by ent's page query and hub eager load, with hand-written
+// statements for the lines and newest tracking entries of the whole page
+// (embedOrders, embedLatestTracking): GET /v1/orders/{id} must answer
+// exactly what the list answers for the same order — every field of the
+// order, its hub, lines and newest tracking entries (with and without a hub,
+// ties on occurred_at broken by id, more than the embedded three) — and an
+// order without entries or due date alike. The entries of a page of several
+// orders must be those GraphQL's trackingEntries connection reads through
+// ent's eager loads.
 func TestOrderLoadMatchesEnt(t *testing.T) {
 	srv := apptest.New(t)
 	c := jsonClient{t, srv}
@@ -46,8 +51,67 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 		do("POST", "/v1/tracking-entries", e, http.StatusCreated)
 	}
 
-	for _, r := range []string{full, bare} {
+	other := id(do("POST", "/v1/orders", map[string]any{"hub": "AMS1"}, http.StatusCreated))
+	for i, e := range []map[string]any{
+		{"occurred_at": "2026-02-01T10:00:00Z"},
+		{"hub": "RTM2", "occurred_at": "2026-02-03T10:00:00Z"},
+		{"occurred_at": "2026-02-02T10:00:00Z"},
+		{"hub": "AMS1", "occurred_at": "2026-02-04T10:00:00Z"},
+	} {
+		e["order_id"], e["tracking_number"], e["carrier"], e["status"] = other, fmt.Sprint("OT", i), "DHL", "in_transit"
+		do("POST", "/v1/tracking-entries", e, http.StatusCreated)
+	}
+
+	for _, r := range []string{full, bare, other} {
 		c.sameAsInList("orders", r)
+	}
+
+	// The page's entries, order by order, against GraphQL's (ent's eager
+	// load of the trackingEntries connection).
+	type entry struct {
+		ID  string
+		Hub struct{ Code string } // null: no hub
+	}
+	var page struct {
+		Data []struct {
+			ID             string
+			LatestTracking []entry `json:"latest_tracking"`
+		}
+	}
+	if err := json.Unmarshal(do("GET", "/v1/orders?limit=10", nil, http.StatusOK), &page); err != nil {
+		t.Fatal(err)
+	}
+	var gql struct {
+		Orders struct {
+			Edges []struct {
+				Node struct {
+					ID              string
+					TrackingEntries struct {
+						Edges []struct{ Node entry }
+					}
+				}
+			}
+		}
+	}
+	srv.MustGraphQL(t, environment.Production, `{ orders(first: 10) { edges { node { id
+		trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { id hub { code } } } } } } } }`, nil, &gql)
+	want := map[string]string{}
+	for _, e := range gql.Orders.Edges {
+		var nodes []entry
+		for _, n := range e.Node.TrackingEntries.Edges {
+			nodes = append(nodes, n.Node)
+		}
+		want[e.Node.ID] = fmt.Sprintf("%+v", nodes)
+	}
+	if len(page.Data) != 3 || len(want) != 3 {
+		t.Fatalf("%d orders listed, %d through GraphQL, want 3", len(page.Data), len(want))
+	}
+	for _, o := range page.Data {
+		var got []entry
+		got = append(got, o.LatestTracking...)
+		if s := fmt.Sprintf("%+v", got); s != want[o.ID] {
+			t.Errorf("order %s: latest_tracking %s, GraphQL %s", o.ID, s, want[o.ID])
+		}
 	}
 	var got struct {
 		LatestTracking []struct {
@@ -65,8 +129,8 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	// tracking_entries and not to the statements fails here.
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
 		stmts := rest.OrderLoadStatements(d)
-		for i, cols := range [][]string{order.Columns, trackingentry.Columns} {
-			alias := []string{"o", "t"}[i]
+		for i, cols := range [][]string{order.Columns, trackingentry.Columns, trackingentry.Columns} {
+			alias := []string{"o", "t", "t"}[i]
 			for _, col := range cols {
 				if !regexp.MustCompile("[`\"]" + alias + "[`\"]\\.[`\"]" + col + "[`\"]").MatchString(stmts[i]) {
 					t.Errorf("%s: %s does not read column %s.%s", d, stmts[i], alias, col)

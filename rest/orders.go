@@ -147,12 +147,15 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 		what: "order", prefix: resourceid.Order, table: filter.OrderTable, parse: filter.Orders,
 		page: func(r *http.Request, where *ent.OrderWhereInput, p page) ([]*ent.Order, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := withOrderEdges(ent.FromContext(ctx).Order.Query()).
+			conn, err := ent.FromContext(ctx).Order.Query().WithHub(hubRef).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orderBy(p.sort, newOrderOrder)), ent.WithOrderFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
+			if err := embedLatestTracking(ctx, rows); err != nil {
+				return nil, nil, err
+			}
 			return rows, next, d.embedOrders(ctx, rows...)
 		},
 		load:   d.loadOrder,
