@@ -390,6 +390,7 @@ func TestSubscriptionOrderChangedWebSocket(t *testing.T) {
 	}
 	// …while the same connection may subscribe to stock.
 	w2.subscribe("s", `subscription { stockChanged { sequence type item { id } } }`, nil)
+	time.Sleep(200 * time.Millisecond) // subscribed before the item is created (it starts from the newest event)
 	part := f.part("SKU-1", "Bolt")
 	it := f.item(part, hub, "5")
 	d := w2.next("s")
