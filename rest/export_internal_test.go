@@ -11,7 +11,7 @@ func SetExportBatch(n int) (restore func()) {
 // embedLatestTracking's for a page of one order.
 func OrderLoadStatements(dialect string) []string {
 	s := orderLoadStatements[dialect]
-	return []string{s.order, s.tracking, s.pageTracking[0] + "?" + s.pageTracking[1]}
+	return []string{s.order, s.tracking, s.pageTracking[0] + "o.id IN (?)" + s.pageTracking[1]}
 }
 
 // ItemLoadStatement returns the text loadItem runs on the dialect.

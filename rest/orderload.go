@@ -39,8 +39,10 @@ import (
 type orderStatements struct {
 	order, tracking string
 	// pageTracking is the text of embedLatestTracking, in two parts around
-	// the page's ids.
+	// the predicate on the page's ids, which compares them with pageID (o.id,
+	// quoted).
 	pageTracking [2]string
+	pageID       string
 }
 
 var orderLoadStatements = map[string]orderStatements{
@@ -70,7 +72,8 @@ func buildOrderStatements(name string) orderStatements {
 		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
 		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
 		Limit(latestTracking).Query()
-	return orderStatements{order: oq, tracking: tq, pageTracking: buildPageTracking(name, trackingColumns(name, t, th))}
+	return orderStatements{order: oq, tracking: tq, pageTracking: buildPageTracking(name, trackingColumns(name, t, th)),
+		pageID: o.C(order.FieldID)}
 }
 
 // trackingColumns are the columns scanTracking reads: an entry of t and its
@@ -87,18 +90,21 @@ func trackingColumns(name string, t, th *sql.SelectTable) []string {
 }
 
 // buildPageTracking returns the text of the newest entries of a page of
-// orders, around the list of their ids: an index seek per order that stops
-// after latestTracking rows, as the floor of W3 does (LATERAL on
+// orders, around the predicate on their ids: an index seek per order that
+// stops after latestTracking rows, as the floor of W3 does (LATERAL on
 // PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
 func buildPageTracking(name string, cols []string) [2]string {
-	newest := `WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT ` + strconv.Itoa(latestTracking)
-	from := `FROM orders o JOIN tracking_entries t ON t.id IN (SELECT l.id FROM tracking_entries l ` + newest + `)`
+	newest := `WHERE l.` + trackingentry.FieldOrderID + ` = o.` + order.FieldID +
+		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(latestTracking)
+	from := `FROM ` + order.Table + ` o JOIN ` + trackingentry.Table + ` t ON t.` + trackingentry.FieldID +
+		` IN (SELECT l.` + trackingentry.FieldID + ` FROM ` + trackingentry.Table + ` l ` + newest + `)`
 	if name == dialect.Postgres {
-		from = `FROM orders o CROSS JOIN LATERAL (SELECT * FROM tracking_entries l ` + newest + `) t`
+		from = `FROM ` + order.Table + ` o CROSS JOIN LATERAL (SELECT * FROM ` + trackingentry.Table + ` l ` + newest + `) t`
 	}
 	return [2]string{
-		`SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN hubs h ON h.id = t.hub_id WHERE o.id IN (`,
-		`) ORDER BY t.order_id, t.occurred_at DESC, t.id`,
+		`SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
+			` = t.` + trackingentry.FieldHubID + ` WHERE `,
+		` ORDER BY t.` + trackingentry.FieldOrderID + `, t.` + trackingentry.FieldOccurredAt + ` DESC, t.` + trackingentry.FieldID,
 	}
 }
 
@@ -197,24 +203,18 @@ func embedLatestTracking(ctx context.Context, orders []*ent.Order) error {
 		return nil
 	}
 	drv := ent.FromContext(ctx).Driver()
-	parts := orderLoadStatements[drv.Dialect()].pageTracking
-	args := make([]any, len(orders))
+	stmts := orderLoadStatements[drv.Dialect()]
+	ids := make([]any, len(orders))
 	byID := make(map[resourceid.ID]*ent.Order, len(orders))
-	var list strings.Builder
 	for i, o := range orders {
-		args[i], byID[o.ID] = o.ID, o
+		ids[i], byID[o.ID] = o.ID, o
 		o.Edges.TrackingEntries = []*ent.TrackingEntry{}
-		if i > 0 {
-			list.WriteString(", ")
-		}
-		if drv.Dialect() == dialect.Postgres {
-			list.WriteString("$" + strconv.Itoa(i+1))
-		} else {
-			list.WriteString("?")
-		}
 	}
+	in := sql.In(stmts.pageID, ids...) // ent's builder: "?" or "$n" placeholders
+	in.SetDialect(drv.Dialect())
+	where, args := in.Query()
 	rows := &sql.Rows{}
-	if err := drv.Query(ctx, parts[0]+list.String()+parts[1], args, rows); err != nil {
+	if err := drv.Query(ctx, stmts.pageTracking[0]+where+stmts.pageTracking[1], args, rows); err != nil {
 		return err
 	}
 	defer rows.Close()
