@@ -6,7 +6,10 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"logistics/ent"
+	"logistics/ent/item"
 	"logistics/ent/order"
+	"logistics/ent/orderline"
+	"logistics/ent/trackingentry"
 )
 
 func deref[T any](p *T) T {
@@ -17,39 +20,68 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// eagerOrder returns a mutation's order with what its selection asks for
-// loaded the way a query loads it (entgql's CollectFields: one statement per
-// edge, however many lines the order has). Resolved lazily, every line's
-// part would be a statement of its own. A selection that does not go two
-// edges deep (lines { part { … } }) cannot multiply statements, so it keeps
-// the row the mutation returned and costs nothing more.
+// eagerOrder returns a mutation's order read again as a query reads it when
+// the field's selection follows an edge (withEdges, below). The order a
+// transition hands back is the row its event rendered (rest's hand-scanned
+// row, bound to no client: it cannot load an edge itself), so it needs the
+// reload too; scalars are answered from the row.
 func eagerOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error) {
-	return func(o *ent.Order, err error) (*ent.Order, error) {
-		if err != nil || !twoDeep(ctx) {
-			return o, err
-		}
-		return reloadOrder(ctx, o)
-	}
-}
-
-// renderedOrder is eagerOrder for an order the service hands back as its
-// event rendered it (a transition's result: rest's hand-scanned row, which
-// is bound to no client, so it cannot load an edge itself). A selection with
-// any edge reloads it as a query would; scalars are answered from the row.
-func renderedOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error) {
-	return func(o *ent.Order, err error) (*ent.Order, error) {
-		if err != nil || !anyEdge(ctx) {
-			return o, err
-		}
-		return reloadOrder(ctx, o)
-	}
+	return withEdges(ctx, reloadOrder)
 }
 
 // reloadOrder reads o again with what the field's selection asks for.
 func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
-	q, err := ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields(ctx)
+	return reloaded[*ent.Order](ctx, ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields)
+}
+
+// The answers of the mutations on orders, items, order lines and tracking
+// entries are read again as a query reads them when their selection follows an
+// edge (withEdges). Resolved from the mutation's row, each edge was ent's
+// edge query: a join on the row's id compared with "= ?", which SQLite
+// prepares again at every use (README, Decisions: "= ? and SQLite's
+// re-prepare"), and inside the write transaction — createTrackingEntry's
+// "order { id }" was a fifth of W5's CPU through GraphQL —, and a list under
+// it (order { lines { part { … } } }) one statement per element. Read again,
+// it is one statement for the row and one per edge, each comparing with IN.
+
+func eagerItem(ctx context.Context) func(*ent.Item, error) (*ent.Item, error) {
+	return withEdges(ctx, func(ctx context.Context, it *ent.Item) (*ent.Item, error) {
+		return reloaded[*ent.Item](ctx, ent.FromContext(ctx).Item.Query().Where(item.ID(it.ID)).CollectFields)
+	})
+}
+
+func eagerOrderLine(ctx context.Context) func(*ent.OrderLine, error) (*ent.OrderLine, error) {
+	return withEdges(ctx, func(ctx context.Context, l *ent.OrderLine) (*ent.OrderLine, error) {
+		return reloaded[*ent.OrderLine](ctx, ent.FromContext(ctx).OrderLine.Query().Where(orderline.ID(l.ID)).CollectFields)
+	})
+}
+
+func eagerTrackingEntry(ctx context.Context) func(*ent.TrackingEntry, error) (*ent.TrackingEntry, error) {
+	return withEdges(ctx, func(ctx context.Context, t *ent.TrackingEntry) (*ent.TrackingEntry, error) {
+		return reloaded[*ent.TrackingEntry](ctx, ent.FromContext(ctx).TrackingEntry.Query().Where(trackingentry.ID(t.ID)).CollectFields)
+	})
+}
+
+// withEdges returns a mutation's row as reload reads it when the field's
+// selection has an edge, and the row itself otherwise.
+func withEdges[T any](ctx context.Context, reload func(context.Context, T) (T, error)) func(T, error) (T, error) {
+	return func(v T, err error) (T, error) {
+		if err != nil || !anyEdge(ctx) {
+			return v, err
+		}
+		return reload(ctx, v)
+	}
+}
+
+// reloaded runs the query collect returns: the row's query with what the
+// field's selection asks for (entgql's CollectFields).
+func reloaded[T any, Q interface {
+	Only(context.Context) (T, error)
+}](ctx context.Context, collect func(context.Context, ...string) (Q, error)) (T, error) {
+	q, err := collect(ctx)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	return q.Only(ctx)
 }
@@ -60,20 +92,6 @@ func anyEdge(ctx context.Context) bool {
 	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
 		if len(f.Selections) > 0 {
 			return true
-		}
-	}
-	return false
-}
-
-// twoDeep reports whether the field's selection follows an edge that has a
-// selection with an edge of its own.
-func twoDeep(ctx context.Context) bool {
-	oc := graphql.GetOperationContext(ctx)
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
-		for _, sub := range graphql.CollectFields(oc, f.Selections, nil) {
-			if len(sub.Selections) > 0 {
-				return true
-			}
 		}
 	}
 	return false

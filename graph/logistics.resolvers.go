@@ -52,12 +52,12 @@ func (r *mutationResolver) DeletePart(ctx context.Context, id resourceid.ID) (re
 
 // CreateItem is the resolver for the createItem field.
 func (r *mutationResolver) CreateItem(ctx context.Context, input ent.CreateItemInput) (*ent.Item, error) {
-	return r.Service.CreateItem(ctx, input)
+	return eagerItem(ctx)(r.Service.CreateItem(ctx, input))
 }
 
 // UpdateItem is the resolver for the updateItem field.
 func (r *mutationResolver) UpdateItem(ctx context.Context, id resourceid.ID, input ent.UpdateItemInput, revision *int) (*ent.Item, error) {
-	return r.Service.UpdateItem(ctx, id, input, revision)
+	return eagerItem(ctx)(r.Service.UpdateItem(ctx, id, input, revision))
 }
 
 // DeleteItem is the resolver for the deleteItem field.
@@ -86,12 +86,12 @@ func (r *mutationResolver) DeleteOrder(ctx context.Context, id resourceid.ID) (r
 
 // CreateOrderLine is the resolver for the createOrderLine field.
 func (r *mutationResolver) CreateOrderLine(ctx context.Context, input ent.CreateOrderLineInput) (*ent.OrderLine, error) {
-	return r.Service.CreateOrderLine(ctx, input)
+	return eagerOrderLine(ctx)(r.Service.CreateOrderLine(ctx, input))
 }
 
 // UpdateOrderLine is the resolver for the updateOrderLine field.
 func (r *mutationResolver) UpdateOrderLine(ctx context.Context, id resourceid.ID, input ent.UpdateOrderLineInput, revision *int) (*ent.OrderLine, error) {
-	return r.Service.UpdateOrderLine(ctx, id, input, revision)
+	return eagerOrderLine(ctx)(r.Service.UpdateOrderLine(ctx, id, input, revision))
 }
 
 // DeleteOrderLine is the resolver for the deleteOrderLine field.
@@ -101,12 +101,12 @@ func (r *mutationResolver) DeleteOrderLine(ctx context.Context, id resourceid.ID
 
 // CreateTrackingEntry is the resolver for the createTrackingEntry field.
 func (r *mutationResolver) CreateTrackingEntry(ctx context.Context, input ent.CreateTrackingEntryInput) (*ent.TrackingEntry, error) {
-	return r.Service.CreateTrackingEntry(ctx, input)
+	return eagerTrackingEntry(ctx)(r.Service.CreateTrackingEntry(ctx, input))
 }
 
 // UpdateTrackingEntry is the resolver for the updateTrackingEntry field.
 func (r *mutationResolver) UpdateTrackingEntry(ctx context.Context, id resourceid.ID, input ent.UpdateTrackingEntryInput, revision *int) (*ent.TrackingEntry, error) {
-	return r.Service.UpdateTrackingEntry(ctx, id, input, revision)
+	return eagerTrackingEntry(ctx)(r.Service.UpdateTrackingEntry(ctx, id, input, revision))
 }
 
 // DeleteTrackingEntry is the resolver for the deleteTrackingEntry field.

@@ -1,7 +1,9 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"logistics/internal/apptest"
@@ -192,5 +194,73 @@ func TestMutationAnswerNoNPlusOne(t *testing.T) {
 	t.Logf("statements (create, submit) for 1 and 6 lines: %v", statements)
 	if statements[1] != statements[6] {
 		t.Fatalf("statements grow with the lines: %v", statements)
+	}
+}
+
+// TestMutationAnswerEdgesAsQuery: the answer of a mutation on an item, an
+// order line or a tracking entry that follows edges is what a query of the
+// same node answers, read as a query reads it: no statement is ent's edge
+// query from the row (a join on a subquery of the row's id, which SQLite
+// prepares again at every use), and a list under an edge (the order's
+// lines with their parts) costs the same statements for 1 line as for 6.
+func TestMutationAnswerEdgesAsQuery(t *testing.T) {
+	var counter apptest.StatementCounter
+	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := newFixture(t, srv, prod)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	var lines []any
+	for i := range 6 {
+		lines = append(lines, f.part(fmt.Sprintf("P-%d", i), "Bolt"), "2")
+	}
+	extra := f.part("P-X", "Nut")
+	orders := map[int]string{1: f.order(hub, lines[:2]...), 6: f.order(hub, lines...)}
+	entries := map[int]string{1: f.tracking(orders[1], "T-1", "in_transit"), 6: f.tracking(orders[6], "T-6", "in_transit")}
+	const order = `order { number hub { code } lines { quantity part { sku } } }`
+	cases := []struct {
+		name, mutation, typ, sel string
+		vars                     func(n int) map[string]any
+	}{
+		{"createTrackingEntry", `mutation($in: CreateTrackingEntryInput!) { m: createTrackingEntry(input: $in) { SEL } }`,
+			"TrackingEntry", `id status hub { code } ` + order, func(n int) map[string]any {
+				return map[string]any{"in": map[string]any{"orderID": orders[n], "trackingNumber": "N", "carrier": "DHL", "status": "in_transit", "hubID": hub}}
+			}},
+		{"updateTrackingEntry", `mutation($id: ID!) { m: updateTrackingEntry(id: $id, input: {location: "Utrecht"}) { SEL } }`,
+			"TrackingEntry", `id location hub { code } ` + order, func(n int) map[string]any { return map[string]any{"id": entries[n]} }},
+		{"createOrderLine", `mutation($in: CreateOrderLineInput!) { m: createOrderLine(input: $in) { SEL } }`,
+			"OrderLine", `id quantity part { sku } ` + order, func(n int) map[string]any {
+				return map[string]any{"in": map[string]any{"orderID": orders[n], "partID": extra, "quantity": "1"}}
+			}},
+		{"createItem", `mutation($in: CreateItemInput!) { m: createItem(input: $in) { SEL } }`,
+			"Item", `id quantity part { sku } hub { code }`, func(n int) map[string]any {
+				return map[string]any{"in": map[string]any{"partID": lines[0], "hubID": hub, "quantity": fmt.Sprint(n)}}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			statements := map[int]int64{}
+			for _, n := range []int{1, 6} {
+				counter.Reset()
+				var out struct{ M json.RawMessage }
+				srv.MustGraphQL(t, prod, strings.Replace(c.mutation, "SEL", c.sel, 1), c.vars(n), &out)
+				statements[n] = counter.Count()
+				for _, s := range counter.Statements() {
+					if strings.Contains(s, "JOIN (SELECT") {
+						t.Errorf("%d: an edge read from the row: %s", n, s)
+					}
+				}
+				var id struct{ ID string }
+				if err := json.Unmarshal(out.M, &id); err != nil {
+					t.Fatal(err)
+				}
+				var q struct{ Node json.RawMessage }
+				srv.MustGraphQL(t, prod, `query($id: ID!) { node(id: $id) { ... on `+c.typ+` { `+c.sel+` } } }`, map[string]any{"id": id.ID}, &q)
+				if string(out.M) != string(q.Node) {
+					t.Errorf("%d: the mutation answered\n%s\nthe query\n%s", n, out.M, q.Node)
+				}
+			}
+			if statements[1] != statements[6] {
+				t.Errorf("statements for 1 and 6 lines: %v", statements)
+			}
+		})
 	}
 }

@@ -213,7 +213,7 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 		// hold only what the representation embeds (a line's part is its id,
 		// sku and name), so they are dropped; the row is not bound to a
 		// client either (rest reads it by hand), so a caller that wants
-		// edges reads the order again (GraphQL's renderedOrder).
+		// edges reads the order again (GraphQL's eagerOrder).
 		out := *after
 		out.Edges = ent.OrderEdges{}
 		return &out, nil
