@@ -49,6 +49,7 @@ func main() {
 		Templates: []*gen.Template{
 			gen.MustParse(gen.NewTemplate("idprefix").ParseFiles("./ent/template/idprefix.tmpl")),
 			gen.MustParse(gen.NewTemplate("driver").ParseFiles("./ent/template/driver.tmpl")),
+			gen.MustParse(gen.NewTemplate("namedappend").ParseFiles("./ent/template/namedappend.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))

@@ -323,6 +323,27 @@ func (_m *Hub) String() string {
 	return builder.String()
 }
 
+// AppendNamedItems adds nodes to the items edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedItems does; with none
+// the edge is loaded and empty.
+func (_m *Hub) AppendNamedItems(name string, edges ...*Item) {
+	_m.appendNamedItems(name, edges...)
+}
+
+// AppendNamedOrders adds nodes to the orders edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedOrders does; with none
+// the edge is loaded and empty.
+func (_m *Hub) AppendNamedOrders(name string, edges ...*Order) {
+	_m.appendNamedOrders(name, edges...)
+}
+
+// AppendNamedTrackingEntries adds nodes to the tracking_entries edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedTrackingEntries does; with none
+// the edge is loaded and empty.
+func (_m *Hub) AppendNamedTrackingEntries(name string, edges ...*TrackingEntry) {
+	_m.appendNamedTrackingEntries(name, edges...)
+}
+
 // NamedItems returns the Items named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Hub) NamedItems(name string) ([]*Item, error) {

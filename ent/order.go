@@ -376,6 +376,27 @@ func (_m *Order) String() string {
 	return builder.String()
 }
 
+// AppendNamedLines adds nodes to the lines edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedLines does; with none
+// the edge is loaded and empty.
+func (_m *Order) AppendNamedLines(name string, edges ...*OrderLine) {
+	_m.appendNamedLines(name, edges...)
+}
+
+// AppendNamedTrackingEntries adds nodes to the tracking_entries edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedTrackingEntries does; with none
+// the edge is loaded and empty.
+func (_m *Order) AppendNamedTrackingEntries(name string, edges ...*TrackingEntry) {
+	_m.appendNamedTrackingEntries(name, edges...)
+}
+
+// AppendNamedEvents adds nodes to the events edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedEvents does; with none
+// the edge is loaded and empty.
+func (_m *Order) AppendNamedEvents(name string, edges ...*OrderEvent) {
+	_m.appendNamedEvents(name, edges...)
+}
+
 // NamedLines returns the Lines named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Order) NamedLines(name string) ([]*OrderLine, error) {

@@ -244,6 +244,20 @@ func (_m *Part) String() string {
 	return builder.String()
 }
 
+// AppendNamedItems adds nodes to the items edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedItems does; with none
+// the edge is loaded and empty.
+func (_m *Part) AppendNamedItems(name string, edges ...*Item) {
+	_m.appendNamedItems(name, edges...)
+}
+
+// AppendNamedOrderLines adds nodes to the order_lines edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedOrderLines does; with none
+// the edge is loaded and empty.
+func (_m *Part) AppendNamedOrderLines(name string, edges ...*OrderLine) {
+	_m.appendNamedOrderLines(name, edges...)
+}
+
 // NamedItems returns the Items named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Part) NamedItems(name string) ([]*Item, error) {

@@ -230,6 +230,20 @@ func (_m *User) String() string {
 	return builder.String()
 }
 
+// AppendNamedTokens adds nodes to the tokens edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedTokens does; with none
+// the edge is loaded and empty.
+func (_m *User) AppendNamedTokens(name string, edges ...*APIToken) {
+	_m.appendNamedTokens(name, edges...)
+}
+
+// AppendNamedSessions adds nodes to the sessions edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedSessions does; with none
+// the edge is loaded and empty.
+func (_m *User) AppendNamedSessions(name string, edges ...*Session) {
+	_m.appendNamedSessions(name, edges...)
+}
+
 // NamedTokens returns the Tokens named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *User) NamedTokens(name string) ([]*APIToken, error) {

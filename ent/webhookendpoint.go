@@ -239,6 +239,13 @@ func (_m *WebhookEndpoint) String() string {
 	return builder.String()
 }
 
+// AppendNamedDeliveries adds nodes to the deliveries edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedDeliveries does; with none
+// the edge is loaded and empty.
+func (_m *WebhookEndpoint) AppendNamedDeliveries(name string, edges ...*WebhookDelivery) {
+	_m.appendNamedDeliveries(name, edges...)
+}
+
 // NamedDeliveries returns the Deliveries named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *WebhookEndpoint) NamedDeliveries(name string) ([]*WebhookDelivery, error) {

@@ -245,6 +245,13 @@ func (_m *Workflow) String() string {
 	return builder.String()
 }
 
+// AppendNamedOrders adds nodes to the orders edge loaded under name
+// (a GraphQL alias), as eager loading with WithNamedOrders does; with none
+// the edge is loaded and empty.
+func (_m *Workflow) AppendNamedOrders(name string, edges ...*Order) {
+	_m.appendNamedOrders(name, edges...)
+}
+
 // NamedOrders returns the Orders named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Workflow) NamedOrders(name string) ([]*Order, error) {

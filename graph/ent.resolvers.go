@@ -20,6 +20,11 @@ func (r *queryResolver) Node(ctx context.Context, id resourceid.ID) (ent.Noder, 
 	if err := requireNodeIDs(ctx, id); err != nil {
 		return nil, err
 	}
+	if o, ok, err := orderNode(ctx, id); err != nil {
+		return nil, err
+	} else if ok {
+		return o, nil
+	}
 	return ent.FromContext(ctx).Noder(ctx, id, ent.WithNodeType(ent.IDToTable))
 }
 

@@ -13,7 +13,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
-	"logistics/rest"
+	"logistics/internal/orderread"
 )
 
 // One order is read by hand-written statements (rest/orderload.go), a page
@@ -135,7 +135,7 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	// Every column of the schema is read: one added to orders or
 	// tracking_entries and not to the statements fails here.
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
-		stmts := rest.OrderLoadStatements(d)
+		stmts := orderread.Texts(d)
 		for i, cols := range [][]string{order.Columns, trackingentry.Columns, trackingentry.Columns} {
 			alias := []string{"o", "t", "t"}[i]
 			for _, col := range cols {

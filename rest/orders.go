@@ -12,6 +12,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
+	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
 )
@@ -139,7 +140,7 @@ type orderIn struct {
 }
 
 // latestTracking is how many of its newest tracking entries an order embeds.
-const latestTracking = 3
+const latestTracking = orderread.Latest
 
 // orders is the adapter of /v1/orders.
 func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn] {
@@ -153,7 +154,7 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 				return nil, nil, err
 			}
 			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
-			if err := embedLatestTracking(ctx, rows); err != nil {
+			if err := orderread.Page(ctx, rows); err != nil {
 				return nil, nil, err
 			}
 			return rows, next, d.embedOrders(ctx, rows...)

@@ -1,0 +1,96 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"logistics/ent"
+	"logistics/internal/orderread"
+	"logistics/internal/resourceid"
+)
+
+// node(id:) for an order whose selection asks only for what
+// internal/orderread reads — the order's own fields, its hub's id and code,
+// its lines' own fields with their parts' id, sku and name — is read in two
+// statements scanned by hand (the order with its hub's code; the lines with
+// their parts) instead of ent's four eager loads (order, hub, lines, parts)
+// through its generic scanners: W6 through GraphQL (bench/README.md,
+// session 10). Any other selection (the workflow, tracking entries, events,
+// allowedTransitions, another field of the hub or the part), and an order
+// that is not there, goes through ent's Noder, so its answer and its errors
+// are ent's own. The lines come in the order of ent's eager load (the index
+// on order_lines.order_id, orderread.AsIndexed), set under each alias the
+// selection gives them, where entgql's Order.lines resolver reads them.
+
+// The fields orderread fills, per type; __typename is every type's.
+var (
+	orderReadFields = fieldSet("id", "createdAt", "updatedAt", "revision", "number", "status", "workflowID", "hubID",
+		"customerRef", "priority", "shipToName", "shipToLine1", "shipToLine2", "shipToCity", "shipToPostalCode",
+		"shipToCountry", "dueAt")
+	hubReadFields  = fieldSet("id", "code")
+	lineReadFields = fieldSet("id", "createdAt", "updatedAt", "revision", "orderID", "partID", "quantity",
+		"allocatedQuantity", "shippedQuantity")
+	partReadFields = fieldSet("id", "sku", "partName")
+)
+
+func fieldSet(names ...string) map[string]bool {
+	m := map[string]bool{"__typename": true}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// orderNode returns order id read by orderread when the node field's
+// selection fits what it reads, and ok false (nothing read) otherwise.
+func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, err error) {
+	if id.Prefix() != resourceid.Order {
+		return nil, false, nil
+	}
+	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
+	if fc == nil || oc == nil {
+		return nil, false, nil
+	}
+	var lineAliases []string
+	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"Order", "Node"}) {
+		switch {
+		case orderReadFields[f.Name] && len(f.Selections) == 0:
+		case f.Name == "hub" && only(oc, f.Selections, "Hub", hubReadFields, nil):
+		case f.Name == "lines" && only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
+			"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
+		}):
+			lineAliases = append(lineAliases, f.Alias)
+		default:
+			return nil, false, nil
+		}
+	}
+	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
+		return nil, false, err
+	}
+	if len(lineAliases) > 0 {
+		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed); err != nil {
+			return nil, false, err
+		}
+		for _, alias := range lineAliases {
+			o.AppendNamedLines(alias, o.Edges.Lines...)
+		}
+	}
+	return o, true, nil
+}
+
+// only reports whether the selection of an object of type typ asks for the
+// fields in scalars, without a selection of their own, and for the edges
+// of edges, each with a selection that its function accepts.
+func only(oc *graphql.OperationContext, set ast.SelectionSet, typ string, scalars map[string]bool, edges map[string]func([]ast.Selection) bool) bool {
+	for _, f := range graphql.CollectFields(oc, set, []string{typ, "Node"}) {
+		if scalars[f.Name] && len(f.Selections) == 0 {
+			continue
+		}
+		if accept, ok := edges[f.Name]; !ok || !accept(f.Selections) {
+			return false
+		}
+	}
+	return true
+}

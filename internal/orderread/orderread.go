@@ -1,0 +1,293 @@
+// Package orderread reads orders as the REST documents and GraphQL's
+// node(id:) answer them, in statements written by hand and scanned by hand
+// instead of ent's eager loads.
+package orderread
+
+import (
+	"context"
+	stdsql "database/sql"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/order"
+	"logistics/ent/orderline"
+	"logistics/ent/part"
+	"logistics/ent/trackingentry"
+	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
+)
+
+// Latest is how many of its newest tracking entries an order embeds.
+const Latest = 3
+
+// One order, as GET /v1/orders/{id}, every order event and GraphQL's node(id:) read it, is read
+// in three statements scanned by hand: the order with its hub's code, its
+// newest tracking entries with their hubs' codes, and its lines with their
+// parts (Lines). ent's eager loads took five (order, hub, entries, their
+// hubs, lines), each built anew by ent's SQL builder and scanned through its
+// generic scanners, which were most of the cost of W6 (bench/README.md,
+// session 8). The texts are built once per dialect; a column added to the
+// schema and not here is caught by TestOrderLoadMatchesEnt.
+//
+// Both compare the id with "IN (?)", not "= ?": for the same plan, SQLite
+// marks a statement whose planner looked at an "= ?" term it did not use
+// for the loop (a join's other table, an ORDER BY's other index) to be
+// prepared again whenever its bindings are cleared, and go-sqlite3 clears
+// them at every use — a cached statement was re-parsed every time, 27% of
+// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare"). Timestamps
+// are read through sqltime, not go-sqlite3's parser.
+
+// statements are the texts of one dialect.
+type statements struct {
+	order, tracking string
+	// pageTracking is the text of Page, in two parts around
+	// the predicate on the page's ids, which compares them with pageID (o.id,
+	// quoted).
+	pageTracking [2]string
+	pageID       string
+}
+
+var byDialect = map[string]statements{
+	dialect.SQLite:   buildStatements(dialect.SQLite),
+	dialect.Postgres: buildStatements(dialect.Postgres),
+}
+
+func buildStatements(name string) statements {
+	b := sql.Dialect(name)
+	o, h := b.Table(order.Table).As("o"), b.Table(hub.Table).As("h")
+	ts := func(col string) string { return sqltime.Column(name, col) }
+	oq, _ := b.Select(
+		o.C(order.FieldID), ts(o.C(order.FieldCreatedAt)), ts(o.C(order.FieldUpdatedAt)), o.C(order.FieldRevision),
+		o.C(order.FieldNumber), o.C(order.FieldStatus), o.C(order.FieldWorkflowID), o.C(order.FieldHubID),
+		o.C(order.FieldCustomerRef), o.C(order.FieldPriority), o.C(order.FieldShipToName),
+		o.C(order.FieldShipToLine1), o.C(order.FieldShipToLine2), o.C(order.FieldShipToCity),
+		o.C(order.FieldShipToPostalCode), o.C(order.FieldShipToCountry), ts(o.C(order.FieldDueAt)),
+		h.C(hub.FieldCode),
+	).From(o).Join(h).On(o.C(order.FieldHubID), h.C(hub.FieldID)).
+		Where(sql.In(o.C(order.FieldID), "")).Query()
+
+	// Newest first, ties by id: the order of GraphQL's pager, read from the
+	// index trackingentry_order_id_occurred_at_id.
+	t, th := b.Table(trackingentry.Table).As("t"), b.Table(hub.Table).As("h")
+	tq, _ := b.Select(trackingColumns(name, t, th)...).
+		From(t).LeftJoin(th).On(t.C(trackingentry.FieldHubID), th.C(hub.FieldID)).
+		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
+		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
+		Limit(Latest).Query()
+	return statements{order: oq, tracking: tq, pageTracking: buildPageTracking(name, trackingColumns(name, t, th)),
+		pageID: o.C(order.FieldID)}
+}
+
+// trackingColumns are the columns scanTracking reads: an entry of t and its
+// hub's code from th.
+func trackingColumns(name string, t, th *sql.SelectTable) []string {
+	ts := func(col string) string { return sqltime.Column(name, col) }
+	return []string{
+		t.C(trackingentry.FieldID), ts(t.C(trackingentry.FieldCreatedAt)), ts(t.C(trackingentry.FieldUpdatedAt)),
+		t.C(trackingentry.FieldRevision), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
+		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldHubID),
+		t.C(trackingentry.FieldLocation), t.C(trackingentry.FieldDescription), ts(t.C(trackingentry.FieldOccurredAt)),
+		th.C(hub.FieldCode),
+	}
+}
+
+// buildPageTracking returns the text of the newest entries of a page of
+// orders, around the predicate on their ids: an index seek per order that
+// stops after Latest rows, as the floor of W3 does (LATERAL on
+// PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
+func buildPageTracking(name string, cols []string) [2]string {
+	newest := `WHERE l.` + trackingentry.FieldOrderID + ` = o.` + order.FieldID +
+		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(Latest)
+	from := `FROM ` + order.Table + ` o JOIN ` + trackingentry.Table + ` t ON t.` + trackingentry.FieldID +
+		` IN (SELECT l.` + trackingentry.FieldID + ` FROM ` + trackingentry.Table + ` l ` + newest + `)`
+	if name == dialect.Postgres {
+		from = `FROM ` + order.Table + ` o CROSS JOIN LATERAL (SELECT * FROM ` + trackingentry.Table + ` l ` + newest + `) t`
+	}
+	return [2]string{
+		`SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
+			` = t.` + trackingentry.FieldHubID + ` WHERE `,
+		` ORDER BY t.` + trackingentry.FieldOrderID + `, t.` + trackingentry.FieldOccurredAt + ` DESC, t.` + trackingentry.FieldID,
+	}
+}
+
+// Order returns order id with its hub (id and code), or nil when there is
+// none, read through the context's ent client.
+func Order(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
+	drv := ent.FromContext(ctx).Driver()
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, byDialect[drv.Dialect()].order, []any{id}, rows); err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	o, h := new(ent.Order), new(ent.Hub)
+	err := rows.Scan((*string)(&o.ID), sqltime.Time{T: &o.CreatedAt}, sqltime.Time{T: &o.UpdatedAt}, &o.Revision,
+		&o.Number, &o.Status, (*string)(&o.WorkflowID), (*string)(&o.HubID),
+		&o.CustomerRef, (*string)(&o.Priority), &o.ShipToName,
+		&o.ShipToLine1, &o.ShipToLine2, &o.ShipToCity,
+		&o.ShipToPostalCode, &o.ShipToCountry, sqltime.NullTime{T: &o.DueAt},
+		&h.Code)
+	if err != nil {
+		return nil, err
+	}
+	h.ID = o.HubID
+	o.Edges.Hub = h
+	return o, rows.Close()
+}
+
+// LatestTracking returns order id's newest tracking entries (at most
+// Latest), each with its hub (id and code) when it has one.
+func LatestTracking(ctx context.Context, id resourceid.ID) ([]*ent.TrackingEntry, error) {
+	drv := ent.FromContext(ctx).Driver()
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, byDialect[drv.Dialect()].tracking, []any{id}, rows); err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*ent.TrackingEntry, 0, Latest)
+	for rows.Next() {
+		t, err := scanTracking(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// scanTracking reads the row of trackingColumns: an entry with its hub (id
+// and code) when it has one.
+func scanTracking(rows *sql.Rows) (*ent.TrackingEntry, error) {
+	t := new(ent.TrackingEntry)
+	var hubID, hubCode stdsql.NullString
+	err := rows.Scan((*string)(&t.ID), sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
+		&t.Revision, (*string)(&t.OrderID), &t.TrackingNumber,
+		&t.Carrier, (*string)(&t.Status), &hubID,
+		&t.Location, &t.Description, sqltime.Time{T: &t.OccurredAt},
+		&hubCode)
+	if err != nil {
+		return nil, err
+	}
+	if hubID.Valid {
+		hid := resourceid.ID(hubID.String)
+		t.HubID = &hid
+		t.Edges.Hub = &ent.Hub{ID: hid, Code: hubCode.String}
+	}
+	return t, nil
+}
+
+// Page fills the newest tracking entries (at most
+// Latest, with their hubs' codes) of every order of a page in one
+// statement; ent's eager load took two (entries, then their hubs) and read
+// them for the page's look-ahead row too.
+func Page(ctx context.Context, orders []*ent.Order) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	drv := ent.FromContext(ctx).Driver()
+	stmts := byDialect[drv.Dialect()]
+	ids := make([]any, len(orders))
+	byID := make(map[resourceid.ID]*ent.Order, len(orders))
+	for i, o := range orders {
+		ids[i], byID[o.ID] = o.ID, o
+		o.Edges.TrackingEntries = []*ent.TrackingEntry{}
+	}
+	in := sql.In(stmts.pageID, ids...) // ent's builder: "?" or "$n" placeholders
+	in.SetDialect(drv.Dialect())
+	where, args := in.Query()
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, stmts.pageTracking[0]+where+stmts.pageTracking[1], args, rows); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanTracking(rows)
+		if err != nil {
+			return err
+		}
+		if o := byID[t.OrderID]; o != nil {
+			o.Edges.TrackingEntries = append(o.Edges.TrackingEntries, t)
+		}
+	}
+	return rows.Err()
+}
+
+// The lines come with their parts in one statement (a join), not ent's two
+// (lines, then parts by id): on SQLite the second statement cost about as
+// much as the first, for 200 parts looked up by primary key either way
+// (issue 6, W3; figures in bench/README.md).
+
+// LineOrder is the order of an order's lines.
+type LineOrder int
+
+const (
+	// ByID: REST's documents.
+	ByID LineOrder = iota
+	// AsIndexed: no ORDER BY, the order of the index on order_lines.order_id,
+	// which is the order of ent's eager load of the lines edge (GraphQL's
+	// Order.lines, whose order is not specified): the same plan, rows in
+	// the same order.
+	AsIndexed
+)
+
+// Lines reads the lines of the orders in byID, with their parts' sku and
+// name, in one statement scanned by hand (ent's scanners would need one
+// statement per type, or reflection per row); its timestamps through
+// sqltime, not go-sqlite3's parser.
+func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder) error {
+	drv := ent.FromContext(ctx).Driver()
+	b := sql.Dialect(drv.Dialect())
+	l, p := b.Table(orderline.Table), b.Table(part.Table).As("p")
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	sel := b.Select(
+		l.C(orderline.FieldID), l.C(orderline.FieldOrderID), l.C(orderline.FieldPartID),
+		l.C(orderline.FieldQuantity), l.C(orderline.FieldAllocatedQuantity), l.C(orderline.FieldShippedQuantity),
+		l.C(orderline.FieldRevision), sqltime.Column(drv.Dialect(), l.C(orderline.FieldCreatedAt)),
+		sqltime.Column(drv.Dialect(), l.C(orderline.FieldUpdatedAt)),
+		p.C(part.FieldSku), p.C(part.FieldPartName),
+	).
+		From(l).
+		Join(p).On(l.C(orderline.FieldPartID), p.C(part.FieldID)).
+		Where(sql.In(l.C(orderline.FieldOrderID), args...))
+	if order == ByID {
+		sel.OrderBy(l.C(orderline.FieldOrderID), l.C(orderline.FieldID))
+	}
+	query, qargs := sel.Query()
+	rows := &sql.Rows{}
+	if err := drv.Query(ctx, query, qargs, rows); err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		ln, pt := new(ent.OrderLine), new(ent.Part)
+		err := rows.Scan((*string)(&ln.ID), (*string)(&ln.OrderID), (*string)(&ln.PartID),
+			(*int64)(&ln.Quantity), (*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity),
+			&ln.Revision, sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt}, &pt.Sku, &pt.PartName)
+		if err != nil {
+			return err
+		}
+		pt.ID = ln.PartID
+		ln.Edges.Part = pt
+		if o := byID[ln.OrderID]; o != nil {
+			o.Edges.Lines = append(o.Edges.Lines, ln)
+		}
+	}
+	return rows.Err()
+}
+
+// Texts returns the statements' texts on the dialect (for tests): Order's,
+// LatestTracking's and Page's for a page of one order.
+func Texts(dialect string) []string {
+	s := byDialect[dialect]
+	return []string{s.order, s.tracking, s.pageTracking[0] + "o.id IN (?)" + s.pageTracking[1]}
+}
