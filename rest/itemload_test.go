@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"testing"
@@ -9,14 +10,17 @@ import (
 
 	"logistics/ent/item"
 	"logistics/internal/apptest"
+	"logistics/internal/environment"
 	"logistics/rest"
 )
 
 // One item is read by a hand-written statement (rest/itemload.go), a page of
-// items by ent's eager loads: GET /v1/items/{id} must answer exactly what the
-// list answers for the same item — every field, its part's sku, its hub's
-// code — with and without an expiry date, lot and serial, after an update
-// moved its revision and times. And every column of the schema is read.
+// items by ent's pager with its parts and hubs from another (embedItemRefs):
+// GET /v1/items/{id} must answer exactly what the list answers for the same
+// item — every field, its part's sku, its hub's code — with and without an
+// expiry date, lot and serial, after an update moved its revision and times;
+// the list's parts and hubs must be those GraphQL's items connection reads
+// through ent's eager loads. And every column of the schema is read.
 func TestItemLoadMatchesEnt(t *testing.T) {
 	srv := apptest.New(t)
 	c := jsonClient{t, srv}
@@ -34,6 +38,38 @@ func TestItemLoadMatchesEnt(t *testing.T) {
 		c.sameAsInList("items", r)
 	}
 	do("GET", "/v1/items/itm_01JD3K0000000000000000000A", nil, http.StatusNotFound)
+
+	type ref struct{ ID, SKU, Code string }
+	var page struct {
+		Data []struct {
+			ID   string
+			Part ref
+			Hub  ref
+		}
+	}
+	if err := json.Unmarshal(do("GET", "/v1/items?limit=10", nil, http.StatusOK), &page); err != nil {
+		t.Fatal(err)
+	}
+	var gql struct {
+		Items struct {
+			Edges []struct {
+				Node struct {
+					ID   string
+					Part ref
+					Hub  ref
+				}
+			}
+		}
+	}
+	srv.MustGraphQL(t, environment.Production, `{ items(first: 10) { edges { node { id part { id sku } hub { id code } } } } }`, nil, &gql)
+	if len(page.Data) != 2 || len(gql.Items.Edges) != 2 {
+		t.Fatalf("%d items listed, %d through GraphQL", len(page.Data), len(gql.Items.Edges))
+	}
+	for n, e := range gql.Items.Edges {
+		if got := page.Data[n]; got.ID != e.Node.ID || got.Part != e.Node.Part || got.Hub != e.Node.Hub {
+			t.Errorf("item %d: listed %+v, GraphQL %+v", n, got, e.Node)
+		}
+	}
 
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
 		stmt := rest.ItemLoadStatement(d)
