@@ -63,3 +63,22 @@ func (f *fixture) tracking(orderID, number, status string) string {
 		"in": map[string]any{"orderID": orderID, "trackingNumber": number, "carrier": "DHL", "status": status},
 	})
 }
+
+// counted starts a server whose statements the returned counter counts,
+// with a fixture in production and its hub AMS1.
+func counted(t *testing.T) (*apptest.Server, *apptest.StatementCounter, *fixture, string) {
+	counter := &apptest.StatementCounter{}
+	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := newFixture(t, srv, prod)
+	return srv, counter, f, f.hub("AMS1", "Amsterdam", "NL")
+}
+
+// lineArgs creates the parts P-0… P-<n-1> and returns them as order's
+// lines, each of quantity q.
+func (f *fixture) lineArgs(n int, q string) []any {
+	var lines []any
+	for i := range n {
+		lines = append(lines, f.part(fmt.Sprintf("P-%d", i), "Part "+fmt.Sprint(i)), q)
+	}
+	return lines
+}

@@ -144,14 +144,8 @@ func TestCountOnlyWhenAsked(t *testing.T) {
 // parts, costs the same number of statements with 1 line as with 6 (the
 // answer is loaded as a query loads it), and the parts are right.
 func TestMutationAnswerNoNPlusOne(t *testing.T) {
-	var counter apptest.StatementCounter
-	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
-	f := newFixture(t, srv, prod)
-	hub := f.hub("AMS1", "Amsterdam", "NL")
-	var parts []string
-	for i := range 6 {
-		parts = append(parts, f.part(fmt.Sprintf("P-%d", i), "Bolt"))
-	}
+	srv, counter, f, hub := counted(t)
+	parts := f.lineArgs(6, "1")
 	const create = `mutation($in: CreateOrderInput!, $lines: [OrderLineInput!]) {
 		createOrder(input: $in, lines: $lines) { id status lines { quantity part { sku } } } }`
 	const submit = `mutation($id: ID!) { transitionOrder(id: $id, transition: "submit") { status lines { part { sku } } } }`
@@ -159,7 +153,7 @@ func TestMutationAnswerNoNPlusOne(t *testing.T) {
 	for _, n := range []int{1, 1, 6} { // the first one warms the caches
 		var lines []map[string]any
 		for i := range n {
-			lines = append(lines, map[string]any{"partID": parts[i], "quantity": "1"})
+			lines = append(lines, map[string]any{"partID": parts[2*i], "quantity": "1"})
 		}
 		var out struct {
 			CreateOrder struct {
@@ -204,14 +198,8 @@ func TestMutationAnswerNoNPlusOne(t *testing.T) {
 // prepares again at every use), and a list under an edge (the order's
 // lines with their parts) costs the same statements for 1 line as for 6.
 func TestMutationAnswerEdgesAsQuery(t *testing.T) {
-	var counter apptest.StatementCounter
-	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
-	f := newFixture(t, srv, prod)
-	hub := f.hub("AMS1", "Amsterdam", "NL")
-	var lines []any
-	for i := range 6 {
-		lines = append(lines, f.part(fmt.Sprintf("P-%d", i), "Bolt"), "2")
-	}
+	srv, counter, f, hub := counted(t)
+	lines := f.lineArgs(6, "2")
 	extra := f.part("P-X", "Nut")
 	orders := map[int]string{1: f.order(hub, lines[:2]...), 6: f.order(hub, lines...)}
 	entries := map[int]string{1: f.tracking(orders[1], "T-1", "in_transit"), 6: f.tracking(orders[6], "T-6", "in_transit")}

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"logistics/internal/apptest"
 )
 
 // TestOrderNodeMatchesEnt: node(id:) for an order whose selection fits what
@@ -16,15 +14,8 @@ import (
 // millisecond, whose ids are not in creation order —, under every alias,
 // in fewer statements; and an unknown order gets ent's error.
 func TestOrderNodeMatchesEnt(t *testing.T) {
-	var counter apptest.StatementCounter
-	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
-	f := newFixture(t, srv, prod)
-	hub := f.hub("AMS1", "Amsterdam", "NL")
-	var lines []any
-	for _, sku := range []string{"P-A", "P-B", "P-C", "P-D", "P-E", "P-F"} {
-		lines = append(lines, f.part(sku, "Part "+sku), "1.5")
-	}
-	id := f.order(hub, lines...)
+	srv, counter, f, hub := counted(t)
+	id := f.order(hub, f.lineArgs(6, "1.5")...)
 	const sel = `__typename id createdAt updatedAt revision number status workflowID hubID customerRef priority
 		shipToName shipToLine1 shipToLine2 shipToCity shipToPostalCode shipToCountry dueAt hub { __typename id code }
 		lines { id createdAt updatedAt revision orderID partID quantity allocatedQuantity shippedQuantity part { id sku partName } }
