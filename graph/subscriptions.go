@@ -70,8 +70,8 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 		return nil, err
 	}
 	// At most OutBuffer messages wait for the client's connection; when
-	// they fill, the client is too slow and its stream is closed
-	// (CloseTooSlow). It resumes by sequence.
+	// they stay full for slowGrace, the client is too slow and its stream
+	// is closed (CloseTooSlow). It resumes by sequence.
 	out := make(chan T, max(r.OutBuffer, 1))
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
@@ -105,11 +105,7 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 						break
 					}
 					st.sent(it.seq)
-					select {
-					case out <- it.v:
-					default:
-						err = errTooSlow
-					}
+					err = push(ctx, out, it.v)
 				}
 			}
 			if err != nil {
@@ -124,6 +120,34 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 type errRevoked struct{ err *apperr.Error }
 
 func (e errRevoked) Error() string { return e.err.Message }
+
+// slowGrace is how long a subscription's buffer may stay full before its
+// client counts as too slow. A burst larger than the buffer — a page of the
+// log read when catching up from an old sequence, every event one poll of
+// the log found — fills it at once even for a client that reads as fast as
+// it can; such a client makes room within a moment. A client that stopped
+// reading does not.
+const slowGrace = time.Second
+
+// push hands v to the client's connection, waiting up to slowGrace for room
+// in out.
+func push[T any](ctx context.Context, out chan<- T, v T) error {
+	select {
+	case out <- v:
+		return nil
+	default:
+	}
+	t := time.NewTimer(slowGrace)
+	defer t.Stop()
+	select {
+	case out <- v:
+		return nil
+	case <-t.C:
+		return errTooSlow
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 var errTooSlow = errors.New("the client read too slowly (its buffer filled): reconnect and resume with the last sequence received")
 

@@ -14,6 +14,7 @@ import (
 
 	coderws "github.com/coder/websocket"
 
+	"logistics/graph"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/auth"
@@ -574,8 +575,10 @@ func TestSubscriptionRevokedKeyEnds(t *testing.T) {
 }
 
 // TestSubscriptionSlowConsumer: a client that stops reading is closed
-// (4410) or cut, while another subscriber on the same server keeps
-// receiving every event and writers are not slowed.
+// (4410) once its buffer stayed full for slowGrace (or cut), while another
+// subscriber on the same server keeps receiving every event — in bursts
+// larger than its buffer, which it empties at once — and writers are not
+// slowed.
 func TestSubscriptionSlowConsumer(t *testing.T) {
 	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SubscriptionBuffer = 16 }})
 	env := environment.Production
@@ -618,11 +621,15 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 		restOrder(t, srv, env, hub, fmt.Sprintf("%s-%d", ref, i))
 	}
 	writeTime := time.Since(start)
-	// The slow client wakes up once the others are well under way: it
-	// reads what was buffered for it, then the close.
+	// The slow client wakes up once the fast one has every event and its
+	// own buffer has been full for longer than slowGrace: it reads what was
+	// buffered for it, then the close.
 	closed := make(chan error, 1)
+	fastDone := make(chan struct{})
 	go func() {
 		<-halfway
+		<-fastDone
+		time.Sleep(graph.SlowGrace + time.Second)
 		for {
 			if _, err := slow.read(30 * time.Second); err != nil {
 				closed <- err
@@ -631,6 +638,7 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 		}
 	}()
 	seqs := <-done
+	close(fastDone)
 	if len(seqs) != n {
 		t.Fatalf("fast subscriber got %d of %d events", len(seqs), n)
 	}
@@ -645,6 +653,37 @@ func TestSubscriptionSlowConsumer(t *testing.T) {
 	// client blocked for the write time-out (10 s), the connection dropped.
 	if st := coderws.CloseStatus(closeErr); st != 4410 && writeTime < 10*time.Second {
 		t.Fatalf("slow subscriber closed with %v", closeErr)
+	}
+}
+
+// TestSubscriptionBurstLargerThanBuffer: a subscriber that reads as fast as
+// it can is not closed as too slow when more events than its buffer holds
+// come at once — here a replay of the log from sequence 0, read a page at a
+// time.
+func TestSubscriptionBurstLargerThanBuffer(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SubscriptionBuffer = 4 }})
+	env := environment.Production
+	f := newFixture(t, srv, env)
+	hub := f.hub("AMS4", "Amsterdam", "NL")
+	const n = 60
+	for i := range n {
+		restOrder(t, srv, env, hub, fmt.Sprint("burst-", i))
+	}
+	w := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + srv.Keys[env]})
+	w.subscribe("b", `subscription { events(types: ["order.created"], after: 0) { sequence } }`, nil)
+	var prev int64
+	for i := range n {
+		m, err := w.read(30 * time.Second)
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		var p struct {
+			Data struct{ Events struct{ Sequence int64 } }
+		}
+		if err := json.Unmarshal(m.Payload, &p); err != nil || p.Data.Events.Sequence <= prev {
+			t.Fatalf("event %d: %s (after %d)", i, m.Payload, prev)
+		}
+		prev = p.Data.Events.Sequence
 	}
 }
 

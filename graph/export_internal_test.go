@@ -1,0 +1,4 @@
+package graph
+
+// SlowGrace is slowGrace, for the subscription tests.
+const SlowGrace = slowGrace
