@@ -29,7 +29,7 @@ var itemLoadStatement = map[string]string{
 func buildItemStatement(name string) string {
 	b := sql.Dialect(name)
 	i, p, h := b.Table(item.Table).As("i"), b.Table(part.Table).As("p"), b.Table(hub.Table).As("h")
-	ts := func(col string) string { return sqltime.Column(name, col) }
+	ts := sqltime.Columns(name)
 	q, _ := b.Select(
 		i.C(item.FieldID), ts(i.C(item.FieldCreatedAt)), ts(i.C(item.FieldUpdatedAt)), i.C(item.FieldRevision),
 		i.C(item.FieldPartID), i.C(item.FieldHubID), i.C(item.FieldQuantity), i.C(item.FieldReservedQuantity),

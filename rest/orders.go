@@ -102,7 +102,7 @@ func renderOrder(o *ent.Order) orderJSON {
 	}
 	out.LatestTracking = []trackingJSON{}
 	for i, t := range o.Edges.TrackingEntries {
-		if i == latestTracking {
+		if i == orderread.Latest {
 			break
 		}
 		out.LatestTracking = append(out.LatestTracking, renderTracking(t))
@@ -138,9 +138,6 @@ type orderIn struct {
 	Workflow    *string         `json:"workflow"`
 	Lines       []lineIn        `json:"lines"`
 }
-
-// latestTracking is how many of its newest tracking entries an order embeds.
-const latestTracking = orderread.Latest
 
 // orders is the adapter of /v1/orders.
 func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn] {

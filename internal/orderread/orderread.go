@@ -60,7 +60,7 @@ var byDialect = map[string]statements{
 func buildStatements(name string) statements {
 	b := sql.Dialect(name)
 	o, h := b.Table(order.Table).As("o"), b.Table(hub.Table).As("h")
-	ts := func(col string) string { return sqltime.Column(name, col) }
+	ts := sqltime.Columns(name)
 	oq, _ := b.Select(
 		o.C(order.FieldID), ts(o.C(order.FieldCreatedAt)), ts(o.C(order.FieldUpdatedAt)), o.C(order.FieldRevision),
 		o.C(order.FieldNumber), o.C(order.FieldStatus), o.C(order.FieldWorkflowID), o.C(order.FieldHubID),
@@ -86,7 +86,7 @@ func buildStatements(name string) statements {
 // trackingColumns are the columns scanTracking reads: an entry of t and its
 // hub's code from th.
 func trackingColumns(name string, t, th *sql.SelectTable) []string {
-	ts := func(col string) string { return sqltime.Column(name, col) }
+	ts := sqltime.Columns(name)
 	return []string{
 		t.C(trackingentry.FieldID), ts(t.C(trackingentry.FieldCreatedAt)), ts(t.C(trackingentry.FieldUpdatedAt)),
 		t.C(trackingentry.FieldRevision), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),

@@ -34,6 +34,12 @@ func Column(name, col string) string {
 	return col
 }
 
+// Columns returns Column for dialect name, for a statement that selects
+// several timestamps.
+func Columns(name string) func(col string) string {
+	return func(col string) string { return Column(name, col) }
+}
+
 // Time scans a timestamp column that must not be NULL into *T.
 type Time struct{ T *time.Time }
 
