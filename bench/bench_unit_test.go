@@ -85,7 +85,7 @@ func TestFloorMatchesGraphQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fl := newFloor(env.DB.SQL, env.DB.Dialect).Handler()
+	fl := newFloor(env.DB).Handler()
 	for _, w := range workloads {
 		if w.Ops != nil {
 			continue // W4–W6: TestOpsParity

@@ -12,6 +12,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
+	"logistics/internal/database"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
 )
@@ -27,23 +28,21 @@ type floor struct {
 	// trace, when set, sees every statement (in-process runs capture them for
 	// EXPLAIN); the floor process leaves it nil.
 	trace func(q string, args []any)
-	// writeSlot, on SQLite, lets one write transaction at a time in, as the
-	// service's write gate does (internal/database/gate.go): without it the
-	// floor's writers met SQLite's sleeping busy handler and the comparison
-	// measured the handler's sleeps. Nil on PostgreSQL (row locks).
-	writeSlot chan struct{}
+	// enterWrite, on SQLite, lets one write transaction at a time in: the
+	// database's own write gate (internal/database/gate.go), which the
+	// service's transactions and the log's restarts pass too. Without it
+	// the floor's writers met SQLite's sleeping busy handler and the
+	// comparison measured the handler's sleeps. On PostgreSQL it returns at
+	// once (row locks).
+	enterWrite func(context.Context) (func(), error)
 	// events, on PostgreSQL when sequence started it, numbers the floor's
 	// events after their commit as the service's sequencer does
 	// (internal/eventlog/sequencer.go); nil: numbered at commit.
 	events *eventlog.Log
 }
 
-func newFloor(db *sql.DB, dia string) *floor {
-	f := &floor{db: db, postgres: dia == dialect.Postgres}
-	if !f.postgres {
-		f.writeSlot = make(chan struct{}, 1)
-	}
-	return f
+func newFloor(db *database.DB) *floor {
+	return &floor{db: db.SQL, postgres: db.Dialect == dialect.Postgres, enterWrite: db.EnterWrite}
 }
 
 // sequence runs the event sequencer on PostgreSQL until ctx ends, as a

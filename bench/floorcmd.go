@@ -46,7 +46,7 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fl := newFloor(db.SQL, db.Dialect)
+	fl := newFloor(db)
 	fl.sequence(ctx)
 	srv := &http.Server{Handler: fl.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)

@@ -91,16 +91,14 @@ func (f *floor) txQuery(ctx context.Context, tx *sql.Tx, q string, args ...any) 
 }
 
 // inTx runs fn in a transaction (BEGIN IMMEDIATE on SQLite, from the DSN,
-// as the service's transactions), on SQLite one at a time through writeSlot.
+// as the service's transactions), on SQLite one at a time through the
+// database's write gate.
 func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	if f.writeSlot != nil {
-		select {
-		case f.writeSlot <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-f.writeSlot }()
+	leave, err := f.enterWrite(ctx)
+	if err != nil {
+		return err
 	}
+	defer leave()
 	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -123,7 +123,7 @@ func openInProcess(ctx context.Context, serverArgs []string, getenv func(string)
 		return nil, err
 	}
 	sb := a.Envs.Get(environment.Sandbox)
-	f := newFloor(sb.DB.SQL, sb.DB.Dialect)
+	f := newFloor(sb.DB)
 	return &inProcess{App: a, handler: a.Handler(), rec: rec, floor: f, floorH: f.Handler(), db: sb.DB.SQL, dialect: sb.DB.Dialect, base: sb.Path("")}, nil
 }
 

@@ -36,7 +36,7 @@ func opsServer(t *testing.T) (*apptest.Server, fixture, http.Handler) {
 	if err := topUpW4(ctx, env.DB.SQL, pg, fix, 100); err != nil {
 		t.Fatal(err)
 	}
-	return srv, fix, newFloor(env.DB.SQL, env.DB.Dialect).Handler()
+	return srv, fix, newFloor(env.DB).Handler()
 }
 
 // doer sends requests through the test server (REST, GraphQL, with its

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -113,4 +114,82 @@ func writeRows(t *testing.T, db *DB, first, n int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestCheckpointerBoundsLog: under writes with readers always in flight,
+// the log is started over and its file stays bounded. Without the restart
+// SQLite never finds the log free of readers and the file grows by every
+// write (here to the whole amount written).
+func TestCheckpointerBoundsLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "b.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const restartAt = 1024 // pages: 4 MiB
+	db.checkpoints.restartFrames = restartAt
+	if _, err := db.SQL.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Readers: each holds a read of the log for a moment, one after another.
+	readCtx, stopReading := context.WithCancel(ctx)
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Go(func() {
+			for readCtx.Err() == nil {
+				rows, err := db.SQL.QueryContext(readCtx, "SELECT id FROM t ORDER BY id DESC LIMIT 50")
+				if err != nil {
+					continue
+				}
+				for rows.Next() {
+				}
+				rows.Close()
+			}
+		})
+	}
+
+	// Writers through the gate, as the service's: 128 MiB in 16 KiB rows,
+	// a transaction per 8 rows; the log's file is measured as they go.
+	blob := make([]byte, 16<<10)
+	var largest int64
+	const total = 128 << 20
+	for id := 0; id*len(blob) < total; id += 8 {
+		leave, err := db.EnterWrite(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := db.SQL.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := id; i < id+8; i++ {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO t (id, v) VALUES (?, ?)", i, blob); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		leave()
+		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > largest {
+			largest = fi.Size()
+		}
+	}
+	stopReading()
+	readers.Wait()
+
+	db.checkpoints.mu.Lock()
+	restarts := db.checkpoints.restarts
+	db.checkpoints.mu.Unlock()
+	// The bound is loose: the restart threshold plus what the writers add
+	// in a few intervals on a slow machine. Unbounded, the file reaches the
+	// 128 MiB written (plus b-tree pages).
+	if restarts == 0 || largest > 64<<20 {
+		t.Fatalf("log file up to %d MiB with %d restarts while %d MiB were written; want restarts and at most 64 MiB", largest>>20, restarts, total>>20)
+	}
+	t.Logf("log file up to %d MiB, %d restarts", largest>>20, restarts)
 }

@@ -32,7 +32,20 @@ type DB struct {
 	Dialect string // dialect.SQLite or dialect.Postgres
 	Source  string // the DSN with any password masked, for logs
 
+	gate        *writeGate    // SQLite: one write transaction at a time from this process (gate.go)
 	checkpoints *checkpointer // SQLite files: the log's checkpoints (checkpoint.go)
+}
+
+// EnterWrite waits until this process may begin a write transaction on the
+// database and returns the function that lets the next one in (call it
+// after the commit or rollback). ent's transactions pass it by themselves;
+// hand-written ones on a SQLite file must call it. On PostgreSQL it returns
+// at once (row locks order the writers).
+func (d *DB) EnterWrite(ctx context.Context) (leave func(), err error) {
+	if d.gate == nil {
+		return func() {}, nil
+	}
+	return d.gate.enter(ctx)
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -107,9 +120,13 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 			return nil, fmt.Errorf("database: %s: foreign keys must be on (foreign_keys = %d, %v): remove _fk=0 or _foreign_keys=0 from the DSN", source, fk, err)
 		}
 	}
-	var drv dialect.Driver = entsql.OpenDB(dia, db)
+	var (
+		drv  dialect.Driver = entsql.OpenDB(dia, db)
+		gate *writeGate
+	)
 	if dia == dialect.SQLite {
-		drv = gateWrites(drv, sqliteBusyTimeout)
+		gate = newWriteGate(sqliteBusyTimeout)
+		drv = &gatedDriver{Driver: drv, gate: gate}
 	}
 	if opt.Driver != nil {
 		drv = opt.Driver(drv)
@@ -123,9 +140,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if dia == dialect.Postgres {
 		client.Event.Intercept(numberedEventsOnly)
 	}
-	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source}
+	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source, gate: gate}
 	if dia == dialect.SQLite && !inMemory(dsn) {
-		d.checkpoints = startCheckpointer(db, source)
+		d.checkpoints = startCheckpointer(db, gate, source)
 	}
 	return d, nil
 }

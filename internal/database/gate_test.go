@@ -28,7 +28,7 @@ func TestWriteGate(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	g := gateWrites(entsql.OpenDB(dialect.SQLite, db), 100*time.Millisecond)
+	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: newWriteGate(100 * time.Millisecond)}
 	ctx := context.Background()
 
 	held, err := g.Tx(ctx)
@@ -49,7 +49,7 @@ func TestWriteGate(t *testing.T) {
 	}
 
 	// 32 writers at once: all commit, none waits out the limit.
-	g = gateWrites(entsql.OpenDB(dialect.SQLite, db), 10*time.Second)
+	g = &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: newWriteGate(10 * time.Second)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for range 32 {
