@@ -55,13 +55,16 @@ func render[T any, J any](f func(*T) J) func(*T, error) (any, any, error) {
 
 // RowRenderer renders the rows the service builds from its own changes (an
 // order line whose quantities an effect has just moved, an order after a
-// transition) as Representer renders them after reading them.
+// transition, an item an allocation has just reserved from) as Representer
+// renders them after reading them.
 func RowRenderer(row any) (any, bool) {
 	switch r := row.(type) {
 	case *ent.OrderLine:
 		return renderOrderLine(r), true
 	case *ent.Order:
 		return renderOrder(r), true
+	case *ent.Item:
+		return renderItem(r), true
 	}
 	return nil, false
 }

@@ -356,7 +356,7 @@ func TestEventPayloads(t *testing.T) {
 		t.Fatalf("%d %s", r.StatusCode, r.Body)
 	}
 	post("/v1/parts", `{"sku":"BOLT","part_name":"Bolt"}`)
-	item := post("/v1/items", `{"sku":"BOLT","hub":"AMS1","quantity":10}`)
+	item := post("/v1/items", `{"sku":"BOLT","hub":"AMS1","quantity":10,"lot":"L-7","expires_at":"2027-03-01T12:00:00.5Z"}`)
 	order := post("/v1/orders", `{"hub":"AMS1","lines":[{"sku":"BOLT","quantity":3}]}`)
 	orderID := order["id"].(string)
 	post("/v1/orders/"+orderID+"/transitions", `{"transition":"submit"}`)

@@ -345,12 +345,18 @@ func (s *Service) stockChanged(ctx context.Context, itemID resourceid.ID, dq, dr
 		}
 		q, r = it.Quantity, it.ReservedQuantity
 	}
+	return s.recordEffect(ctx, "item.updated", itemID, obj, previousStock(q, r, dq, dr), orderID, effect)
+}
+
+// previousStock is item.updated's previous_attributes for an item whose
+// quantity q and reserved quantity r were moved by dq and dr.
+func previousStock(q, r, dq, dr decimal.Decimal) map[string]any {
 	q, r = q-dq, r-dr
 	prev := map[string]any{"reserved_quantity": r, "available_quantity": q - r}
 	if dq != 0 {
 		prev["quantity"] = q
 	}
-	return s.recordEffect(ctx, "item.updated", itemID, obj, prev, orderID, effect)
+	return prev
 }
 
 // decimalField reads a decimal number of a rendered object.

@@ -321,19 +321,17 @@ func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLin
 		avail := it.Quantity - it.ReservedQuantity
 		for got < need && avail > 0 {
 			take := min(avail, need-got)
-			n, err := c.Item.Update().
-				Where(item.ID(it.ID), item.StatusEQ(item.StatusAvailable), availableAtLeast(take)).
-				AddReservedQuantity(take).
-				AddRevision(1).
-				Save(ctx)
+			// updated_at to the microsecond PostgreSQL keeps: the event
+			// renders the returned row as a read would.
+			after, err := takeStock(ctx, it.ID, take, time.Now().UTC().Truncate(time.Microsecond))
 			if err != nil {
 				return 0, apperr.From(err)
 			}
-			if n == 1 {
+			if after != nil {
 				if err := c.Reservation.Create().SetOrderID(o.ID).SetOrderLineID(l.ID).SetItemID(it.ID).SetQuantity(take).Exec(ctx); err != nil {
 					return 0, apperr.From(err)
 				}
-				if err := s.stockChanged(ctx, it.ID, 0, take, o.ID, "reserve"); err != nil {
+				if err := s.stockTaken(ctx, after, take, o, l, "reserve"); err != nil {
 					return 0, err
 				}
 				got += take
