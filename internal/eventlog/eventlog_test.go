@@ -697,3 +697,64 @@ func postJSON(t *testing.T, s *apptest.Server, path, body string) map[string]any
 	r.JSON(t, &m)
 	return m
 }
+
+// TestOrderCreatedAsRead: order.created is rendered from the rows the
+// create wrote (not read back), and must still be exactly what GET
+// /v1/orders/{id} answers, as must the create's own answer: lines given out
+// of id order, a due time in another zone to the millisecond, ship-to
+// fields; a due time finer than a microsecond (read back instead) and an
+// order without lines alike.
+func TestOrderCreatedAsRead(t *testing.T) {
+	var counter apptest.StatementCounter
+	s := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	start := lastSequence(t, s)
+	post := func(path, body string) map[string]any { return postJSON(t, s, path, body) }
+	post("/v1/hubs", `{"code":"AMS1","name":"Amsterdam","address":{"country":"NL"}}`)
+	for _, sku := range []string{"P-1", "P-2", "P-3"} {
+		post("/v1/parts", `{"sku":"`+sku+`","part_name":"Part `+sku+`"}`)
+	}
+	created := map[string]map[string]any{}
+	for _, body := range []string{
+		`{"hub":"AMS1","customer_ref":"C-9","priority":"high","due_at":"2026-12-01T09:30:00.123+02:00",
+		  "ship_to":{"name":"A. Smith","line1":"Main St 1","city":"Utrecht","postal_code":"3511","country":"NL"},
+		  "lines":[{"sku":"P-3","quantity":1},{"sku":"P-1","quantity":2.5},{"sku":"P-2","quantity":0.001}]}`,
+		`{"hub":"AMS1","due_at":"2026-12-01T09:30:00.123456789Z","lines":[{"sku":"P-2","quantity":4}]}`,
+		`{"hub":"AMS1"}`,
+	} {
+		counter.Reset()
+		o := post("/v1/orders", body)
+		created[o["id"].(string)] = o
+		// The fast path reads no order back (the read-back selects the
+		// order joined with its hub); the sub-microsecond due time does.
+		readBack := 0
+		for _, q := range counter.Statements() {
+			if strings.HasPrefix(q, "SELECT") && strings.Contains(q, "JOIN") && strings.Contains(q, "due_at") {
+				readBack++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[strings.Contains(body, "123456789Z")]; readBack != want {
+			t.Errorf("%s: %d statements read the order back, want %d: %q", body, readBack, want, counter.Statements())
+		}
+	}
+	events := map[string]eventlog.Event{}
+	for deadline := time.Now().Add(10 * time.Second); len(events) < len(created); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d order.created events of %d", len(events), len(created))
+		}
+		var p eventsPage
+		s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&limit=100&type=order.created", s.URL, start), nil, nil).JSON(t, &p)
+		for _, e := range p.Data {
+			events[e.SubjectID] = e
+		}
+	}
+	for id, answer := range created {
+		var now map[string]any
+		s.Do(t, "GET", s.URL+"/v1/orders/"+id, nil, nil).JSON(t, &now)
+		if obj := events[id].Data.Object; !reflect.DeepEqual(obj, now) {
+			t.Errorf("order.created object %v\nGET %v", obj, now)
+		}
+		if !reflect.DeepEqual(answer, now) {
+			t.Errorf("POST answer %v\nGET %v", answer, now)
+		}
+	}
+}

@@ -73,20 +73,26 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 			return err
 		}
 		c := client(ctx)
-		o, err = c.Order.Create().SetInput(in).SetWorkflowID(wf.ID).SetStatus(wf.InitialState).Save(ctx)
+		// The timestamps are set here: order.created is rendered from
+		// these rows (emitOrderCreated).
+		now := createdNow()
+		o, err = c.Order.Create().SetInput(in).SetWorkflowID(wf.ID).SetStatus(wf.InitialState).
+			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {
 			return apperr.From(err)
 		}
+		var created []*ent.OrderLine
 		if len(lines) > 0 {
 			bulk := make([]*ent.OrderLineCreate, len(lines))
 			for i, l := range lines {
-				bulk[i] = c.OrderLine.Create().SetOrderID(o.ID).SetPartID(l.PartID).SetQuantity(l.Quantity)
+				bulk[i] = c.OrderLine.Create().SetOrderID(o.ID).SetPartID(l.PartID).SetQuantity(l.Quantity).
+					SetCreatedAt(now).SetUpdatedAt(now)
 			}
-			if err := c.OrderLine.CreateBulk(bulk...).Exec(ctx); err != nil {
+			if created, err = c.OrderLine.CreateBulk(bulk...).Save(ctx); err != nil {
 				return apperr.From(err)
 			}
 		}
-		return s.emitCreated(ctx, "order.created", o.ID, nil)
+		return s.emitOrderCreated(ctx, o, created, wf)
 	})
 	if err != nil {
 		return nil, r.failed(ctx, err)
