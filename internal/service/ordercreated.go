@@ -3,11 +3,9 @@ package service
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
@@ -79,10 +77,7 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 // and name of the parts in one statement.
 func orderRefs(ctx context.Context, hubID resourceid.ID, partIDs []resourceid.ID) (*string, map[resourceid.ID]*ent.Part, error) {
 	drv := client(ctx).Driver()
-	ph := func(int) string { return "?" }
-	if drv.Dialect() == dialect.Postgres {
-		ph = func(n int) string { return "$" + strconv.Itoa(n) }
-	}
+	ph := placeholder(drv.Dialect())
 	var q strings.Builder
 	q.WriteString(`SELECT ` + hub.FieldID + `, ` + hub.FieldCode + `, '' FROM ` + hub.Table + ` WHERE ` + hub.FieldID + ` IN (` + ph(1) + `)`)
 	args := []any{hubID}

@@ -32,10 +32,7 @@ var takeStockTexts = map[string]string{
 }
 
 func buildTakeStock(name string) string {
-	ph := func(int) string { return "?" }
-	if name == dialect.Postgres {
-		ph = func(n int) string { return "$" + strconv.Itoa(n) }
-	}
+	ph := placeholder(name)
 	ts := sqltime.Columns(name)
 	cols := []string{
 		item.FieldID, ts(item.FieldCreatedAt), ts(item.FieldUpdatedAt), item.FieldRevision,
@@ -95,4 +92,12 @@ func (s *Service) stockTaken(ctx context.Context, it *ent.Item, take decimal.Dec
 		return s.stockChanged(ctx, it.ID, 0, take, o.ID, effect)
 	}
 	return s.recordEffect(ctx, "item.updated", it.ID, obj, previousStock(it.Quantity, it.ReservedQuantity, 0, take), o.ID, effect)
+}
+
+// placeholder returns the dialect's n-th placeholder ("?" or "$n").
+func placeholder(name string) func(n int) string {
+	if name == dialect.Postgres {
+		return func(n int) string { return "$" + strconv.Itoa(n) }
+	}
+	return func(int) string { return "?" }
 }
