@@ -48,6 +48,12 @@ func TestConsoleWebhooks(t *testing.T) {
 	err := chromedp.Run(ctx,
 		signIn(s),
 		chromedp.WaitVisible("#webhooks", chromedp.ByQuery),
+		// Both lists loaded (the tokens' rows, the empty webhooks hint)
+		// before the click: on a loaded CI machine a click landed while
+		// the tokens table was still filling in and moved the button, and
+		// the form never opened.
+		chromedp.WaitVisible("#tokens tbody tr", chromedp.ByQuery),
+		chromedp.WaitVisible("#no-webhooks", chromedp.ByQuery),
 		chromedp.Click("#new-webhook", chromedp.ByQuery),
 		chromedp.WaitVisible("#webhook-form", chromedp.ByQuery),
 		chromedp.SendKeys("#webhook-url", rc.URL+"/hooks", chromedp.ByQuery),
