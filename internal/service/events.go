@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -284,7 +283,7 @@ func (s *Service) emitEffect(ctx context.Context, typ string, id resourceid.ID, 
 // the revision goes up by one and updated_at is the time written here, to
 // the microsecond PostgreSQL keeps.
 func (s *Service) lineChanged(ctx context.Context, l *ent.OrderLine, allocated, shipped decimal.Decimal, prev map[string]any, orderID resourceid.ID, effect string) error {
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := writeNow()
 	// Update, not UpdateOneID: ent reads an updated-one row back (one more
 	// statement). The quantities move by their differences, as the line's
 	// own values in the database stand.

@@ -113,6 +113,7 @@ func orderRefs(ctx context.Context, hubID resourceid.ID, partIDs []resourceid.ID
 	return code, parts, rows.Err()
 }
 
-// createdNow is the creation time of rows whose event is rendered from the
-// write: to the microsecond, as PostgreSQL keeps it.
-func createdNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// writeNow is the time the service writes into a row whose event it
+// renders from the write rather than reading it back (created_at,
+// updated_at): UTC, to the microsecond PostgreSQL keeps.
+func writeNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

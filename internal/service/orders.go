@@ -75,7 +75,7 @@ func (s *Service) CreateOrder(ctx context.Context, in ent.CreateOrderInput, line
 		c := client(ctx)
 		// The timestamps are set here: order.created is rendered from
 		// these rows (emitOrderCreated).
-		now := createdNow()
+		now := writeNow()
 		o, err = c.Order.Create().SetInput(in).SetWorkflowID(wf.ID).SetStatus(wf.InitialState).
 			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {

@@ -144,7 +144,7 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	}
 	// updated_at is written here, to the microsecond PostgreSQL keeps, so
 	// the order after the change can be rendered without reading it back.
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := writeNow()
 	n, err := u.SetStatus(t.To).
 		AddRevision(1).
 		SetUpdatedAt(now).
@@ -323,7 +323,7 @@ func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLin
 			take := min(avail, need-got)
 			// updated_at to the microsecond PostgreSQL keeps: the event
 			// renders the returned row as a read would.
-			after, err := takeStock(ctx, it.ID, take, time.Now().UTC().Truncate(time.Microsecond))
+			after, err := takeStock(ctx, it.ID, take, writeNow())
 			if err != nil {
 				return 0, apperr.From(err)
 			}
