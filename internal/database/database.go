@@ -126,7 +126,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	)
 	if dia == dialect.SQLite {
 		gate = newWriteGate(sqliteBusyTimeout)
-		drv = &gatedDriver{Driver: drv, gate: gate}
+		drv = &gatedDriver{Driver: drv, db: db, gate: gate}
 	}
 	if opt.Driver != nil {
 		drv = opt.Driver(drv)

@@ -2,10 +2,13 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"logistics/internal/apperr"
 )
@@ -38,6 +41,7 @@ func newWriteGate(timeout time.Duration) *writeGate {
 // gatedDriver is a SQLite driver whose transactions pass the gate.
 type gatedDriver struct {
 	dialect.Driver
+	db   *sql.DB
 	gate *writeGate
 }
 
@@ -60,32 +64,81 @@ func (g *writeGate) enter(ctx context.Context) (func(), error) {
 	return func() { once.Do(func() { <-g.slot }) }, nil
 }
 
-// Tx begins a transaction once the gate lets it in.
+// Tx begins a transaction once the gate lets it in: BEGIN IMMEDIATE on a
+// connection of its own, not database/sql's Tx. database/sql starts a
+// goroutine for every transaction and for every query run in one (to roll
+// back or close the rows if a context ends); an allocation runs about
+// twenty queries, each goroutine start woke another thread (a futex call,
+// costly on this VM), and all of it happened while the one writer held the
+// lock. The transaction's statements run without the request's
+// cancellation instead (context.WithoutCancel): a SQLite write transaction
+// waits on nothing but the disk once it holds the lock, and ending it
+// early on a client's disconnect would only roll back work already done.
 func (d *gatedDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	leave, err := d.gate.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := d.Driver.Tx(ctx)
+	ctx = context.WithoutCancel(ctx)
+	conn, err := d.db.Conn(ctx)
 	if err != nil {
 		leave()
 		return nil, err
 	}
-	return &gatedTx{Tx: tx, leave: leave}, nil
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		leave()
+		return nil, err
+	}
+	return &connTx{Conn: entsql.Conn{ExecQuerier: conn}, conn: conn, leave: leave}, nil
 }
 
-// gatedTx leaves the gate when it ends, committed or not.
-type gatedTx struct {
-	dialect.Tx
+// connTx is a write transaction on one connection; it leaves the gate and
+// gives the connection back when it ends, committed or not.
+type connTx struct {
+	entsql.Conn
+	conn  *sql.Conn
 	leave func()
+	done  atomic.Bool
 }
 
-func (t *gatedTx) Commit() error {
-	defer t.leave()
-	return t.Tx.Commit()
+// Exec runs a statement of the transaction, without ctx's cancellation.
+func (t *connTx) Exec(ctx context.Context, query string, args, v any) error {
+	return t.Conn.Exec(context.WithoutCancel(ctx), query, args, v)
 }
 
-func (t *gatedTx) Rollback() error {
-	defer t.leave()
-	return t.Tx.Rollback()
+// Query runs a query of the transaction, without ctx's cancellation.
+func (t *connTx) Query(ctx context.Context, query string, args, v any) error {
+	return t.Conn.Query(context.WithoutCancel(ctx), query, args, v)
+}
+
+// Commit commits. A COMMIT that fails (SQLITE_BUSY from another process
+// reading: SQLite then keeps the transaction open) is rolled back, so the
+// connection goes back to the pool with no transaction, as database/sql's
+// Tx would leave it.
+func (t *connTx) Commit() error {
+	if !t.done.CompareAndSwap(false, true) {
+		return sql.ErrTxDone
+	}
+	_, err := t.conn.ExecContext(context.Background(), "COMMIT")
+	if err != nil {
+		_, _ = t.conn.ExecContext(context.Background(), "ROLLBACK")
+	}
+	t.end()
+	return err
+}
+
+// Rollback rolls back.
+func (t *connTx) Rollback() error {
+	if !t.done.CompareAndSwap(false, true) {
+		return sql.ErrTxDone
+	}
+	_, err := t.conn.ExecContext(context.Background(), "ROLLBACK")
+	t.end()
+	return err
+}
+
+func (t *connTx) end() {
+	t.conn.Close()
+	t.leave()
 }

@@ -28,7 +28,7 @@ func TestWriteGate(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: newWriteGate(100 * time.Millisecond)}
+	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(100 * time.Millisecond)}
 	ctx := context.Background()
 
 	held, err := g.Tx(ctx)
@@ -49,7 +49,7 @@ func TestWriteGate(t *testing.T) {
 	}
 
 	// 32 writers at once: all commit, none waits out the limit.
-	g = &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: newWriteGate(10 * time.Second)}
+	g = &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(10 * time.Second)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for range 32 {
@@ -77,5 +77,88 @@ func TestWriteGate(t *testing.T) {
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM n").Scan(&n); err != nil || n != 32 {
 		t.Fatalf("rows: %d %v", n, err)
+	}
+}
+
+// TestWriteTxEnds: a gated transaction (BEGIN IMMEDIATE on a connection of
+// its own) keeps its writes only when it commits, ends once, gives its
+// connection back with no transaction open even when COMMIT fails (a
+// deferred foreign key), and is not cut short by its context ending after
+// it began.
+func TestWriteTxEnds(t *testing.T) {
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "tx.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // every transaction on the same connection
+	for _, q := range []string{
+		"CREATE TABLE p (id INTEGER PRIMARY KEY)",
+		"CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(time.Second)}
+	count := func(table string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	insert := func(ctx context.Context, tx dialect.Tx, q string) {
+		t.Helper()
+		if err := tx.Exec(ctx, q, []any{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Rolled back: nothing stays; a second end is ErrTxDone.
+	tx, err := g.Tx(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(context.Background(), tx, "INSERT INTO p (id) VALUES (1)")
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); !errors.Is(err, sql.ErrTxDone) {
+		t.Fatalf("commit after rollback: %v, want ErrTxDone", err)
+	}
+	if n := count("p"); n != 0 {
+		t.Fatalf("%d rows after a rollback", n)
+	}
+
+	// COMMIT fails on the deferred key: the error is returned, nothing
+	// stays, and the connection takes the next transaction.
+	tx, err = g.Tx(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(context.Background(), tx, "INSERT INTO c (pid) VALUES (7)")
+	if err := tx.Commit(); err == nil {
+		t.Fatal("COMMIT with a dangling deferred key succeeded")
+	}
+	if n := count("c"); n != 0 {
+		t.Fatalf("%d rows after a failed commit", n)
+	}
+
+	// A context that ends after BEGIN does not cut the transaction short.
+	ctx, cancel := context.WithCancel(context.Background())
+	tx, err = g.Tx(ctx)
+	if err != nil {
+		t.Fatalf("the connection after a failed commit: %v", err)
+	}
+	insert(ctx, tx, "INSERT INTO p (id) VALUES (2)")
+	cancel()
+	insert(ctx, tx, "INSERT INTO p (id) VALUES (3)")
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("p"); n != 2 {
+		t.Fatalf("%d rows committed, want 2", n)
 	}
 }
