@@ -29,8 +29,16 @@ func eagerOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error)
 	return withEdges(ctx, reloadOrder)
 }
 
-// reloadOrder reads o again with what the field's selection asks for.
+// reloadOrder reads o again with what the field's selection asks for: by
+// hand when the selection fits what internal/orderread reads (as node(id:)
+// does, ordernode.go: two statements, the lines in ent's eager-load order),
+// through ent's CollectFields otherwise. Inside the mutation's write
+// transaction, where W4's createOrder and allocating transitionOrder
+// answers were read with ent's three eager loads (order, lines, parts).
 func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
+	if read, ok, err := orderNode(ctx, o.ID); err != nil || ok {
+		return read, err
+	}
 	return reloaded[*ent.Order](ctx, ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields)
 }
 

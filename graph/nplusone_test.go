@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -250,5 +251,63 @@ func TestMutationAnswerEdgesAsQuery(t *testing.T) {
 				t.Errorf("statements for 1 and 6 lines: %v", statements)
 			}
 		})
+	}
+}
+
+// TestOrderMutationAnswersReadByHand: the answers of createOrder and
+// transitionOrder (submit, and allocate, which reserves) whose selection
+// internal/orderread covers are read by hand, as node(id:) reads them: at
+// least two statements fewer than ent's eager loads of the same selection
+// with the workflow added, and equal to ent's read of the order (node(id:)
+// with the workflow, which goes through ent's Noder, the workflow taken
+// out), lines in the same order, for 1 and 6 lines.
+func TestOrderMutationAnswersReadByHand(t *testing.T) {
+	srv, counter, f, hub := counted(t)
+	lines := f.lineArgs(6, "2")
+	for i := 0; i < len(lines); i += 2 {
+		f.item(lines[i].(string), hub, "1000")
+	}
+	const fit = `id number status revision hub { id code } lines { id quantity allocatedQuantity part { id sku partName } }`
+	const withWorkflow = fit + ` workflow { key }`
+	const create = `mutation($in: CreateOrderInput!, $lines: [OrderLineInput!]) { m: createOrder(input: $in, lines: $lines) { SEL } }`
+	const transition = `mutation($id: ID!, $t: String!) { m: transitionOrder(id: $id, transition: $t) { SEL } }`
+	run := func(mutation, sel string, vars map[string]any) (map[string]any, int64) {
+		t.Helper()
+		counter.Reset()
+		var out struct{ M map[string]any }
+		srv.MustGraphQL(t, prod, strings.Replace(mutation, "SEL", sel, 1), vars, &out)
+		return out.M, counter.Count()
+	}
+	asEnt := func(what string, answer map[string]any) {
+		t.Helper()
+		var q struct{ Node map[string]any }
+		srv.MustGraphQL(t, prod, `query($id: ID!) { node(id: $id) { ... on Order { `+withWorkflow+` } } }`, map[string]any{"id": answer["id"]}, &q)
+		delete(q.Node, "workflow")
+		if !reflect.DeepEqual(answer, q.Node) {
+			t.Errorf("%s answered\n%v\nent reads\n%v", what, answer, q.Node)
+		}
+	}
+	for _, n := range []int{1, 6} {
+		ls := []map[string]any{}
+		for i := 0; i < 2*n; i += 2 {
+			ls = append(ls, map[string]any{"partID": lines[i], "quantity": lines[i+1]})
+		}
+		vars := map[string]any{"in": map[string]any{"hubID": hub, "customerRef": "C"}, "lines": ls}
+		byHand, fewer := run(create, fit, vars)
+		asEnt(fmt.Sprintf("createOrder, %d lines,", n), byHand)
+		other, more := run(create, withWorkflow, vars)
+		if more-fewer < 2 {
+			t.Errorf("createOrder, %d lines: %d statements, %d with the workflow: the answer was not read by hand", n, fewer, more)
+		}
+		for _, tr := range []string{"submit", "allocate"} {
+			a, fewer := run(transition, fit, map[string]any{"id": byHand["id"], "t": tr})
+			asEnt(fmt.Sprintf("%s, %d lines,", tr, n), a)
+			if _, more := run(transition, withWorkflow, map[string]any{"id": other["id"], "t": tr}); more-fewer < 2 {
+				t.Errorf("%s, %d lines: %d statements, %d with the workflow: the answer was not read by hand", tr, n, fewer, more)
+			}
+			if tr == "allocate" && a["status"] != "allocated" {
+				t.Errorf("allocate, %d lines: status %v", n, a["status"])
+			}
+		}
 	}
 }

@@ -23,6 +23,8 @@ import (
 // are ent's own. The lines come in the order of ent's eager load (the index
 // on order_lines.order_id, orderread.AsIndexed), set under each alias the
 // selection gives them, where entgql's Order.lines resolver reads them.
+// The answers of mutations on an order are read again the same way
+// (reloadOrder, helpers.go).
 
 // The fields orderread fills, per type; __typename is every type's.
 var (
