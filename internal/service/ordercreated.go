@@ -43,14 +43,10 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 	if code == nil {
 		return s.emitCreated(ctx, "order.created", o.ID, nil)
 	}
-	// The version just read joins the process's cache of workflow
-	// versions (they never change), as a read of the order would have
-	// put it there.
-	cached := *wf
-	cached.Edges = ent.WorkflowEdges{}
-	v, _ := s.workflows.LoadOrStore(wf.ID, &cached)
+	// wf is the process's cached version (LatestWorkflow), without edges,
+	// as a read of the order would embed it.
 	after := *o
-	after.Edges = ent.OrderEdges{Hub: &ent.Hub{ID: o.HubID, Code: *code}, Workflow: v.(*ent.Workflow),
+	after.Edges = ent.OrderEdges{Hub: &ent.Hub{ID: o.HubID, Code: *code}, Workflow: wf,
 		TrackingEntries: []*ent.TrackingEntry{}, Lines: make([]*ent.OrderLine, len(lines))}
 	for i, l := range lines {
 		p := parts[l.PartID]

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -39,17 +40,29 @@ func (s *Service) EnsureBuiltins(ctx context.Context) error {
 
 // LatestWorkflow returns the newest version of the workflow with the given key.
 func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow, error) {
-	w, err := client(ctx).Workflow.Query().
+	// The newest version's id only; the version itself from the
+	// process-wide cache (Workflows: versions never change). Each order
+	// creation read and decoded the whole row, definition included, inside
+	// its write transaction.
+	ids, err := client(ctx).Workflow.Query().
 		Where(workflow.KeyIn(key)). // IN (?): README, Decisions: "= ? and SQLite's re-prepare"
 		Order(ent.Desc(workflow.FieldVersion)).
-		First(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.Validation(apperr.FieldError{Field: "workflow", Message: "no workflow has the key " + key})
-	}
+		Limit(1).
+		IDs(ctx)
 	if err != nil {
 		return nil, apperr.From(err)
 	}
-	return w, nil
+	if len(ids) == 0 {
+		return nil, apperr.Validation(apperr.FieldError{Field: "workflow", Message: "no workflow has the key " + key})
+	}
+	wfs, err := s.Workflows(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if wfs[ids[0]] == nil {
+		return nil, apperr.Internal(fmt.Errorf("workflow %s: not found after its id was read", ids[0]))
+	}
+	return wfs[ids[0]], nil
 }
 
 // CreateWorkflow validates def and stores it as version 1 of a new workflow
