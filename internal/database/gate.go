@@ -112,8 +112,8 @@ func (t *connTx) Query(ctx context.Context, query string, args, v any) error {
 	return t.Conn.Query(context.WithoutCancel(ctx), query, args, v)
 }
 
-// Commit commits. A COMMIT that fails (SQLITE_BUSY from another process
-// reading: SQLite then keeps the transaction open) is rolled back, so the
+// Commit commits. A COMMIT that fails (a deferred constraint, a busy or an
+// I/O error) can leave SQLite's transaction open: it is rolled back, so the
 // connection goes back to the pool with no transaction, as database/sql's
 // Tx would leave it.
 func (t *connTx) Commit() error {
