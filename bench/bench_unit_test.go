@@ -32,6 +32,7 @@ Requests/sec:    127.48
 Transfer/sec:      2.23MB
 bench-p999-us 1834000
 bench-outcomes ok 250 conflict 6 error 4
+bench-first-failure 503 {"error":{"code":"database_busy"}}
 `
 
 func TestParseWrk(t *testing.T) {
@@ -41,6 +42,9 @@ func TestParseWrk(t *testing.T) {
 	}
 	if r.RPS != 127.48 || r.Requests != 260 || r.P50 != 812*time.Microsecond || r.P99 != 1200*time.Millisecond || r.Non2xx != 7 || r.SocketErr != 3 {
 		t.Fatalf("parsed %+v", r)
+	}
+	if r.FirstFailure != `503 {"error":{"code":"database_busy"}}` {
+		t.Fatalf("first failure %q", r.FirstFailure)
 	}
 	if r.P999 != 1834*time.Millisecond || !r.Counted || r.OK != 250 || r.Conflicts != 6 || r.Failures != 4 {
 		t.Fatalf("p999 and outcomes: %+v", r)

@@ -380,6 +380,9 @@ function response(status, headers, body)
     conflict = conflict + 1
   else
     failed = failed + 1
+    if not first_failure then
+      first_failure = tostring(status) .. " " .. body:sub(1, 300):gsub("[\r\n]", " ")
+    end
   end
 end
 
@@ -391,6 +394,13 @@ function done(summary, latency, requests)
     f = f + t:get("failed")
   end
   io.write(string.format("bench-outcomes ok %d conflict %d error %d\n", o, c, f))
+  for _, t in ipairs(threads) do
+    local ff = t:get("first_failure")
+    if ff then
+      io.write("bench-first-failure " .. ff .. "\n")
+      break
+    end
+  end
   io.write(string.format("bench-p999-us %d\n", latency:percentile(99.9)))
 end
 `

@@ -242,8 +242,12 @@ func (r *report) markdown() string {
 				for i, rd := range x.Rounds {
 					n += rd.errorCount()
 					if rd.errorCount() > 0 {
-						notes = append(notes, fmt.Sprintf("%s %s round %d: %d unexpected answers (non-2xx, GraphQL errors) and %d socket errors out of %d requests: the figures are not valid (a 429 means the rate limit: pass a generous limit with --server-flag)",
-							wn, iface, i+1, rd.errorCount()-rd.SocketErr, rd.SocketErr, rd.Requests))
+						note := fmt.Sprintf("%s %s round %d: %d unexpected answers (non-2xx, GraphQL errors) and %d socket errors out of %d requests: the figures are not valid (a 429 means the rate limit: pass a generous limit with --server-flag)",
+							wn, iface, i+1, rd.errorCount()-rd.SocketErr, rd.SocketErr, rd.Requests)
+						if rd.FirstFailure != "" {
+							note += "; the first: `" + strings.ReplaceAll(rd.FirstFailure, "`", "'") + "`"
+						}
+						notes = append(notes, note)
 					}
 					if rd.Conflicts > 0 {
 						notes = append(notes, fmt.Sprintf("%s %s round %d: %d expected insufficient_stock conflicts out of %d requests", wn, iface, i+1, rd.Conflicts, rd.Requests))

@@ -27,7 +27,10 @@ type wrkResult struct {
 	// and everything else. Counted is false for the read scripts.
 	Counted                 bool
 	OK, Conflicts, Failures int64
-	Raw                     string
+	// FirstFailure is the status and the start of the body of the first
+	// failure a write script saw (one of its threads'), for the report.
+	FirstFailure string
+	Raw          string
 }
 
 // errorCount is what makes a run invalid: unexpected answers and socket
@@ -136,6 +139,7 @@ var (
 	reNon2xx    = regexp.MustCompile(`(?m)^\s*Non-2xx or 3xx responses:\s+([0-9]+)`)
 	reP999      = regexp.MustCompile(`(?m)^bench-p999-us ([0-9]+)`)
 	reOutcomes  = regexp.MustCompile(`(?m)^bench-outcomes ok ([0-9]+) conflict ([0-9]+) error ([0-9]+)`)
+	reFirstFail = regexp.MustCompile(`(?m)^bench-first-failure (.*)$`)
 	reSocketErr = regexp.MustCompile(`(?m)^\s*Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)`)
 )
 
@@ -174,6 +178,9 @@ func parseWrk(out string) (*wrkResult, error) {
 		r.OK, _ = strconv.ParseInt(m[1], 10, 64)
 		r.Conflicts, _ = strconv.ParseInt(m[2], 10, 64)
 		r.Failures, _ = strconv.ParseInt(m[3], 10, 64)
+	}
+	if m := reFirstFail.FindStringSubmatch(out); m != nil {
+		r.FirstFailure = strings.TrimSpace(m[1])
 	}
 	if m := reNon2xx.FindStringSubmatch(out); m != nil {
 		r.Non2xx, _ = strconv.ParseInt(m[1], 10, 64)
