@@ -79,13 +79,14 @@ func (d *gatedDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = context.WithoutCancel(ctx)
+	// Waiting for a pooled connection still ends with the request (the
+	// *sql.Conn keeps no context); its statements do not.
 	conn, err := d.db.Conn(ctx)
 	if err != nil {
 		leave()
 		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "BEGIN IMMEDIATE"); err != nil {
 		conn.Close()
 		leave()
 		return nil, err

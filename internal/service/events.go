@@ -158,8 +158,8 @@ func members(b []byte) (m map[string]any, ok bool) {
 		key := string(b[i+1 : end])
 		i = end + 2
 		j := valueEnd(b, i)
-		if j < 0 || j >= len(b) {
-			return nil, false
+		if j <= i || j >= len(b) {
+			return nil, false // no value, or no end
 		}
 		m[key] = json.RawMessage(b[i:j:j])
 		switch b[j] {

@@ -75,7 +75,7 @@ func TestAsMapMembers(t *testing.T) {
 	}
 	// A key with an escape, or anything that is not an object as
 	// encoding/json writes it, is left to encoding/json.
-	for _, b := range []string{`{"a\"b":1}`, `[1]`, `{"a":1`, `{"a" :1}`, `{"a":1}x`, ``} {
+	for _, b := range []string{`{"a\"b":1}`, `[1]`, `{"a":1`, `{"a" :1}`, `{"a":1}x`, ``, `{"a":}`, `{"a":,"b":1}`} {
 		if _, ok := members([]byte(b)); ok {
 			t.Errorf("members(%s) split it; it should decline", b)
 		}
