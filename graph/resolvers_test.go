@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -259,9 +260,18 @@ func TestEnvironmentsAreIsolated(t *testing.T) {
 func TestMetricsCountRequests(t *testing.T) {
 	srv := apptest.New(t)
 	srv.MustGraphQL(t, prod, `{ hubs { totalCount } }`, nil, nil)
+	newFixture(t, srv, environment.Sandbox).hub("MET1", "Metz", "FR") // a write: SQLite's write gate counts it
 	srv.Do(t, http.MethodGet, srv.SandboxURL+"/v1/status", nil, nil)
 	resp := srv.Do(t, http.MethodGet, srv.URL+"/metrics", nil, nil)
 	body := string(resp.Body)
+	if apptest.Postgres() {
+		if strings.Contains(body, "logistics_sqlite_write_transactions_total{") {
+			t.Errorf("SQLite write lock figures on PostgreSQL:\n%s", body)
+		}
+	} else if !regexp.MustCompile(`logistics_sqlite_write_transactions_total\{environment="sandbox"\} [1-9]`).MatchString(body) ||
+		!regexp.MustCompile(`logistics_sqlite_write_lock_held_seconds_total\{environment="sandbox"\} [0-9.e-]+\n`).MatchString(body) {
+		t.Errorf("no SQLite write transactions counted in the sandbox:\n%s", body)
+	}
 	for _, want := range []string{
 		`logistics_http_requests_total{environment="production",method="POST",interface="graphql",status="200"} 1`,
 		`logistics_http_requests_total{environment="sandbox",method="GET",interface="rest",status="200"} 1`,

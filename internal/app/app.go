@@ -226,6 +226,27 @@ func (a *App) registerMetrics() {
 				{Labels: []string{"failed"}, Value: float64(attempts - delivered)},
 			}
 		})
+	for _, c := range []struct {
+		name, help string
+		read       func(database.WriteLock) float64
+	}{
+		{"logistics_sqlite_write_transactions_total", "SQLite write transactions this process let in at its write gate (one writer at a time).",
+			func(w database.WriteLock) float64 { return float64(w.Entries) }},
+		{"logistics_sqlite_write_lock_wait_seconds_total", "Time SQLite writers waited at the write gate (cumulative).",
+			func(w database.WriteLock) float64 { return w.Wait.Seconds() }},
+		{"logistics_sqlite_write_lock_held_seconds_total", "Time the write gate was held, BEGIN to COMMIT (cumulative): its rate near 1 means writes are bound by SQLite's one writer.",
+			func(w database.WriteLock) float64 { return w.Held.Seconds() }},
+	} {
+		a.Metrics.Counter(c.name, c.help, []string{"environment"}, func() []metrics.Sample {
+			var out []metrics.Sample
+			for _, env := range a.Envs.All() {
+				if w, ok := env.DB.WriteLock(); ok {
+					out = append(out, metrics.Sample{Labels: []string{string(env.Name)}, Value: c.read(w)})
+				}
+			}
+			return out
+		})
+	}
 	for _, g := range []struct {
 		name, help string
 		read       func(sql.DBStats) float64

@@ -30,6 +30,9 @@ import (
 type writeGate struct {
 	slot    chan struct{}
 	timeout time.Duration
+	// Cumulative figures for /metrics (WriteLock): entries, and the time
+	// spent waiting at the gate and holding it, in nanoseconds.
+	entries, waitNs, heldNs atomic.Int64
 }
 
 // newWriteGate returns an open gate; timeout bounds a wait, as the busy
@@ -51,17 +54,49 @@ func errBusy() error {
 }
 
 func (g *writeGate) enter(ctx context.Context) (func(), error) {
-	t := time.NewTimer(g.timeout)
-	defer t.Stop()
+	start := time.Now()
 	select {
-	case g.slot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.C:
-		return nil, errBusy()
+	case g.slot <- struct{}{}: // free: no timer
+	default:
+		t := time.NewTimer(g.timeout)
+		defer t.Stop()
+		select {
+		case g.slot <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+			return nil, errBusy()
+		}
 	}
+	in := time.Now()
+	g.entries.Add(1)
+	g.waitNs.Add(int64(in.Sub(start)))
 	var once sync.Once
-	return func() { once.Do(func() { <-g.slot }) }, nil
+	return func() {
+		once.Do(func() {
+			g.heldNs.Add(int64(time.Since(in)))
+			<-g.slot
+		})
+	}, nil
+}
+
+// WriteLock is what this process's SQLite writers did at the write gate
+// since the database was opened: transactions let in (with the
+// checkpointer's log restarts and hand-written transactions), and the time
+// they waited to get in and held it. Held time over elapsed time is how
+// busy the one writer is: near 1, writes are bound by SQLite's lock.
+type WriteLock struct {
+	Entries    int64
+	Wait, Held time.Duration
+}
+
+// WriteLock returns the write gate's figures; ok is false on PostgreSQL.
+func (d *DB) WriteLock() (w WriteLock, ok bool) {
+	if d.gate == nil {
+		return w, false
+	}
+	g := d.gate
+	return WriteLock{Entries: g.entries.Load(), Wait: time.Duration(g.waitNs.Load()), Held: time.Duration(g.heldNs.Load())}, true
 }
 
 // Tx begins a transaction once the gate lets it in: BEGIN IMMEDIATE on a

@@ -162,3 +162,50 @@ func TestWriteTxEnds(t *testing.T) {
 		t.Fatalf("%d rows committed, want 2", n)
 	}
 }
+
+// TestWriteLockFigures: the gate counts the transactions it lets in, the
+// time they held it (at least what a holder slept inside) and the time a
+// second writer waited behind the first.
+func TestWriteLockFigures(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	before, ok := db.WriteLock()
+	if !ok {
+		t.Fatal("no write lock figures on SQLite")
+	}
+	held, err := db.Client.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		tx, err := db.Client.Tx(ctx) // waits behind held
+		if err == nil {
+			err = tx.Rollback()
+		}
+		waited <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := held.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	after, _ := db.WriteLock()
+	if n := after.Entries - before.Entries; n != 2 {
+		t.Errorf("%d entries, want 2", n)
+	}
+	if d := after.Held - before.Held; d < 50*time.Millisecond {
+		t.Errorf("held %v, want at least the 50 ms the first holder kept it", d)
+	}
+	// How long the second writer queued depends on when it got to the
+	// gate (up to the 50 ms); that it counted is what is checked.
+	if d := after.Wait - before.Wait; d <= 0 {
+		t.Errorf("waited %v", d)
+	}
+}
