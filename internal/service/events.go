@@ -452,15 +452,10 @@ func previousStock(q, r, dq, dr decimal.Decimal) map[string]any {
 
 // decimalField reads a decimal number of a rendered object.
 func decimalField(obj map[string]any, name string) (decimal.Decimal, bool) {
-	var text string
-	switch n := obj[name].(type) {
-	case json.RawMessage:
-		text = string(n)
-	case json.Number:
-		text = n.String()
-	default:
+	n, ok := obj[name].(json.RawMessage) // asMap's member text
+	if !ok {
 		return 0, false
 	}
-	d, err := decimal.Parse(text)
+	d, err := decimal.Parse(string(n))
 	return d, err == nil
 }

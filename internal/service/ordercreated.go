@@ -70,26 +70,25 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 }
 
 // orderRefs reads the code of hub hubID (nil if there is none) and the sku
-// and name of the parts in one statement.
+// and name of the parts in one statement, built as rest's embedItemRefs
+// builds its own (ent's SQL builder, UNION ALL). The hub's row repeats its
+// code in the third column, where a part has its name.
 func orderRefs(ctx context.Context, hubID resourceid.ID, partIDs []resourceid.ID) (*string, map[resourceid.ID]*ent.Part, error) {
 	drv := client(ctx).Driver()
-	ph := placeholder(drv.Dialect())
-	var q strings.Builder
-	q.WriteString(`SELECT ` + hub.FieldID + `, ` + hub.FieldCode + `, '' FROM ` + hub.Table + ` WHERE ` + hub.FieldID + ` IN (` + ph(1) + `)`)
-	args := []any{hubID}
+	b := entsql.Dialect(drv.Dialect())
+	h := b.Table(hub.Table)
+	sel := b.Select(h.C(hub.FieldID), h.C(hub.FieldCode), h.C(hub.FieldCode)).From(h).Where(entsql.In(h.C(hub.FieldID), hubID))
 	if len(partIDs) > 0 {
-		q.WriteString(` UNION ALL SELECT ` + part.FieldID + `, ` + part.FieldSku + `, ` + part.FieldPartName + ` FROM ` + part.Table + ` WHERE ` + part.FieldID + ` IN (`)
+		ids := make([]any, len(partIDs))
 		for i, id := range partIDs {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			args = append(args, id)
-			q.WriteString(ph(len(args)))
+			ids[i] = id
 		}
-		q.WriteString(`)`)
+		p := b.Table(part.Table)
+		sel.UnionAll(b.Select(p.C(part.FieldID), p.C(part.FieldSku), p.C(part.FieldPartName)).From(p).Where(entsql.In(p.C(part.FieldID), ids...)))
 	}
+	query, args := sel.Query()
 	rows := &entsql.Rows{}
-	if err := drv.Query(ctx, q.String(), args, rows); err != nil {
+	if err := drv.Query(ctx, query, args, rows); err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
