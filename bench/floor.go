@@ -28,13 +28,15 @@ type floor struct {
 	// trace, when set, sees every statement (in-process runs capture them for
 	// EXPLAIN); the floor process leaves it nil.
 	trace func(q string, args []any)
-	// enterWrite, on SQLite, lets one write transaction at a time in: the
-	// database's own write gate (internal/database/gate.go), which the
-	// service's transactions and the log's restarts pass too. Without it
-	// the floor's writers met SQLite's sleeping busy handler and the
-	// comparison measured the handler's sleeps. On PostgreSQL it returns at
-	// once (row locks).
-	enterWrite func(context.Context) (func(), error)
+	// begin begins a write transaction as the service's begin: on SQLite
+	// through the database's own write gate (internal/database/gate.go),
+	// which the service's transactions and the log's restarts pass too,
+	// grouped with the transactions queued behind it as the service's are
+	// (group commit: the same transaction shape, the same number of
+	// COMMITs). Without the gate the floor's writers met SQLite's sleeping
+	// busy handler and the comparison measured the handler's sleeps. On
+	// PostgreSQL database/sql's BeginTx (row locks).
+	begin func(context.Context) (database.WriteTx, error)
 	// events, on PostgreSQL when sequence started it, numbers the floor's
 	// events after their commit as the service's sequencer does
 	// (internal/eventlog/sequencer.go); nil: numbered at commit.
@@ -42,7 +44,7 @@ type floor struct {
 }
 
 func newFloor(db *database.DB) *floor {
-	return &floor{db: db.SQL, postgres: db.Dialect == dialect.Postgres, enterWrite: db.EnterWrite}
+	return &floor{db: db.SQL, postgres: db.Dialect == dialect.Postgres, begin: db.BeginWrite}
 }
 
 // sequence runs the event sequencer on PostgreSQL until ctx ends, as a

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"logistics/internal/database"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
@@ -63,7 +64,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // exec runs a statement in tx with ? placeholders rewritten on PostgreSQL.
-func (f *floor) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, error) {
+func (f *floor) exec(ctx context.Context, tx database.WriteTx, q string, args ...any) (int64, error) {
 	f.statements.Add(1)
 	if f.postgres {
 		q = dollarPlaceholders(q)
@@ -79,7 +80,7 @@ func (f *floor) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (in
 }
 
 // txQuery is query inside tx.
-func (f *floor) txQuery(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
+func (f *floor) txQuery(ctx context.Context, tx database.WriteTx, q string, args ...any) (*sql.Rows, error) {
 	f.statements.Add(1)
 	if f.postgres {
 		q = dollarPlaceholders(q)
@@ -90,16 +91,11 @@ func (f *floor) txQuery(ctx context.Context, tx *sql.Tx, q string, args ...any) 
 	return tx.QueryContext(ctx, q, args...)
 }
 
-// inTx runs fn in a transaction (BEGIN IMMEDIATE on SQLite, from the DSN,
-// as the service's transactions), on SQLite one at a time through the
-// database's write gate.
-func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	leave, err := f.enterWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	tx, err := f.db.BeginTx(ctx, nil)
+// inTx runs fn in a write transaction begun as the service's are
+// (database.BeginWrite: on SQLite one at a time through the database's
+// write gate, grouped at COMMIT).
+func (f *floor) inTx(ctx context.Context, fn func(tx database.WriteTx) error) error {
+	tx, err := f.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -128,7 +124,7 @@ func (f *floor) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // three: it reads the webhook endpoints' stamp and inserts first, for its
 // webhook fan-out hook); on SQLite two, as the service's (which reads the
 // stamp in its counter statement).
-func (f *floor) event(ctx context.Context, tx *sql.Tx, typ, subject string, data map[string]any, now time.Time) error {
+func (f *floor) event(ctx context.Context, tx database.WriteTx, typ, subject string, data map[string]any, now time.Time) error {
 	var js any
 	if data != nil {
 		b, err := json.Marshal(data)
@@ -221,7 +217,7 @@ func (f *floor) w4Create(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().UTC()
 	id := resourceid.New(resourceid.Order)
 	o := floorWriteOrder{ID: string(id), Number: "FLR-" + string(id)[len(resourceid.Order)+1:], HubID: in.HubID, CustomerRef: in.CustomerRef}
-	err := f.inTx(ctx, func(tx *sql.Tx) error {
+	err := f.inTx(ctx, func(tx database.WriteTx) error {
 		rows, err := f.txQuery(ctx, tx, `SELECT id, initial_state, version FROM workflows WHERE key = ? ORDER BY version DESC LIMIT 1`, "fulfilment")
 		if err != nil {
 			return err
@@ -295,7 +291,7 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	now := time.Now().UTC()
 	o := floorWriteOrder{ID: r.PathValue("id"), Status: t.to}
-	err := f.inTx(ctx, func(tx *sql.Tx) error {
+	err := f.inTx(ctx, func(tx database.WriteTx) error {
 		rows, err := f.txQuery(ctx, tx, `SELECT hub_id FROM orders WHERE id = ?`, o.ID)
 		if err != nil {
 			return err
@@ -338,7 +334,7 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 // reserve reserves what every line lacks at the hub, lines in part order
 // and items FEFO, then oldest, then id (the service's lock order), each with
 // a conditional UPDATE that cannot oversell; all or nothing.
-func (f *floor) reserve(ctx context.Context, tx *sql.Tx, orderID, hubID string, now time.Time) ([]floorWriteLine, error) {
+func (f *floor) reserve(ctx context.Context, tx database.WriteTx, orderID, hubID string, now time.Time) ([]floorWriteLine, error) {
 	rows, err := f.txQuery(ctx, tx, `SELECT id, part_id, quantity, allocated_quantity FROM order_lines WHERE order_id = ? ORDER BY part_id, id`, orderID)
 	if err != nil {
 		return nil, err
@@ -377,7 +373,7 @@ func (f *floor) reserve(ctx context.Context, tx *sql.Tx, orderID, hubID string, 
 	return lines, nil
 }
 
-func (f *floor) reserveLine(ctx context.Context, tx *sql.Tx, orderID, hubID string, l *floorWriteLine, need decimal.Decimal, now time.Time) (decimal.Decimal, error) {
+func (f *floor) reserveLine(ctx context.Context, tx database.WriteTx, orderID, hubID string, l *floorWriteLine, need decimal.Decimal, now time.Time) (decimal.Decimal, error) {
 	rows, err := f.txQuery(ctx, tx, `SELECT id, quantity, reserved_quantity FROM items
 WHERE hub_id = ? AND part_id = ? AND status = 'available' AND quantity - reserved_quantity >= ?
 ORDER BY expires_at IS NULL, expires_at, created_at, id`, hubID, l.PartID, int64(decimal.FromInt(1)))
@@ -479,7 +475,7 @@ func (f *floor) w5(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().UTC()
 	t := floorTrackingOut{ID: string(resourceid.New(resourceid.TrackingEntry)), OrderID: in.OrderID, TrackingNumber: in.TrackingNumber,
 		Carrier: in.Carrier, Status: in.Status, Location: in.Location, OccurredAt: now}
-	err := f.inTx(ctx, func(tx *sql.Tx) error {
+	err := f.inTx(ctx, func(tx database.WriteTx) error {
 		if _, err := f.exec(ctx, tx, `INSERT INTO tracking_entries (id, created_at, updated_at, revision, tracking_number, carrier, status, location, occurred_at, order_id) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
 			t.ID, now, now, t.TrackingNumber, t.Carrier, t.Status, t.Location, now, t.OrderID); err != nil {
 			return err

@@ -269,6 +269,7 @@ func TestMetricsCountRequests(t *testing.T) {
 			t.Errorf("SQLite write lock figures on PostgreSQL:\n%s", body)
 		}
 	} else if !regexp.MustCompile(`logistics_sqlite_write_transactions_total\{environment="sandbox"\} [1-9]`).MatchString(body) ||
+		!regexp.MustCompile(`logistics_sqlite_write_commits_total\{environment="sandbox"\} [1-9]`).MatchString(body) ||
 		!regexp.MustCompile(`logistics_sqlite_write_lock_held_seconds_total\{environment="sandbox"\} [0-9.e-]+\n`).MatchString(body) {
 		t.Errorf("no SQLite write transactions counted in the sandbox:\n%s", body)
 	}

@@ -232,6 +232,8 @@ func (a *App) registerMetrics() {
 	}{
 		{"logistics_sqlite_write_transactions_total", "SQLite write transactions this process let in at its write gate (one writer at a time).",
 			func(w database.WriteLock) float64 { return float64(w.Entries) }},
+		{"logistics_sqlite_write_commits_total", "COMMITs of SQLite write transactions: consecutive transactions share one under load (group commit), so transactions over commits is the mean group's size.",
+			func(w database.WriteLock) float64 { return float64(w.Commits) }},
 		{"logistics_sqlite_write_lock_wait_seconds_total", "Time SQLite writers waited at the write gate (cumulative).",
 			func(w database.WriteLock) float64 { return w.Wait.Seconds() }},
 		{"logistics_sqlite_write_lock_held_seconds_total", "Time the write gate was held, BEGIN to COMMIT (cumulative): its rate near 1 means writes are bound by SQLite's one writer.",

@@ -38,14 +38,36 @@ type DB struct {
 
 // EnterWrite waits until this process may begin a write transaction on the
 // database and returns the function that lets the next one in (call it
-// after the commit or rollback). ent's transactions pass it by themselves;
-// hand-written ones on a SQLite file must call it. On PostgreSQL it returns
-// at once (row locks order the writers).
+// after the commit or rollback). ent's transactions pass it by themselves,
+// and hand-written ones begun with BeginWrite; work that must not run
+// inside a group of transactions (a checkpoint) calls it: a group left open
+// is committed first. On PostgreSQL it returns at once (row locks order the
+// writers).
 func (d *DB) EnterWrite(ctx context.Context) (leave func(), err error) {
 	if d.gate == nil {
 		return func() {}, nil
 	}
 	return d.gate.enter(ctx)
+}
+
+// WriteTx is a write transaction for hand-written SQL: database/sql's Tx
+// on PostgreSQL, a transaction of the write gate's groups on SQLite.
+type WriteTx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	Commit() error
+	Rollback() error
+}
+
+// BeginWrite begins a write transaction for hand-written SQL (the
+// benchmark's floor) the way ent's transactions begin: on SQLite through
+// the write gate, in the group left open if there is one (gate.go), with
+// BEGIN IMMEDIATE otherwise; on PostgreSQL with database/sql's BeginTx.
+func (d *DB) BeginWrite(ctx context.Context) (WriteTx, error) {
+	if d.gate == nil {
+		return d.SQL.BeginTx(ctx, nil)
+	}
+	return beginGrouped(ctx, d.SQL, d.gate)
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -164,7 +165,7 @@ func TestWriteTxEnds(t *testing.T) {
 }
 
 // TestWriteLockFigures: the gate counts the transactions it lets in, the
-// time they held it (at least what a holder slept inside) and the time a
+// COMMITs of their groups, the time they held it (at least what a holder slept inside) and the time a
 // second writer waited behind the first.
 func TestWriteLockFigures(t *testing.T) {
 	ctx := context.Background()
@@ -200,6 +201,11 @@ func TestWriteLockFigures(t *testing.T) {
 	if n := after.Entries - before.Entries; n != 2 {
 		t.Errorf("%d entries, want 2", n)
 	}
+	// The second joined the first's group (it waited at the gate when the
+	// first ended) and rolled its part back: one COMMIT for the two.
+	if n := after.Commits - before.Commits; n != 1 {
+		t.Errorf("%d COMMITs, want 1", n)
+	}
 	if d := after.Held - before.Held; d < 50*time.Millisecond {
 		t.Errorf("held %v, want at least the 50 ms the first holder kept it", d)
 	}
@@ -207,5 +213,279 @@ func TestWriteLockFigures(t *testing.T) {
 	// gate (up to the 50 ms); that it counted is what is checked.
 	if d := after.Wait - before.Wait; d <= 0 {
 		t.Errorf("waited %v", d)
+	}
+}
+
+// groupFixture is a gated SQLite file with a table n (v INTEGER) and a
+// child table whose key to p is checked only at COMMIT.
+type groupFixture struct {
+	t  *testing.T
+	db *sql.DB
+	g  *gatedDriver
+}
+
+func newGroupFixture(t *testing.T) *groupFixture {
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "group.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, q := range []string{
+		"CREATE TABLE n (v INTEGER)",
+		"CREATE TABLE p (id INTEGER PRIMARY KEY)",
+		"CREATE TABLE c (pid INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate := newWriteGate(10 * time.Second)
+	gate.maxAge = time.Minute // the tests pause inside groups
+	return &groupFixture{t: t, db: db, g: &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: gate}}
+}
+
+// values is what another connection reads of n, in order.
+func (f *groupFixture) values() []int {
+	f.t.Helper()
+	rows, err := f.db.Query("SELECT v FROM n ORDER BY v")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			f.t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// queued waits until n writers wait at the gate.
+func (f *groupFixture) queued(n int) {
+	f.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		f.g.gate.mu.Lock()
+		l := len(f.g.gate.queue)
+		f.g.gate.mu.Unlock()
+		if l == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%d writers queued, want %d", l, n)
+		}
+	}
+}
+
+// member is a transaction run by its own goroutine: it is begun at once
+// (queueing at the gate), runs what it is sent, and ends on "commit" or
+// "rollback"; ended reports the end's outcome.
+type member struct {
+	work  chan string
+	ended chan error
+}
+
+func (f *groupFixture) begin() *member {
+	m := &member{work: make(chan string), ended: make(chan error, 1)}
+	go func() {
+		ctx := context.Background()
+		tx, err := f.g.Tx(ctx)
+		if err != nil {
+			m.ended <- err
+			return
+		}
+		for q := range m.work {
+			switch q {
+			case "commit":
+				m.ended <- tx.Commit()
+				return
+			case "rollback":
+				m.ended <- tx.Rollback()
+				return
+			}
+			if err := tx.Exec(ctx, q, []any{}, nil); err != nil {
+				_ = tx.Rollback()
+				m.ended <- err
+				return
+			}
+		}
+	}()
+	return m
+}
+
+func (m *member) run(qs ...string) {
+	for _, q := range qs {
+		m.work <- q
+	}
+}
+
+// pending fails the test if m has ended.
+func (m *member) pending(t *testing.T, name string) {
+	t.Helper()
+	select {
+	case err := <-m.ended:
+		t.Fatalf("%s ended (%v) before its group's COMMIT", name, err)
+	case <-time.After(20 * time.Millisecond):
+	}
+}
+
+func (m *member) result() error {
+	select {
+	case err := <-m.ended:
+		return err
+	case <-time.After(10 * time.Second):
+		return errors.New("no end after 10 s")
+	}
+}
+
+// TestGroupCommit: transactions that queue behind a holder run in its
+// SQLite transaction and are answered at its one COMMIT, not before; one
+// that rolls back takes only its own writes with it; the gate's figures
+// count the transactions and the one COMMIT.
+func TestGroupCommit(t *testing.T) {
+	f := newGroupFixture(t)
+	first := f.begin()
+	first.run("INSERT INTO n VALUES (1)")
+	a := f.begin()
+	f.queued(1)
+	b := f.begin()
+	f.queued(2)
+	c := f.begin()
+	f.queued(3) // in this order
+
+	first.run("commit") // hands the open transaction to a
+	a.run("INSERT INTO n VALUES (2)")
+	first.pending(t, "the first")
+	if v := f.values(); len(v) != 0 {
+		t.Fatalf("another connection reads %v before the group's COMMIT", v)
+	}
+	a.run("commit")
+	b.run("INSERT INTO n VALUES (3)", "rollback") // its part only
+	c.run("INSERT INTO n VALUES (4)")
+	first.pending(t, "the first")
+	a.pending(t, "the second")
+	c.run("commit") // nobody waits: COMMIT for all
+	for name, m := range map[string]*member{"first": first, "a": a, "b": b, "c": c} {
+		if err := m.result(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if v := f.values(); !slices.Equal(v, []int{1, 2, 4}) {
+		t.Fatalf("committed %v, want [1 2 4]", v)
+	}
+	if got := f.g.gate.entries.Load(); got != 4 {
+		t.Errorf("%d entries, want 4", got)
+	}
+	if got := f.g.gate.commits.Load(); got != 1 {
+		t.Errorf("%d COMMITs, want 1 for the group", got)
+	}
+
+	// A group whose COMMIT fails (a deferred key left dangling by its
+	// second transaction) fails every transaction in it, keeps nothing,
+	// and leaves the connection without a transaction.
+	first = f.begin()
+	first.run("INSERT INTO n VALUES (5)")
+	a = f.begin()
+	f.queued(1)
+	first.run("commit")
+	a.run("INSERT INTO c (pid) VALUES (7)", "commit")
+	if err := first.result(); err == nil {
+		t.Fatal("the first transaction of a group whose COMMIT failed: no error")
+	}
+	if err := a.result(); err == nil {
+		t.Fatal("the transaction with the dangling key: no error")
+	}
+	if v := f.values(); !slices.Equal(v, []int{1, 2, 4}) {
+		t.Fatalf("after a failed group: %v, want [1 2 4]", v)
+	}
+	last := f.begin()
+	last.run("INSERT INTO n VALUES (6)", "commit")
+	if err := last.result(); err != nil {
+		t.Fatalf("a transaction after the failed group: %v", err)
+	}
+	if v := f.values(); !slices.Equal(v, []int{1, 2, 4, 6}) {
+		t.Fatalf("after a failed group and one more: %v", v)
+	}
+
+	// A full group (here of one) is committed even with a writer waiting.
+	f.g.gate.maxLen = 1
+	commits := f.g.gate.commits.Load()
+	first = f.begin()
+	first.run("INSERT INTO n VALUES (7)") // it holds the gate
+	a = f.begin()
+	f.queued(1)
+	first.run("commit")
+	if err := first.result(); err != nil {
+		t.Fatal(err)
+	}
+	if v := f.values(); !slices.Equal(v, []int{1, 2, 4, 6, 7}) {
+		t.Fatalf("a full group not committed: %v", v)
+	}
+	a.run("rollback")
+	if err := a.result(); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.g.gate.commits.Load() - commits; got != 1 {
+		t.Errorf("%d COMMITs for a group of one, want 1", got)
+	}
+}
+
+// TestGroupEndsForOthers: a writer that is not an ent transaction (the
+// checkpointer, the benchmark's floor) never runs inside a group: the group
+// is committed before it gets in. A member whose SQLite transaction ends
+// under it (here an explicit ROLLBACK; an I/O error does the same) breaks
+// its group: the transactions already in it get an error, and the
+// connection goes back without a transaction.
+func TestGroupEndsForOthers(t *testing.T) {
+	f := newGroupFixture(t)
+	first := f.begin()
+	first.run("INSERT INTO n VALUES (1)")
+	a := f.begin()
+	f.queued(1)
+	other := make(chan []int, 1)
+	go func() {
+		leave, err := f.g.gate.enter(context.Background())
+		if err != nil {
+			t.Error(err)
+			other <- nil
+			return
+		}
+		defer leave()
+		other <- f.values() // what is committed when it gets in
+	}()
+	f.queued(2)
+	first.run("commit")
+	a.run("INSERT INTO n VALUES (2)", "commit")
+	if err := first.result(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.result(); err != nil {
+		t.Fatal(err)
+	}
+	if v := <-other; !slices.Equal(v, []int{1, 2}) {
+		t.Fatalf("the plain writer got in with %v committed, want [1 2]", v)
+	}
+
+	first = f.begin()
+	first.run("INSERT INTO n VALUES (3)")
+	a = f.begin()
+	f.queued(1)
+	first.run("commit")
+	a.run("ROLLBACK", "rollback")
+	if err := a.result(); err == nil {
+		t.Fatal("a member whose transaction SQLite ended: no error from its rollback")
+	}
+	if err := first.result(); err == nil {
+		t.Fatal("the first transaction of a broken group: no error")
+	}
+	last := f.begin()
+	last.run("INSERT INTO n VALUES (4)", "commit")
+	if err := last.result(); err != nil {
+		t.Fatalf("a transaction after the broken group: %v", err)
+	}
+	if v := f.values(); !slices.Equal(v, []int{1, 2, 4}) {
+		t.Fatalf("committed %v, want [1 2 4]", v)
 	}
 }
