@@ -208,8 +208,9 @@ func (d *DB) WriteLock() (w WriteLock, ok bool) {
 //
 // What a transaction of a group reads includes the earlier ones' writes, as
 // it would after their commits; readers on other connections see the group
-// at its COMMIT, when its transactions' clients get their answers. The
-// benchmark's floor (bench/floor.go) commits each transaction alone.
+// at its COMMIT, when its transactions' clients get their answers.
+// Hand-written transactions begun with DB.BeginWrite (the benchmark's
+// floor) join groups as ent's do.
 const (
 	groupSize = 32
 	groupAge  = 10 * time.Millisecond
