@@ -65,6 +65,8 @@ func RowRenderer(row any) (any, bool) {
 		return renderOrder(r), true
 	case *ent.Item:
 		return renderItem(r), true
+	case *ent.TrackingEntry:
+		return renderTracking(r), true
 	}
 	return nil, false
 }

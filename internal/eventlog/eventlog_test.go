@@ -758,3 +758,58 @@ func TestOrderCreatedAsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackingCreatedAsRead: tracking_entry.created is rendered from the
+// entry the create wrote (not read back) and must be exactly what GET
+// /v1/tracking-entries/{id} answers, as must the create's own answer: with
+// a hub (its code read by id), without one, an occurred_at in another zone
+// to the millisecond, none (now); an occurred_at finer than a microsecond
+// is read back instead.
+func TestTrackingCreatedAsRead(t *testing.T) {
+	var counter apptest.StatementCounter
+	s := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	start := lastSequence(t, s)
+	post := func(path, body string) map[string]any { return postJSON(t, s, path, body) }
+	post("/v1/hubs", `{"code":"AMS1","name":"Amsterdam","address":{"country":"NL"}}`)
+	order := post("/v1/orders", `{"hub":"AMS1"}`)["id"].(string)
+	created := map[string]map[string]any{}
+	for _, fields := range []string{
+		`"hub":"AMS1","location":"Schiphol","description":"Sorted","occurred_at":"2026-12-01T09:30:00.123+02:00"`,
+		`"location":"Utrecht"`,
+		`"occurred_at":"2026-12-01T09:30:00.123456789Z"`,
+	} {
+		counter.Reset()
+		e := post("/v1/tracking-entries", `{"order_id":"`+order+`","tracking_number":"TN-1","carrier":"DHL","status":"in_transit",`+fields+`}`)
+		created[e["id"].(string)] = e
+		readBack := 0
+		for _, q := range counter.Statements() {
+			if strings.HasPrefix(q, "SELECT") && strings.Contains(q, "tracking_entries") && strings.Contains(q, "occurred_at") {
+				readBack++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[strings.Contains(fields, "123456789Z")]; readBack != want {
+			t.Errorf("%s: %d statements read the entry back, want %d: %q", fields, readBack, want, counter.Statements())
+		}
+	}
+	events := map[string]eventlog.Event{}
+	for deadline := time.Now().Add(10 * time.Second); len(events) < len(created); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d tracking_entry.created events of %d", len(events), len(created))
+		}
+		var p eventsPage
+		s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&limit=100&type=tracking_entry.created", s.URL, start), nil, nil).JSON(t, &p)
+		for _, e := range p.Data {
+			events[e.SubjectID] = e
+		}
+	}
+	for id, answer := range created {
+		var now map[string]any
+		s.Do(t, "GET", s.URL+"/v1/tracking-entries/"+id, nil, nil).JSON(t, &now)
+		if obj := events[id].Data.Object; !reflect.DeepEqual(obj, now) {
+			t.Errorf("tracking_entry.created object %v\nGET %v", obj, now)
+		}
+		if !reflect.DeepEqual(answer, now) {
+			t.Errorf("POST answer %v\nGET %v", answer, now)
+		}
+	}
+}

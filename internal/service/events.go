@@ -277,6 +277,23 @@ func changed(before, after map[string]any) map[string]any {
 	return prev
 }
 
+// emitCreatedFrom is emitCreated for a row the service built from its
+// create (rendered by the RowRenderer, not read back); a nil row, or one
+// the RowRenderer does not render, is read back instead.
+func (s *Service) emitCreatedFrom(ctx context.Context, typ string, id resourceid.ID, extra map[string]any, row any) error {
+	if row == nil {
+		return s.emitCreated(ctx, typ, id, extra)
+	}
+	obj, ok, err := s.objectFrom(ctx, id, row)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return s.emitCreated(ctx, typ, id, extra)
+	}
+	return s.record(ctx, typ, id, obj, nil, extra)
+}
+
 // emitCreated records typ for a resource just created.
 func (s *Service) emitCreated(ctx context.Context, typ string, id resourceid.ID, extra map[string]any) error {
 	obj, err := s.object(ctx, id)

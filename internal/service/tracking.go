@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"logistics/ent"
 	"logistics/ent/hub"
@@ -19,11 +20,22 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 	}
 	var t *ent.TrackingEntry
 	err = WithTx(ctx, func(ctx context.Context) error {
+		// Times to the microsecond, as stored, so that the event is
+		// rendered from the row written, not read back (createdTracking).
+		now := writeNow()
+		create := client(ctx).TrackingEntry.Create().SetInput(in).SetCreatedAt(now).SetUpdatedAt(now)
+		if in.OccurredAt == nil {
+			create.SetOccurredAt(now)
+		}
 		var err error
-		if t, err = client(ctx).TrackingEntry.Create().SetInput(in).Save(ctx); err != nil {
+		if t, err = create.Save(ctx); err != nil {
 			return apperr.From(err)
 		}
-		if err := s.emitCreated(ctx, "tracking_entry.created", t.ID, nil); err != nil {
+		row, err := createdTracking(ctx, t)
+		if err != nil {
+			return err
+		}
+		if err := s.emitCreatedFrom(ctx, "tracking_entry.created", t.ID, nil, row); err != nil {
 			return err
 		}
 		return s.applyDelivered(ctx, t)
@@ -32,6 +44,27 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 		return nil, r.failed(ctx, err)
 	}
 	return t, nil
+}
+
+// createdTracking is the entry just written as GET
+// /v1/tracking-entries/{id} reads it — with its hub's code, read by id when
+// it has a hub — or nil when the row is not exactly what the database keeps
+// (an occurred_at finer than the microsecond PostgreSQL keeps): its event is
+// then rendered from the row read back. The entry is not read again inside
+// the write lock (W5 appends one per request).
+func createdTracking(ctx context.Context, t *ent.TrackingEntry) (any, error) {
+	if !t.OccurredAt.Equal(t.OccurredAt.Truncate(time.Microsecond)) {
+		return nil, nil
+	}
+	row := *t
+	if t.HubID != nil {
+		h, err := client(ctx).Hub.Query().Where(hub.ID(*t.HubID)).Select(hub.FieldID, hub.FieldCode).Only(ctx)
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		row.Edges.Hub = h
+	}
+	return &row, nil
 }
 
 // UpdateTrackingEntry corrects a tracking entry. One that is delivered after
