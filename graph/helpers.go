@@ -10,6 +10,7 @@ import (
 	"logistics/ent/order"
 	"logistics/ent/orderline"
 	"logistics/ent/trackingentry"
+	"logistics/internal/resourceid"
 )
 
 func deref[T any](p *T) T {
@@ -52,20 +53,79 @@ func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
 // it (order { lines { part { … } } }) one statement per element. Read again,
 // it is one statement for the row and one per edge, each comparing with IN.
 
+//
+// An edge to one node whose selection is its id alone (W5's createTrackingEntry
+// { order { id } }) needs no statement: the row holds the id (its foreign
+// key), and the edge is answered from it (idEdges).
+
 func eagerItem(ctx context.Context) func(*ent.Item, error) (*ent.Item, error) {
 	return withEdges(ctx, func(ctx context.Context, it *ent.Item) (*ent.Item, error) {
+		if ids, ok := idEdges(ctx, map[string]*resourceid.ID{"part": &it.PartID, "hub": &it.HubID}); ok {
+			row := *it
+			row.Edges.Part = stub[ent.Part](ids, "part", func(id resourceid.ID) *ent.Part { return &ent.Part{ID: id} })
+			row.Edges.Hub = stub[ent.Hub](ids, "hub", func(id resourceid.ID) *ent.Hub { return &ent.Hub{ID: id} })
+			return &row, nil
+		}
 		return reloaded[*ent.Item](ctx, ent.FromContext(ctx).Item.Query().Where(item.ID(it.ID)).CollectFields)
 	})
 }
 
 func eagerOrderLine(ctx context.Context) func(*ent.OrderLine, error) (*ent.OrderLine, error) {
 	return withEdges(ctx, func(ctx context.Context, l *ent.OrderLine) (*ent.OrderLine, error) {
+		if ids, ok := idEdges(ctx, map[string]*resourceid.ID{"order": &l.OrderID, "part": &l.PartID}); ok {
+			row := *l
+			row.Edges.Order = stub[ent.Order](ids, "order", func(id resourceid.ID) *ent.Order { return &ent.Order{ID: id} })
+			row.Edges.Part = stub[ent.Part](ids, "part", func(id resourceid.ID) *ent.Part { return &ent.Part{ID: id} })
+			return &row, nil
+		}
 		return reloaded[*ent.OrderLine](ctx, ent.FromContext(ctx).OrderLine.Query().Where(orderline.ID(l.ID)).CollectFields)
 	})
 }
 
+// idEdges reports whether every edge the field's selection follows is one
+// of the row's to-one edges given (name → the id the row holds, nil for
+// none) and asks for nothing but its id (and __typename), and returns
+// those edges' ids. Fragments count with every field they select, whatever
+// their type condition: a selection idEdges accepts reads nothing else.
+func idEdges(ctx context.Context, fks map[string]*resourceid.ID) (map[string]resourceid.ID, bool) {
+	oc := graphql.GetOperationContext(ctx)
+	ids := map[string]resourceid.ID{}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if len(f.Selections) == 0 {
+			continue
+		}
+		fk, ok := fks[f.Name]
+		if !ok || fk == nil || *fk == "" {
+			return nil, false
+		}
+		for _, sub := range graphql.CollectFields(oc, f.Selections, nil) {
+			if sub.Name != "id" && sub.Name != "__typename" {
+				return nil, false
+			}
+		}
+		ids[f.Name] = *fk
+	}
+	return ids, true
+}
+
+// stub is the node of an edge idEdges answered (its id alone), or nil when
+// the selection does not follow the edge.
+func stub[T any](ids map[string]resourceid.ID, edge string, node func(resourceid.ID) *T) *T {
+	id, ok := ids[edge]
+	if !ok {
+		return nil
+	}
+	return node(id)
+}
+
 func eagerTrackingEntry(ctx context.Context) func(*ent.TrackingEntry, error) (*ent.TrackingEntry, error) {
 	return withEdges(ctx, func(ctx context.Context, t *ent.TrackingEntry) (*ent.TrackingEntry, error) {
+		if ids, ok := idEdges(ctx, map[string]*resourceid.ID{"order": &t.OrderID, "hub": t.HubID}); ok {
+			row := *t
+			row.Edges.Order = stub[ent.Order](ids, "order", func(id resourceid.ID) *ent.Order { return &ent.Order{ID: id} })
+			row.Edges.Hub = stub[ent.Hub](ids, "hub", func(id resourceid.ID) *ent.Hub { return &ent.Hub{ID: id} })
+			return &row, nil
+		}
 		return reloaded[*ent.TrackingEntry](ctx, ent.FromContext(ctx).TrackingEntry.Query().Where(trackingentry.ID(t.ID)).CollectFields)
 	})
 }
