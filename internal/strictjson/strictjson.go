@@ -7,9 +7,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,76 +29,185 @@ func (e *Error) Error() string {
 
 // Check reports the first duplicate member, invalid UTF-8 or lone surrogate
 // escape in b, which must be valid JSON (check with json.Valid first).
+//
+// It walks the bytes once (every GraphQL request and every REST body passes
+// here): encoding/json's token stream, which it used before, allocated a
+// token, and an object's map, for every value, and cost more than decoding
+// the body itself.
 func Check(b []byte) error {
 	if !utf8.Valid(b) {
 		return &Error{Message: "the body is not valid UTF-8"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var stack []frame // the open objects and arrays
-	for {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
+	c := checker{b: b}
+	if err := c.value(); err != nil {
+		return err
+	}
+	if c.ws(); c.i != len(b) {
+		return errInvalid
+	}
+	return nil
+}
+
+var errInvalid = &Error{Message: "the body is not valid JSON"}
+
+// checker walks one JSON text; path holds the open objects and arrays.
+type checker struct {
+	b    []byte
+	i    int
+	path []frame
+}
+
+// frame is one open object or array: the member (its name, decoded) or
+// the element being read.
+type frame struct {
+	object bool
+	key    []byte
+	index  int
+}
+
+func (c *checker) ws() {
+	for c.i < len(c.b) {
+		switch c.b[c.i] {
+		case ' ', '\t', '\n', '\r':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+// str moves past the string starting at i and returns its source text,
+// quotes included.
+func (c *checker) str() ([]byte, error) {
+	start := c.i
+	if c.i >= len(c.b) || c.b[c.i] != '"' {
+		return nil, errInvalid
+	}
+	for c.i++; c.i < len(c.b); c.i++ {
+		switch c.b[c.i] {
+		case '\\':
+			c.i++
+		case '"':
+			c.i++
+			return c.b[start:c.i], nil
+		}
+	}
+	return nil, errInvalid
+}
+
+func (c *checker) value() error {
+	c.ws()
+	if c.i >= len(c.b) {
+		return errInvalid
+	}
+	switch c.b[c.i] {
+	case '{':
+		return c.object()
+	case '[':
+		return c.array()
+	case '"':
+		raw, err := c.str()
+		if err != nil {
+			return err
+		}
+		if msg := surrogate(raw); msg != "" {
+			return &Error{Path: pathOf(c.path), Message: msg}
+		}
+		return nil
+	}
+	for c.i < len(c.b) { // a number, true, false or null
+		switch c.b[c.i] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
 			return nil
 		}
+		c.i++
+	}
+	return nil
+}
+
+func (c *checker) object() error {
+	c.i++ // {
+	depth := len(c.path)
+	c.path = append(c.path, frame{object: true})
+	var keys [][]byte
+	for first := true; ; first = false {
+		c.ws()
+		if c.i < len(c.b) && c.b[c.i] == '}' {
+			c.i++
+			c.path = c.path[:depth]
+			return nil
+		}
+		if !first {
+			if c.i >= len(c.b) || c.b[c.i] != ',' {
+				return errInvalid
+			}
+			c.i++
+			c.ws()
+		}
+		raw, err := c.str()
 		if err != nil {
-			return &Error{Message: "the body is not valid JSON"}
+			return err
 		}
-		raw := b[start:dec.InputOffset()]
-		var top *frame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
+		if msg := surrogate(raw); msg != "" {
+			c.path[depth].key = nil
+			return &Error{Path: strings.TrimSuffix(pathOf(c.path), "."), Message: "a member name " + msg}
 		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				stack = append(stack, frame{object: t == '{', wantKey: true, keys: map[string]bool{}})
-				continue
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				stack[len(stack)-1].done()
-			}
-			continue
-		case string:
-			if top != nil && top.object && top.wantKey {
-				top.key, top.wantKey = "", false
-				if msg := surrogate(raw); msg != "" {
-					return &Error{Path: strings.TrimSuffix(pathOf(stack), "."), Message: "a member name " + msg}
-				}
-				top.key = t
-				if top.keys[t] {
-					return &Error{Path: pathOf(stack), Message: "is given more than once"}
-				}
-				top.keys[t] = true
-				continue
-			}
-			if msg := surrogate(raw); msg != "" {
-				return &Error{Path: pathOf(stack), Message: msg}
+		key, err := name(raw)
+		if err != nil {
+			return err
+		}
+		c.path[depth].key = key
+		for _, k := range keys {
+			if bytes.Equal(k, key) {
+				return &Error{Path: pathOf(c.path), Message: "is given more than once"}
 			}
 		}
-		if top != nil {
-			top.done()
+		keys = append(keys, key)
+		if c.ws(); c.i >= len(c.b) || c.b[c.i] != ':' {
+			return errInvalid
+		}
+		c.i++
+		if err := c.value(); err != nil {
+			return err
 		}
 	}
 }
 
-// frame is one open object or array.
-type frame struct {
-	object  bool
-	wantKey bool            // an object: the next string is a member name
-	keys    map[string]bool // an object: the member names read so far
-	key     string          // an object: the member being read
-	index   int             // an array: the element being read
+func (c *checker) array() error {
+	c.i++ // [
+	depth := len(c.path)
+	c.path = append(c.path, frame{})
+	for first := true; ; first = false {
+		c.ws()
+		if c.i < len(c.b) && c.b[c.i] == ']' {
+			c.i++
+			c.path = c.path[:depth]
+			return nil
+		}
+		if !first {
+			if c.i >= len(c.b) || c.b[c.i] != ',' {
+				return errInvalid
+			}
+			c.i++
+			c.path[depth].index++
+		}
+		if err := c.value(); err != nil {
+			return err
+		}
+	}
 }
 
-func (f *frame) done() {
-	if f.object {
-		f.wantKey = true
-	} else {
-		f.index++
+// name is a member name's value: its source text without the quotes when
+// it has no escape, decoded otherwise ("\u0061" and "a" are one name).
+func name(raw []byte) ([]byte, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1], nil
 	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, errInvalid
+	}
+	return []byte(s), nil
 }
 
 // pathOf names the value being read: "lines[2].sku".
@@ -111,9 +218,10 @@ func pathOf(stack []frame) string {
 		case !f.object:
 			b.WriteString("[" + strconv.Itoa(f.index) + "]")
 		case i == 0:
-			b.WriteString(f.key)
+			b.Write(f.key)
 		default:
-			b.WriteString("." + f.key)
+			b.WriteString(".")
+			b.Write(f.key)
 		}
 	}
 	return b.String()

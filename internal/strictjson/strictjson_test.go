@@ -1,8 +1,15 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCheck(t *testing.T) {
@@ -46,7 +53,169 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if json.Valid([]byte(s)) {
-			_ = Check([]byte(s)) // must not panic
+			sameAsTokens(t, []byte(s))
 		}
 	})
+}
+
+// sameAsTokens fails the test when Check and the token-stream version it
+// replaced answer b differently.
+func sameAsTokens(t *testing.T, b []byte) {
+	t.Helper()
+	str := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	if got, want := str(Check(b)), str(checkTokens(b)); got != want {
+		t.Fatalf("Check(%s) = %q, the token stream says %q", b, got, want)
+	}
+}
+
+// TestCheckAsTokens: on random documents — nested objects and arrays,
+// names repeated at random, escaped names equal to plain ones, strings
+// with escapes and lone or paired surrogates, white space — Check answers
+// as the token-stream version did, error paths included.
+func TestCheckAsTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	strs := []string{`"a"`, `"b"`, `"\u0061"`, `"x\\u"`, `"\ud800"`, `"\udc00z"`, `"\ud83d\ude00"`, `"é"`, `""`, `"q\"r"`}
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		ws := []string{"", " ", "\n\t"}[r.IntN(3)]
+		switch k := r.IntN(6); {
+		case depth > 3 || k == 0:
+			return ws + []string{"1", "-2.5e3", "true", "null", "false"}[r.IntN(5)]
+		case k == 1:
+			return strs[r.IntN(len(strs))]
+		case k == 2:
+			var parts []string
+			for range r.IntN(4) {
+				parts = append(parts, gen(depth+1))
+			}
+			return "[" + ws + strings.Join(parts, ws+","+ws) + "]"
+		default:
+			var parts []string
+			for range r.IntN(5) {
+				parts = append(parts, strs[r.IntN(len(strs))]+ws+":"+gen(depth+1))
+			}
+			return ws + "{" + strings.Join(parts, ",") + ws + "}"
+		}
+	}
+	checked, refused := 0, 0
+	for range 20000 {
+		doc := []byte(gen(0))
+		if !json.Valid(doc) {
+			t.Fatalf("generated %s: not JSON", doc)
+		}
+		sameAsTokens(t, doc)
+		checked++
+		if Check(doc) != nil {
+			refused++
+		}
+	}
+	if refused == 0 || refused == checked {
+		t.Fatalf("%d of %d documents refused: the generator does not cover both answers", refused, checked)
+	}
+}
+
+// BenchmarkCheck: a GraphQL request body of W6's shape.
+func BenchmarkCheck(b *testing.B) {
+	body := []byte(`{"query":"query W6($id: ID!) { node(id: $id) { ... on Order { id number status hub { id code } lines { id quantity part { id sku } } } } }","variables":{"id":"ord_01JABCDEFGHJKMNPQRSTVWXYZ0"},"operationName":"W6"}`)
+	for b.Loop() {
+		if err := Check(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// checkTokens is the token-stream Check this package had before its byte
+// walk, kept to compare the two: it reports the first duplicate member, invalid UTF-8 or lone surrogate
+// escape in b, which must be valid JSON (check with json.Valid first).
+func checkTokens(b []byte) error {
+	if !utf8.Valid(b) {
+		return &Error{Message: "the body is not valid UTF-8"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var stack []tokenFrame // the open objects and arrays
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &Error{Message: "the body is not valid JSON"}
+		}
+		raw := b[start:dec.InputOffset()]
+		var top *tokenFrame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				stack = append(stack, tokenFrame{object: t == '{', wantKey: true, keys: map[string]bool{}})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack[len(stack)-1].done()
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.wantKey {
+				top.key, top.wantKey = "", false
+				if msg := surrogate(raw); msg != "" {
+					return &Error{Path: strings.TrimSuffix(tokenPathOf(stack), "."), Message: "a member name " + msg}
+				}
+				top.key = t
+				if top.keys[t] {
+					return &Error{Path: tokenPathOf(stack), Message: "is given more than once"}
+				}
+				top.keys[t] = true
+				continue
+			}
+			if msg := surrogate(raw); msg != "" {
+				return &Error{Path: tokenPathOf(stack), Message: msg}
+			}
+		}
+		if top != nil {
+			top.done()
+		}
+	}
+}
+
+// frame is one open object or array.
+type tokenFrame struct {
+	object  bool
+	wantKey bool            // an object: the next string is a member name
+	keys    map[string]bool // an object: the member names read so far
+	key     string          // an object: the member being read
+	index   int             // an array: the element being read
+}
+
+func (f *tokenFrame) done() {
+	if f.object {
+		f.wantKey = true
+	} else {
+		f.index++
+	}
+}
+
+// tokenPathOf names the value being read: "lines[2].sku".
+func tokenPathOf(stack []tokenFrame) string {
+	var b strings.Builder
+	for i, f := range stack {
+		switch {
+		case !f.object:
+			b.WriteString("[" + strconv.Itoa(f.index) + "]")
+		case i == 0:
+			b.WriteString(f.key)
+		default:
+			b.WriteString("." + f.key)
+		}
+	}
+	return b.String()
 }
