@@ -736,27 +736,7 @@ func TestOrderCreatedAsRead(t *testing.T) {
 			t.Errorf("%s: %d statements read the order back, want %d: %q", body, readBack, want, counter.Statements())
 		}
 	}
-	events := map[string]eventlog.Event{}
-	for deadline := time.Now().Add(10 * time.Second); len(events) < len(created); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d order.created events of %d", len(events), len(created))
-		}
-		var p eventsPage
-		s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&limit=100&type=order.created", s.URL, start), nil, nil).JSON(t, &p)
-		for _, e := range p.Data {
-			events[e.SubjectID] = e
-		}
-	}
-	for id, answer := range created {
-		var now map[string]any
-		s.Do(t, "GET", s.URL+"/v1/orders/"+id, nil, nil).JSON(t, &now)
-		if obj := events[id].Data.Object; !reflect.DeepEqual(obj, now) {
-			t.Errorf("order.created object %v\nGET %v", obj, now)
-		}
-		if !reflect.DeepEqual(answer, now) {
-			t.Errorf("POST answer %v\nGET %v", answer, now)
-		}
-	}
+	createdAsRead(t, s, start, "order.created", "/v1/orders/", created)
 }
 
 // TestTrackingCreatedAsRead: tracking_entry.created is rendered from the
@@ -791,22 +771,30 @@ func TestTrackingCreatedAsRead(t *testing.T) {
 			t.Errorf("%s: %d statements read the entry back, want %d: %q", fields, readBack, want, counter.Statements())
 		}
 	}
+	createdAsRead(t, s, start, "tracking_entry.created", "/v1/tracking-entries/", created)
+}
+
+// createdAsRead waits for the typ event of every resource created (id →
+// the POST answer) after start, and checks that its object and the POST
+// answer are what GET <path><id> answers now.
+func createdAsRead(t *testing.T, s *apptest.Server, start int64, typ, path string, created map[string]map[string]any) {
+	t.Helper()
 	events := map[string]eventlog.Event{}
 	for deadline := time.Now().Add(10 * time.Second); len(events) < len(created); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d tracking_entry.created events of %d", len(events), len(created))
+			t.Fatalf("%d %s events of %d", len(events), typ, len(created))
 		}
 		var p eventsPage
-		s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&limit=100&type=tracking_entry.created", s.URL, start), nil, nil).JSON(t, &p)
+		s.Do(t, "GET", fmt.Sprintf("%s/v1/events?after=%d&limit=100&type=%s", s.URL, start, typ), nil, nil).JSON(t, &p)
 		for _, e := range p.Data {
 			events[e.SubjectID] = e
 		}
 	}
 	for id, answer := range created {
 		var now map[string]any
-		s.Do(t, "GET", s.URL+"/v1/tracking-entries/"+id, nil, nil).JSON(t, &now)
+		s.Do(t, "GET", s.URL+path+id, nil, nil).JSON(t, &now)
 		if obj := events[id].Data.Object; !reflect.DeepEqual(obj, now) {
-			t.Errorf("tracking_entry.created object %v\nGET %v", obj, now)
+			t.Errorf("%s object %v\nGET %v", typ, obj, now)
 		}
 		if !reflect.DeepEqual(answer, now) {
 			t.Errorf("POST answer %v\nGET %v", answer, now)

@@ -131,18 +131,8 @@ func (c *checker) object() error {
 	c.path = append(c.path, frame{object: true})
 	var keys [][]byte
 	for first := true; ; first = false {
-		c.ws()
-		if c.i < len(c.b) && c.b[c.i] == '}' {
-			c.i++
-			c.path = c.path[:depth]
-			return nil
-		}
-		if !first {
-			if c.i >= len(c.b) || c.b[c.i] != ',' {
-				return errInvalid
-			}
-			c.i++
-			c.ws()
+		if done, err := c.next('}', depth, first); done || err != nil {
+			return err
 		}
 		raw, err := c.str()
 		if err != nil {
@@ -178,23 +168,36 @@ func (c *checker) array() error {
 	depth := len(c.path)
 	c.path = append(c.path, frame{})
 	for first := true; ; first = false {
-		c.ws()
-		if c.i < len(c.b) && c.b[c.i] == ']' {
-			c.i++
-			c.path = c.path[:depth]
-			return nil
+		if done, err := c.next(']', depth, first); done || err != nil {
+			return err
 		}
 		if !first {
-			if c.i >= len(c.b) || c.b[c.i] != ',' {
-				return errInvalid
-			}
-			c.i++
 			c.path[depth].index++
 		}
 		if err := c.value(); err != nil {
 			return err
 		}
 	}
+}
+
+// next moves to the next member or element of the container opened at
+// depth: done at its closing byte end (the container leaves the path),
+// past the comma before any but the first.
+func (c *checker) next(end byte, depth int, first bool) (bool, error) {
+	c.ws()
+	if c.i < len(c.b) && c.b[c.i] == end {
+		c.i++
+		c.path = c.path[:depth]
+		return true, nil
+	}
+	if !first {
+		if c.i >= len(c.b) || c.b[c.i] != ',' {
+			return false, errInvalid
+		}
+		c.i++
+		c.ws()
+	}
+	return false, nil
 }
 
 // name is a member name's value: its source text without the quotes when
