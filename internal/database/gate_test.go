@@ -1,11 +1,16 @@
 package database
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -480,12 +485,153 @@ func TestGroupEndsForOthers(t *testing.T) {
 	if err := first.result(); err == nil {
 		t.Fatal("the first transaction of a broken group: no error")
 	}
+	// The same when the member commits instead: its savepoint is gone.
+	first = f.begin()
+	first.run("INSERT INTO n VALUES (5)")
+	a = f.begin()
+	f.queued(1)
+	first.run("commit")
+	a.run("INSERT INTO n VALUES (6)", "ROLLBACK", "commit")
+	if err := a.result(); err == nil {
+		t.Fatal("a member that commits after SQLite ended its transaction: no error")
+	}
+	if err := first.result(); err == nil {
+		t.Fatal("the first transaction of a group broken at a commit: no error")
+	}
 	last := f.begin()
 	last.run("INSERT INTO n VALUES (4)", "commit")
 	if err := last.result(); err != nil {
-		t.Fatalf("a transaction after the broken group: %v", err)
+		t.Fatalf("a transaction after the broken groups: %v", err)
 	}
 	if v := f.values(); !slices.Equal(v, []int{1, 2, 4}) {
 		t.Fatalf("committed %v, want [1 2 4]", v)
 	}
+}
+
+// TestGroupKilled: a process killed (SIGKILL) while a group of
+// transactions is open — the first waiting for the group's COMMIT, the
+// second written but not ended — loses the whole group and nothing
+// committed before it; none of the group's transactions had been answered,
+// and the file opens clean and takes writes.
+func TestGroupKilled(t *testing.T) {
+	if path := os.Getenv("GROUP_CHILD_DB"); path != "" {
+		groupChild(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "g.db")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestGroupKilled$")
+	cmd.Env = append(os.Environ(), "GROUP_CHILD_DB="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for lines := bufio.NewScanner(out); lines.Scan(); {
+		said = append(said, lines.Text())
+		if lines.Text() == "open" || strings.HasPrefix(lines.Text(), "error") {
+			break
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait() //nolint:errcheck // killed
+	if !slices.Equal(said, []string{"committed", "open"}) {
+		t.Fatalf("the child said %q, want committed, open (nothing of the open group answered)", said)
+	}
+	db, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var check string
+	if err := db.SQL.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q %v", check, err)
+	}
+	var vs []int
+	rows, err := db.SQL.Query("SELECT v FROM g ORDER BY v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	rows.Close()
+	if !slices.Equal(vs, []int{1}) {
+		t.Fatalf("rows after the kill: %v, want [1] (the committed one, nothing of the open group)", vs)
+	}
+	tx, err := db.BeginWrite(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(context.Background(), "INSERT INTO g (v) VALUES (4)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("a write after the kill: %v", err)
+	}
+}
+
+// groupChild is TestGroupKilled's child: it commits one row, then leaves a
+// group open (two rows in it) and waits to be killed. It prints what
+// happened; "answered" would be a Commit returning before its group's
+// COMMIT.
+func groupChild(path string) {
+	fail := func(err error) {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		fail(err)
+	}
+	if _, err := db.SQL.Exec("CREATE TABLE g (v INTEGER)"); err != nil {
+		fail(err)
+	}
+	db.gate.maxAge = time.Hour
+	insert := func(v int) WriteTx {
+		tx, err := db.BeginWrite(ctx)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, "INSERT INTO g (v) VALUES (?)", v)
+		}
+		if err != nil {
+			fail(err)
+		}
+		return tx
+	}
+	if err := insert(1).Commit(); err != nil {
+		fail(err)
+	}
+	fmt.Println("committed")
+	first := insert(2)
+	joined := make(chan WriteTx)
+	go func() { joined <- insert(3) }() // queues behind first
+	for {
+		db.gate.mu.Lock()
+		n := len(db.gate.queue)
+		db.gate.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	go func() {
+		if err := first.Commit(); err != nil {
+			fail(err)
+		}
+		fmt.Println("answered")
+	}()
+	<-joined // its row written in the group first left open
+	fmt.Println("open")
+	select {}
 }
