@@ -52,7 +52,6 @@ func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
 // "order { id }" was a fifth of W5's CPU through GraphQL —, and a list under
 // it (order { lines { part { … } } }) one statement per element. Read again,
 // it is one statement for the row and one per edge, each comparing with IN.
-
 //
 // An edge to one node whose selection is its id alone (W5's createTrackingEntry
 // { order { id } }) needs no statement: the row holds the id (its foreign
