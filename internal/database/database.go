@@ -64,10 +64,19 @@ type WriteTx interface {
 // the write gate, in the group left open if there is one (gate.go), with
 // BEGIN IMMEDIATE otherwise; on PostgreSQL with database/sql's BeginTx.
 func (d *DB) BeginWrite(ctx context.Context) (WriteTx, error) {
+	// A failed begin returns a nil interface, not one holding a nil *Tx.
 	if d.gate == nil {
-		return d.SQL.BeginTx(ctx, nil)
+		tx, err := d.SQL.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		return tx, nil
 	}
-	return beginGrouped(ctx, d.SQL, d.gate)
+	tx, err := beginGrouped(ctx, d.SQL, d.gate)
+	if err != nil {
+		return nil, err
+	}
+	return tx, nil
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.

@@ -270,7 +270,11 @@ func (grp *txGroup) end() (committed bool) {
 // waits on nothing but the disk once it holds the lock, and ending it
 // early on a client's disconnect would only roll back work already done.
 func (d *gatedDriver) Tx(ctx context.Context) (dialect.Tx, error) {
-	return beginGrouped(ctx, d.db, d.gate)
+	tx, err := beginGrouped(ctx, d.db, d.gate)
+	if err != nil {
+		return nil, err // a nil interface, not one holding a nil *connTx
+	}
+	return tx, nil
 }
 
 // beginGrouped begins a transaction in the group left open, or a group.

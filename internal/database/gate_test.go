@@ -41,9 +41,12 @@ func TestWriteGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = g.Tx(ctx)
+	busy, err := g.Tx(ctx)
 	if e := apperr.From(err); e == nil || e.Code != "database_busy" || e.Kind.Status() != 503 {
 		t.Fatalf("a writer past the limit: %v, want 503 database_busy", err)
+	}
+	if busy != nil { // an interface holding a nil *connTx is not nil
+		t.Fatalf("a refused writer got a transaction: %#v", busy)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
