@@ -129,7 +129,7 @@ func (c *checker) object() error {
 	c.i++ // {
 	depth := len(c.path)
 	c.path = append(c.path, frame{object: true})
-	var keys [][]byte
+	var keys names
 	for first := true; ; first = false {
 		if done, err := c.next('}', depth, first); done || err != nil {
 			return err
@@ -147,12 +147,9 @@ func (c *checker) object() error {
 			return err
 		}
 		c.path[depth].key = key
-		for _, k := range keys {
-			if bytes.Equal(k, key) {
-				return &Error{Path: pathOf(c.path), Message: "is given more than once"}
-			}
+		if keys.seen(key) {
+			return &Error{Path: pathOf(c.path), Message: "is given more than once"}
 		}
-		keys = append(keys, key)
 		if c.ws(); c.i >= len(c.b) || c.b[c.i] != ':' {
 			return errInvalid
 		}
@@ -198,6 +195,41 @@ func (c *checker) next(end byte, depth int, first bool) (bool, error) {
 		c.ws()
 	}
 	return false, nil
+}
+
+// names are the member names of one object read so far: a list while it
+// is short (most bodies), a set past that, so that an object of many
+// members (a body can hold a hundred thousand) is checked in linear time.
+type names struct {
+	list [][]byte
+	set  map[string]struct{}
+}
+
+const namesListMax = 16
+
+// seen reports whether key was read before, and records it.
+func (n *names) seen(key []byte) bool {
+	if n.set != nil {
+		if _, ok := n.set[string(key)]; ok {
+			return true
+		}
+		n.set[string(key)] = struct{}{}
+		return false
+	}
+	for _, k := range n.list {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	n.list = append(n.list, key)
+	if len(n.list) > namesListMax {
+		n.set = make(map[string]struct{}, 2*len(n.list))
+		for _, k := range n.list {
+			n.set[string(k)] = struct{}{}
+		}
+		n.list = nil
+	}
+	return false
 }
 
 // name is a member name's value: its source text without the quotes when

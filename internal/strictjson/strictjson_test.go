@@ -119,6 +119,49 @@ func TestCheckAsTokens(t *testing.T) {
 	}
 }
 
+// TestCheckManyMembers: an object of more members than the short list
+// holds finds a repeated name wherever it is (here the first one again
+// after 40, and a name escaped differently), and is checked in linear
+// time (BenchmarkCheckManyMembers).
+func TestCheckManyMembers(t *testing.T) {
+	for _, tc := range []struct{ last, want string }{
+		{`"k0"`, "k0: is given more than once"},
+		{`"k\u0033\u0037"`, "k37: is given more than once"},
+		{`"k40"`, ""},
+	} {
+		doc := manyMembers(40, tc.last)
+		sameAsTokens(t, doc)
+		got := ""
+		if err := Check(doc); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("40 members then %s: %q, want %q", tc.last, got, tc.want)
+		}
+	}
+}
+
+// manyMembers is an object of members "k0" … "k<n-1>" and then last.
+func manyMembers(n int, last string) []byte {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		b.WriteString(`"k` + strconv.Itoa(i) + `":1,`)
+	}
+	b.WriteString(last + ":2}")
+	return []byte(b.String())
+}
+
+// BenchmarkCheckManyMembers: 100,000 members in one object (about 1 MB).
+func BenchmarkCheckManyMembers(b *testing.B) {
+	doc := manyMembers(100000, `"last"`)
+	for b.Loop() {
+		if err := Check(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCheck: a GraphQL request body of W6's shape.
 func BenchmarkCheck(b *testing.B) {
 	body := []byte(`{"query":"query W6($id: ID!) { node(id: $id) { ... on Order { id number status hub { id code } lines { id quantity part { id sku } } } } }","variables":{"id":"ord_01JABCDEFGHJKMNPQRSTVWXYZ0"},"operationName":"W6"}`)
