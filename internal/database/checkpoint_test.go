@@ -158,11 +158,7 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 	var largest int64
 	const total = 128 << 20
 	for id := 0; id*len(blob) < total; id += 8 {
-		leave, err := db.EnterWrite(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := db.SQL.BeginTx(ctx, nil)
+		tx, err := db.BeginWrite(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +170,6 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		leave()
 		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > largest {
 			largest = fi.Size()
 		}

@@ -36,20 +36,6 @@ type DB struct {
 	checkpoints *checkpointer // SQLite files: the log's checkpoints (checkpoint.go)
 }
 
-// EnterWrite waits until this process may begin a write transaction on the
-// database and returns the function that lets the next one in (call it
-// after the commit or rollback). ent's transactions pass it by themselves,
-// and hand-written ones begun with BeginWrite; work that must not run
-// inside a group of transactions (a checkpoint) calls it: a group left open
-// is committed first. On PostgreSQL it returns at once (row locks order the
-// writers).
-func (d *DB) EnterWrite(ctx context.Context) (leave func(), err error) {
-	if d.gate == nil {
-		return func() {}, nil
-	}
-	return d.gate.enter(ctx)
-}
-
 // WriteTx is a write transaction for hand-written SQL: database/sql's Tx
 // on PostgreSQL, a transaction of the write gate's groups on SQLite.
 type WriteTx interface {

@@ -30,8 +30,8 @@ import (
 // meet the busy timeout.
 //
 // The gate belongs to the open database, not to ent: hand-written
-// transactions on the same file (the benchmark's floor) and the
-// checkpointer's log restart (checkpoint.go) go through it too (DB.EnterWrite).
+// transactions on the same file (the benchmark's floor, DB.BeginWrite) and
+// the checkpointer's log restart (checkpoint.go, enter) go through it too.
 type writeGate struct {
 	timeout time.Duration
 
@@ -78,9 +78,9 @@ func errBusy() error {
 	return apperr.Unavailable("the database is busy with other writes; retry shortly").WithCode("database_busy").WithHeader("Retry-After", "1")
 }
 
-// enter waits for the gate for a writer that is not an ent transaction (the
-// checkpointer's restart, the benchmark's floor): a group left open is
-// committed before it gets in. It returns the function that leaves.
+// enter waits for the gate for a writer that must not run inside a group
+// (the checkpointer's restart): a group left open is committed before it
+// gets in. It returns the function that leaves.
 func (g *writeGate) enter(ctx context.Context) (func(), error) {
 	if err := g.admit(ctx, false); err != nil {
 		return nil, err
