@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"logistics/internal/database"
 	"logistics/internal/decimal"
-	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
 )
 
 // The floor's answers to W4 (create an order, submit it, allocate it), W5
@@ -112,62 +114,6 @@ func (f *floor) inTx(ctx context.Context, fn func(tx database.WriteTx) error) er
 	return nil
 }
 
-// event writes the domain event of a write as the service's event log does
-// (internal/eventlog): on PostgreSQL with the sequencer running (the floor
-// process), unnumbered with its pending_order, in the INSERT itself (the
-// service takes it in one more statement), numbered after the commit (inTx
-// waits, as the service's writers do); otherwise numbered from the event
-// counter, whose row lock is held until the commit. Every floor transaction
-// writes its one event last, as here, so the lock is taken where the
-// service takes it, at the end. On PostgreSQL without the sequencer the
-// numbering, the insert and the NOTIFY are one statement (the service needs
-// three: it reads the webhook endpoints' stamp and inserts first, for its
-// webhook fan-out hook); on SQLite two, as the service's (which reads the
-// stamp in its counter statement).
-func (f *floor) event(ctx context.Context, tx database.WriteTx, typ, subject string, data map[string]any, now time.Time) error {
-	var js any
-	if data != nil {
-		b, err := json.Marshal(data)
-		if err != nil {
-			return err
-		}
-		js = string(b)
-	}
-	id := string(resourceid.New(resourceid.Event))
-	if f.postgres && f.events != nil {
-		_, err := f.exec(ctx, tx, `INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, pending_order) VALUES (?, ?, ?, ?, ?, ?, ?, `+eventlog.PendingOrderSQL+`)`,
-			id, now, now, typ, subject, "floor", js)
-		return err
-	}
-	if f.postgres {
-		rows, err := f.txQuery(ctx, tx, `WITH c AS (UPDATE event_counter SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value)
-INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence)
-SELECT ?::text, ?::timestamptz, ?::timestamptz, ?::text, ?::text, ?::text, ?::jsonb, c.last_value FROM c
-RETURNING pg_notify('`+eventlog.Channel+`', sequence::text)::text`, id, now, now, typ, subject, "floor", js)
-		if err != nil {
-			return err
-		}
-		return drain(rows)
-	}
-	rows, err := f.txQuery(ctx, tx, `UPDATE event_counter SET last_value = last_value + 1 WHERE id = 1 RETURNING last_value`)
-	if err != nil {
-		return err
-	}
-	var seq int64
-	if rows.Next() {
-		err = rows.Scan(&seq)
-	} else {
-		err = errors.New("no event counter row")
-	}
-	rows.Close()
-	if err != nil {
-		return err
-	}
-	_, err = f.exec(ctx, tx, `INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, now, now, typ, subject, "floor", js, seq)
-	return err
-}
-
 // drain reads rows to the end and closes them.
 func drain(rows *sql.Rows) error {
 	for rows.Next() {
@@ -180,12 +126,14 @@ func drain(rows *sql.Rows) error {
 }
 
 type floorOrderIn struct {
-	HubID       string `json:"hub_id"`
-	CustomerRef string `json:"customer_ref"`
-	Lines       []struct {
-		PartID   string          `json:"part_id"`
-		Quantity decimal.Decimal `json:"quantity"`
-	} `json:"lines"`
+	HubID       string        `json:"hub_id"`
+	CustomerRef string        `json:"customer_ref"`
+	Lines       []floorLineIn `json:"lines"`
+}
+
+type floorLineIn struct {
+	PartID   string          `json:"part_id"`
+	Quantity decimal.Decimal `json:"quantity"`
 }
 
 // floorWriteOrder is the floor's answer to W4's requests.
@@ -233,16 +181,21 @@ func (f *floor) w4Create(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		hub, parts, err := f.refs(ctx, tx, in.HubID, in.Lines)
+		if err != nil {
+			return err
+		}
 		if _, err := f.exec(ctx, tx, `INSERT INTO orders (id, created_at, updated_at, revision, number, status, customer_ref, hub_id, workflow_id) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)`,
 			o.ID, now, now, o.Number, o.Status, in.CustomerRef, in.HubID, wfID); err != nil {
 			return err
 		}
+		rep := floorOrderRep{ID: o.ID, Number: o.Number, Status: o.Status, AllowedTransitions: floorAllowed[o.Status],
+			CustomerRef: in.CustomerRef, Priority: "normal", Hub: floorHubRef{ID: in.HubID, Code: hub},
+			Workflow: floorWorkflowRef{ID: wfID, Key: "fulfilment", Version: version}, LatestTracking: []any{},
+			Revision: 1, CreatedAt: now, UpdatedAt: now}
 		q := `INSERT INTO order_lines (id, created_at, updated_at, revision, quantity, allocated_quantity, shipped_quantity, order_id, part_id) VALUES `
 		args := make([]any, 0, 6*len(in.Lines))
 		for i, l := range in.Lines {
-			if l.Quantity <= 0 || l.PartID == "" {
-				return errBadInput
-			}
 			if i > 0 {
 				q += ", "
 			}
@@ -250,17 +203,62 @@ func (f *floor) w4Create(w http.ResponseWriter, r *http.Request) {
 			lid := string(resourceid.New(resourceid.OrderLine))
 			args = append(args, lid, now, now, int64(l.Quantity), o.ID, l.PartID)
 			o.Lines = append(o.Lines, floorWriteLine{ID: lid, PartID: l.PartID, Quantity: l.Quantity})
+			part := parts[l.PartID]
+			rep.Lines = append(rep.Lines, floorLineRep{ID: lid, OrderID: o.ID, PartID: l.PartID, Part: &part,
+				Quantity: l.Quantity, Revision: 1, CreatedAt: now, UpdatedAt: now})
 		}
 		if _, err := f.exec(ctx, tx, q, args...); err != nil {
 			return err
 		}
-		return f.event(ctx, tx, "order.created", o.ID, map[string]any{"status": o.Status, "workflow": "fulfilment", "workflow_version": version}, now)
+		return f.writeEvents(ctx, tx, []floorEvent{{"order.created", o.ID, object(rep, nil, nil)}}, now)
 	})
 	if err != nil {
 		f.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, o)
+}
+
+// refs reads the hub's code and the lines' parts (sku, name) in one
+// statement, for the order's representation; a missing one is bad input
+// (the service checks references before it writes).
+func (f *floor) refs(ctx context.Context, tx database.WriteTx, hubID string, lines []floorLineIn) (string, map[string]floorPartRef, error) {
+	args := []any{hubID}
+	for _, l := range lines {
+		if l.Quantity <= 0 || l.PartID == "" {
+			return "", nil, errBadInput
+		}
+		args = append(args, l.PartID)
+	}
+	rows, err := f.txQuery(ctx, tx, `SELECT 'h', id, code, '' FROM hubs WHERE id = ?
+UNION ALL SELECT 'p', id, sku, part_name FROM parts WHERE id IN (`+placeholders(len(lines))+`)`, args...)
+	if err != nil {
+		return "", nil, err
+	}
+	defer rows.Close()
+	var hub string
+	parts := make(map[string]floorPartRef, len(lines))
+	for rows.Next() {
+		var kind string
+		var p floorPartRef
+		if err := rows.Scan(&kind, &p.ID, &p.SKU, &p.PartName); err != nil {
+			return "", nil, err
+		}
+		if kind == "h" {
+			hub = p.SKU
+		} else {
+			parts[p.ID] = p
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", nil, err
+	}
+	for _, l := range lines {
+		if _, ok := parts[l.PartID]; !ok || hub == "" {
+			return "", nil, errBadInput
+		}
+	}
+	return hub, parts, nil
 }
 
 // floorTransitions are the fulfilment workflow's transitions W4 takes.
@@ -272,9 +270,11 @@ var floorTransitions = map[string]struct {
 	"allocate": {"open", "allocated", true},
 }
 
-// w4Transition: one transaction — the conditional state change (it locks the
-// order), the reservation of every line's missing quantity (allocate), the
-// order event and the order.transitioned event.
+// w4Transition: one transaction — the order's hub and workflow, the
+// conditional state change (it locks the order), its lines, the reservation
+// of every line's missing quantity (allocate), the order event, and the
+// events: per reservation item.updated and order_line.updated, then
+// order.transitioned (effects first, as the service records them).
 func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Transition string `json:"transition"`
@@ -292,13 +292,15 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().UTC()
 	o := floorWriteOrder{ID: r.PathValue("id"), Status: t.to}
 	err := f.inTx(ctx, func(tx database.WriteTx) error {
-		rows, err := f.txQuery(ctx, tx, `SELECT hub_id FROM orders WHERE id = ?`, o.ID)
+		rep := floorOrderRep{ID: o.ID, Status: t.to, AllowedTransitions: floorAllowed[t.to], LatestTracking: []any{}}
+		var was time.Time // updated_at before the change, for previous_attributes
+		rows, err := f.txQuery(ctx, tx, `SELECT o.hub_id, h.code, o.workflow_id, w.key, w.version, o.updated_at
+FROM orders o JOIN hubs h ON h.id = o.hub_id JOIN workflows w ON w.id = o.workflow_id WHERE o.id = ?`, o.ID)
 		if err != nil {
 			return err
 		}
-		var hubID string
 		if rows.Next() {
-			err = rows.Scan(&hubID)
+			err = rows.Scan(&rep.Hub.ID, &rep.Hub.Code, &rep.Workflow.ID, &rep.Workflow.Key, &rep.Workflow.Version, sqltime.Time{T: &was})
 		} else {
 			err = sql.ErrNoRows
 		}
@@ -306,23 +308,56 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		n, err := f.exec(ctx, tx, `UPDATE orders SET status = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND status = ?`, t.to, now, o.ID, t.from)
+		rows, err = f.txQuery(ctx, tx, `UPDATE orders SET status = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND status = ?
+RETURNING number, customer_ref, priority, due_at, ship_to_name, ship_to_line1, ship_to_line2, ship_to_city, ship_to_postal_code, ship_to_country, revision, created_at`,
+			t.to, now, o.ID, t.from)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
+		changed := rows.Next()
+		if changed {
+			st := &rep.ShipTo
+			err = rows.Scan(&rep.Number, &rep.CustomerRef, &rep.Priority, sqltime.NullTime{T: &rep.DueAt},
+				&st.Name, &st.Line1, &st.Line2, &st.City, &st.PostalCode, &st.Country, &rep.Revision, sqltime.Time{T: &rep.CreatedAt})
+		}
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		if !changed {
 			return &errConflict{"illegal_transition", fmt.Sprintf("transition %q is not allowed from the order's state", in.Transition)}
 		}
+		rep.UpdatedAt = now
+		lines, err := f.orderLines(ctx, tx, o.ID)
+		if err != nil {
+			return err
+		}
+		previous := map[string]any{"allowed_transitions": floorAllowed[t.from], "revision": rep.Revision - 1, "status": t.from, "updated_at": was}
+		var evs []floorEvent
 		if t.reserve {
-			if o.Lines, err = f.reserve(ctx, tx, o.ID, hubID, now); err != nil {
+			before := slices.Clone(lines)
+			if evs, err = f.reserve(ctx, tx, o.ID, rep.Hub, lines, now); err != nil {
 				return err
 			}
+			if len(evs) > 0 {
+				previous["lines"] = sortedLines(before)
+			}
+			for _, l := range lines {
+				o.Lines = append(o.Lines, floorWriteLine{ID: l.ID, PartID: l.PartID, Quantity: l.Quantity, AllocatedQuantity: l.AllocatedQuantity})
+			}
 		}
+		rep.Lines = sortedLines(lines)
 		if _, err := f.exec(ctx, tx, `INSERT INTO order_events (id, created_at, updated_at, from_state, to_state, transition, actor, occurred_at, order_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			string(resourceid.New(resourceid.OrderEvent)), now, now, t.from, t.to, in.Transition, "floor", now, o.ID); err != nil {
 			return err
 		}
-		return f.event(ctx, tx, "order.transitioned", o.ID, map[string]any{"from": t.from, "to": t.to, "transition": in.Transition}, now)
+		effect := "none"
+		if t.reserve {
+			effect = "reserve"
+		}
+		evs = append(evs, floorEvent{"order.transitioned", o.ID, object(rep, previous, map[string]any{"transition": map[string]any{
+			"effect": effect, "from": t.from, "name": in.Transition, "to": t.to, "workflow": rep.Workflow.Key, "workflow_version": rep.Workflow.Version}})})
+		return f.writeEvents(ctx, tx, evs, now)
 	})
 	if err != nil {
 		f.fail(w, err)
@@ -331,35 +366,49 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, o)
 }
 
-// reserve reserves what every line lacks at the hub, lines in part order
-// and items FEFO, then oldest, then id (the service's lock order), each with
-// a conditional UPDATE that cannot oversell; all or nothing.
-func (f *floor) reserve(ctx context.Context, tx database.WriteTx, orderID, hubID string, now time.Time) ([]floorWriteLine, error) {
-	rows, err := f.txQuery(ctx, tx, `SELECT id, part_id, quantity, allocated_quantity FROM order_lines WHERE order_id = ? ORDER BY part_id, id`, orderID)
+// orderLines reads an order's lines with their parts, in part order (the
+// order reservations lock items in).
+func (f *floor) orderLines(ctx context.Context, tx database.WriteTx, orderID string) ([]floorLineRep, error) {
+	rows, err := f.txQuery(ctx, tx, `SELECT l.id, l.part_id, p.sku, p.part_name, l.quantity, l.allocated_quantity, l.shipped_quantity, l.revision, l.created_at, l.updated_at
+FROM order_lines l JOIN parts p ON p.id = l.part_id WHERE l.order_id = ? ORDER BY l.part_id, l.id`, orderID)
 	if err != nil {
 		return nil, err
 	}
-	var lines []floorWriteLine
+	defer rows.Close()
+	var lines []floorLineRep
 	for rows.Next() {
-		var l floorWriteLine
-		if err := rows.Scan(&l.ID, &l.PartID, &l.Quantity, &l.AllocatedQuantity); err != nil {
-			rows.Close()
+		l := floorLineRep{OrderID: orderID, Part: &floorPartRef{}}
+		if err := rows.Scan(&l.ID, &l.PartID, &l.Part.SKU, &l.Part.PartName, &l.Quantity, &l.AllocatedQuantity, &l.ShippedQuantity,
+			&l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt}); err != nil {
 			return nil, err
 		}
+		l.Part.ID = l.PartID
 		lines = append(lines, l)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
+	return lines, rows.Err()
+}
+
+// sortedLines is lines in id order, as an order's representation lists them.
+func sortedLines(lines []floorLineRep) []floorLineRep {
+	out := slices.Clone(lines)
+	slices.SortFunc(out, func(a, b floorLineRep) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// reserve reserves what every line lacks at the hub, lines in part order
+// and items FEFO, then oldest, then id (the service's lock order), each with
+// a conditional UPDATE that cannot oversell; all or nothing. It updates
+// lines in place and returns the effects' events.
+func (f *floor) reserve(ctx context.Context, tx database.WriteTx, orderID string, hub floorHubRef, lines []floorLineRep, now time.Time) ([]floorEvent, error) {
 	var short []string
+	var evs []floorEvent
 	for i := range lines {
 		l := &lines[i]
 		need := l.Quantity - l.AllocatedQuantity
 		if need <= 0 {
 			continue
 		}
-		got, err := f.reserveLine(ctx, tx, orderID, hubID, l, need, now)
+		got, err := f.reserveLine(ctx, tx, orderID, hub, l, need, now, &evs)
 		if err != nil {
 			return nil, err
 		}
@@ -370,13 +419,13 @@ func (f *floor) reserve(ctx context.Context, tx database.WriteTx, orderID, hubID
 	if len(short) > 0 {
 		return nil, &errConflict{"insufficient_stock", fmt.Sprintf("not enough available stock at the order's hub: %v; nothing was reserved", short)}
 	}
-	return lines, nil
+	return evs, nil
 }
 
-func (f *floor) reserveLine(ctx context.Context, tx database.WriteTx, orderID, hubID string, l *floorWriteLine, need decimal.Decimal, now time.Time) (decimal.Decimal, error) {
+func (f *floor) reserveLine(ctx context.Context, tx database.WriteTx, orderID string, hub floorHubRef, l *floorLineRep, need decimal.Decimal, now time.Time, evs *[]floorEvent) (decimal.Decimal, error) {
 	rows, err := f.txQuery(ctx, tx, `SELECT id, quantity, reserved_quantity FROM items
 WHERE hub_id = ? AND part_id = ? AND status = 'available' AND quantity - reserved_quantity >= ?
-ORDER BY expires_at IS NULL, expires_at, created_at, id`, hubID, l.PartID, int64(decimal.FromInt(1)))
+ORDER BY expires_at IS NULL, expires_at, created_at, id`, hub.ID, l.PartID, int64(decimal.FromInt(1)))
 	if err != nil {
 		return 0, err
 	}
@@ -397,21 +446,26 @@ ORDER BY expires_at IS NULL, expires_at, created_at, id`, hubID, l.PartID, int64
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
+	cause := map[string]any{"effect": "reserve", "order_id": orderID}
 	var got decimal.Decimal
 	for _, it := range items {
 		avail := it.qty - it.reserved
 		for got < need && avail > 0 {
 			take := min(avail, need-got)
-			n, err := f.exec(ctx, tx, `UPDATE items SET reserved_quantity = reserved_quantity + ?, revision = revision + 1, updated_at = ?
-WHERE id = ? AND status = 'available' AND quantity - reserved_quantity >= ?`, int64(take), now, it.id, int64(take))
+			item, ok, err := f.reserveItem(ctx, tx, it.id, take, now)
 			if err != nil {
 				return 0, err
 			}
-			if n == 1 {
+			if ok {
 				if _, err := f.exec(ctx, tx, `INSERT INTO reservations (id, created_at, updated_at, order_id, order_line_id, item_id, quantity) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 					string(resourceid.New(resourceid.Reservation)), now, now, orderID, l.ID, it.id, int64(take)); err != nil {
 					return 0, err
 				}
+				item.Part = floorPartRef{ID: l.PartID, SKU: l.Part.SKU}
+				item.Hub = hub
+				*evs = append(*evs, floorEvent{"item.updated", item.ID, object(item, map[string]any{
+					"available_quantity": item.AvailableQuantity + take, "reserved_quantity": item.ReservedQuantity - take, "revision": item.Revision - 1,
+				}, map[string]any{"cause": cause})})
 				got += take
 				break
 			}
@@ -438,12 +492,51 @@ WHERE id = ? AND status = 'available' AND quantity - reserved_quantity >= ?`, in
 		}
 	}
 	if got > 0 {
-		if _, err := f.exec(ctx, tx, `UPDATE order_lines SET allocated_quantity = allocated_quantity + ?, revision = revision + 1, updated_at = ? WHERE id = ?`, int64(got), now, l.ID); err != nil {
+		rows, err := f.txQuery(ctx, tx, `UPDATE order_lines SET allocated_quantity = allocated_quantity + ?, revision = revision + 1, updated_at = ? WHERE id = ?
+RETURNING allocated_quantity, revision`, int64(got), now, l.ID)
+		if err != nil {
 			return 0, err
 		}
-		l.AllocatedQuantity += got
+		if rows.Next() {
+			err = rows.Scan(&l.AllocatedQuantity, &l.Revision)
+		} else {
+			err = sql.ErrNoRows
+		}
+		rows.Close()
+		if err != nil {
+			return 0, err
+		}
+		l.UpdatedAt = now
+		line := *l
+		line.Part = nil
+		*evs = append(*evs, floorEvent{"order_line.updated", l.ID, object(line, map[string]any{
+			"allocated_quantity": l.AllocatedQuantity - got, "revision": l.Revision - 1,
+		}, map[string]any{"cause": cause})})
 	}
 	return got, nil
+}
+
+// reserveItem takes quantity from an available item if it still has it
+// (false if not) and returns the item's row after the change.
+func (f *floor) reserveItem(ctx context.Context, tx database.WriteTx, id string, take decimal.Decimal, now time.Time) (floorItemRep, bool, error) {
+	rows, err := f.txQuery(ctx, tx, `UPDATE items SET reserved_quantity = reserved_quantity + ?, revision = revision + 1, updated_at = ?
+WHERE id = ? AND status = 'available' AND quantity - reserved_quantity >= ?
+RETURNING id, lot, serial, status, quantity, reserved_quantity, expires_at, revision, created_at`, int64(take), now, id, int64(take))
+	if err != nil {
+		return floorItemRep{}, false, err
+	}
+	defer rows.Close()
+	var it floorItemRep
+	if !rows.Next() {
+		return it, false, rows.Err()
+	}
+	if err := rows.Scan(&it.ID, &it.Lot, &it.Serial, &it.Status, &it.Quantity, &it.ReservedQuantity,
+		sqltime.NullTime{T: &it.ExpiresAt}, &it.Revision, sqltime.Time{T: &it.CreatedAt}); err != nil {
+		return it, false, err
+	}
+	it.AvailableQuantity = it.Quantity - it.ReservedQuantity
+	it.UpdatedAt = now
+	return it, true, rows.Close()
 }
 
 type floorTrackingIn struct {
@@ -480,7 +573,9 @@ func (f *floor) w5(w http.ResponseWriter, r *http.Request) {
 			t.ID, now, now, t.TrackingNumber, t.Carrier, t.Status, t.Location, now, t.OrderID); err != nil {
 			return err
 		}
-		return f.event(ctx, tx, "tracking_entry.created", t.ID, map[string]any{"order_id": t.OrderID, "status": t.Status}, now)
+		rep := floorTrackingRep{ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status,
+			Location: t.Location, OccurredAt: now, Revision: 1, CreatedAt: now, UpdatedAt: now}
+		return f.writeEvents(ctx, tx, []floorEvent{{"tracking_entry.created", t.ID, object(rep, nil, nil)}}, now)
 	})
 	if err != nil {
 		f.fail(w, err)

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -177,4 +181,114 @@ func TestW4ConflictsAndInvariant(t *testing.T) {
 	if _, err := checkW4(ctx, env.DB.SQL, pg, fix); err != nil {
 		t.Fatalf("after undoing: %v", err)
 	}
+}
+
+// TestFloorEventsMatchService: the floor writes the events the service
+// writes for the same operation — the same types in the same order, and
+// data of the same shape (every key at every level, with its JSON type),
+// of a size within a fifth of the service's. A floor writing one small
+// event per transaction measured a lighter job than the service's.
+func TestFloorEventsMatchService(t *testing.T) {
+	srv, fix, fl := opsServer(t)
+	env := srv.Env(environment.Sandbox)
+	q := "SELECT type, data FROM events WHERE sequence > ? ORDER BY sequence"
+	if env.DB.Dialect == dialect.Postgres {
+		q = dollarPlaceholders(q)
+	}
+	written := func(after int64) (types []string, shapes []string, size int, last int64) {
+		t.Helper()
+		rows, err := env.DB.SQL.Query(q, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var typ, data string
+			if err := rows.Scan(&typ, &data); err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(data), &v); err != nil {
+				t.Fatalf("%s: %v: %s", typ, err, data)
+			}
+			types = append(types, typ)
+			shapes = append(shapes, typ+" "+jsonShape(v))
+			size += len(data)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.DB.SQL.QueryRow("SELECT COALESCE(MAX(sequence), 0) FROM events").Scan(&last); err != nil {
+			t.Fatal(err)
+		}
+		return types, shapes, size, last
+	}
+	_, _, _, last := written(0)
+	for _, name := range []string{"W4", "W5"} {
+		w := workloadByName(name)
+		type result struct {
+			types, shapes []string
+			size          int
+		}
+		got := map[string]result{}
+		for i, iface := range []string{ifREST, ifFloor} {
+			codes, bodies := runOp(w, iface, "", "", opVars(fix, w, i), doer(t, srv, fl, iface))
+			if o := outcome(codes[len(codes)-1], bodies[len(bodies)-1]); o != "ok" {
+				t.Fatalf("%s %s: %s: %s", name, iface, o, bodies[len(bodies)-1])
+			}
+			var r result
+			r.types, r.shapes, r.size, last = written(last)
+			got[iface] = r
+		}
+		svc, flr := got[ifREST], got[ifFloor]
+		t.Logf("%s: service %d events, %d bytes; floor %d events, %d bytes", name, len(svc.types), svc.size, len(flr.types), flr.size)
+		if len(svc.types) == 0 || !slices.Equal(svc.types, flr.types) {
+			t.Errorf("%s event types:\nservice %v\nfloor   %v", name, svc.types, flr.types)
+			continue
+		}
+		for i := range svc.shapes {
+			if svc.shapes[i] != flr.shapes[i] {
+				t.Errorf("%s event %d:\nservice %s\nfloor   %s", name, i, svc.shapes[i], flr.shapes[i])
+			}
+		}
+		if d := flr.size - svc.size; d*5 > svc.size || -d*5 > svc.size {
+			t.Errorf("%s: the floor's events take %d bytes, the service's %d", name, flr.size, svc.size)
+		}
+	}
+}
+
+// jsonShape describes a decoded JSON value by its keys at every level and
+// their JSON types (an array by its first element).
+func jsonShape(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		b.WriteString("{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(k + ":" + jsonShape(v[k]))
+		}
+		return b.String() + "}"
+	case []any:
+		if len(v) == 0 {
+			return "[]"
+		}
+		return "[" + jsonShape(v[0]) + "]"
+	case string:
+		return "s"
+	case float64:
+		return "n"
+	case bool:
+		return "b"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
 }
