@@ -133,26 +133,37 @@ var floorAllowed = map[string][]string{
 // numbers from the counter (its row taken last) and one INSERT; on
 // PostgreSQL with the sequencer running one INSERT, unnumbered, each with
 // its pending_order (the service takes the orders in one more statement);
-// on PostgreSQL without it (tests) the numbers, the INSERT and the NOTIFY.
+// on PostgreSQL without it one statement that numbers, inserts and
+// notifies (the service needs three: it reads the webhook endpoints' stamp
+// and inserts first, for its webhook fan-out hook).
 func (f *floor) writeEvents(ctx context.Context, tx database.WriteTx, evs []floorEvent, now time.Time) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	const cols = "(id, created_at, updated_at, type, subject_id, actor, data, "
 	var q strings.Builder
 	args := make([]any, 0, 8*len(evs))
-	var last int64
-	sequencing := f.postgres && f.events != nil
-	if sequencing {
-		q.WriteString("INSERT INTO events " + cols + "pending_order) VALUES ")
-	} else {
-		var err error
-		if last, err = f.reserveNumbers(ctx, tx, len(evs)); err != nil {
+	row := "(?, ?, ?, ?, ?, ?, ?, ?)"
+	var first int64 // the first event's number (PostgreSQL without the sequencer: 1, an offset)
+	numbered := !f.postgres || f.events == nil
+	switch {
+	case f.postgres && f.events != nil:
+		q.WriteString("INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, pending_order) VALUES ")
+		row = "(?, ?, ?, ?, ?, ?, ?, " + eventlog.PendingOrderSQL + ")"
+	case f.postgres:
+		q.WriteString(`WITH c AS (UPDATE event_counter SET last_value = last_value + ` + strconv.Itoa(len(evs)) + ` WHERE id = 1 RETURNING last_value)
+INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence)
+SELECT v.id, v.created_at, v.updated_at, v.type, v.subject_id, v.actor, v.data, c.last_value - ` + strconv.Itoa(len(evs)) + ` + v.n
+FROM c, (VALUES `)
+		row = "(?::text, ?::timestamptz, ?::timestamptz, ?::text, ?::text, ?::text, ?::jsonb, ?::bigint)"
+		first = 1
+	default:
+		last, err := f.reserveNumbers(ctx, tx, len(evs))
+		if err != nil {
 			return err
 		}
-		q.WriteString("INSERT INTO events " + cols + "sequence) VALUES ")
+		q.WriteString("INSERT INTO events (id, created_at, updated_at, type, subject_id, actor, data, sequence) VALUES ")
+		first = last - int64(len(evs)) + 1
 	}
-	first := last - int64(len(evs)) + 1
 	for i, e := range evs {
 		js, err := json.Marshal(e.data)
 		if err != nil {
@@ -161,25 +172,23 @@ func (f *floor) writeEvents(ctx context.Context, tx database.WriteTx, evs []floo
 		if i > 0 {
 			q.WriteString(", ")
 		}
+		q.WriteString(row)
 		args = append(args, string(resourceid.New(resourceid.Event)), now, now, e.typ, e.subject, "floor", string(js))
-		if sequencing {
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, " + eventlog.PendingOrderSQL + ")")
-		} else {
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		if numbered {
 			args = append(args, first+int64(i))
 		}
 	}
-	if _, err := f.exec(ctx, tx, q.String(), args...); err != nil {
-		return err
-	}
-	if f.postgres && !sequencing {
-		rows, err := f.txQuery(ctx, tx, `SELECT pg_notify('`+eventlog.Channel+`', ?)::text`, strconv.FormatInt(last, 10))
+	if f.postgres && f.events == nil {
+		q.WriteString(`) AS v(id, created_at, updated_at, type, subject_id, actor, data, n)
+RETURNING pg_notify('` + eventlog.Channel + `', sequence::text)::text`)
+		rows, err := f.txQuery(ctx, tx, q.String(), args...)
 		if err != nil {
 			return err
 		}
 		return drain(rows)
 	}
-	return nil
+	_, err := f.exec(ctx, tx, q.String(), args...)
+	return err
 }
 
 // reserveNumbers takes k numbers from the event counter and returns the last.
