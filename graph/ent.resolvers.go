@@ -72,7 +72,9 @@ func (r *queryResolver) Orders(ctx context.Context, after *entgql.Cursor[resourc
 	if err != nil {
 		return nil, err
 	}
-	return ent.FromContext(ctx).Order.Query().Paginate(ctx, after, first, before, last, ent.WithOrderOrder(orderBy), ent.WithOrderFilter(where.Filter))
+	return ordersWithLines(ctx, func(ctx context.Context) (*ent.OrderConnection, error) {
+		return ent.FromContext(ctx).Order.Query().Paginate(ctx, after, first, before, last, ent.WithOrderOrder(orderBy), ent.WithOrderFilter(where.Filter))
+	})
 }
 
 // OrderEvents is the resolver for the orderEvents field.

@@ -1,0 +1,142 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"logistics/ent"
+	"logistics/internal/orderread"
+	"logistics/internal/resourceid"
+)
+
+// The lines of a page of orders (query { orders { edges { node { lines {
+// … part { … } } } } } }, W3 and W3s) are read in one hand-scanned
+// statement, the lines joined with their parts (internal/orderread, as
+// REST's pages and node(id:) read them), instead of entgql's two eager
+// loads through ent's generic scanners: the lines by order, then their
+// parts by an IN list of every part id on the page (half of W3's CPU
+// through GraphQL, bench/README session 14). This is done only when every
+// lines field under edges.node asks for what orderread reads (lineReadFields,
+// a part's partReadFields) and the path orders → edges → node holds plain
+// fields (no fragment spread or inline fragment there); any other selection
+// pages through ent alone. The lines are taken out of the selection ent's
+// collection sees — Paginate collects the fields to load from the
+// field context — and set on each order under every alias the selection
+// gives them, where entgql's Order.lines resolver reads them, in the order
+// of ent's eager load (orderread.AsIndexed). Everything else (the page, its
+// cursors and filters, the hub, the tracking entries) is ent's own.
+
+// ordersWithLines runs page, the orders connection's Paginate, with the
+// lines read by orderread when the selection allows it.
+func ordersWithLines(ctx context.Context, page func(context.Context) (*ent.OrderConnection, error)) (*ent.OrderConnection, error) {
+	pctx, aliases := withoutPageLines(ctx)
+	if aliases == nil {
+		return page(ctx)
+	}
+	conn, err := page(pctx)
+	if err != nil || len(conn.Edges) == 0 {
+		return conn, err
+	}
+	ids := make([]resourceid.ID, len(conn.Edges))
+	byID := make(map[resourceid.ID]*ent.Order, len(conn.Edges))
+	for i, e := range conn.Edges {
+		ids[i] = e.Node.ID
+		byID[e.Node.ID] = e.Node
+	}
+	if err := orderread.Lines(ctx, ids, byID, orderread.AsIndexed); err != nil {
+		return nil, err
+	}
+	for _, e := range conn.Edges {
+		for _, alias := range aliases {
+			e.Node.AppendNamedLines(alias, e.Node.Edges.Lines...)
+		}
+	}
+	return conn, nil
+}
+
+// withoutPageLines returns ctx with a field context whose selection has no
+// lines under edges.node, and the aliases those lines were asked under; nil
+// aliases when there are none or the selection does not qualify.
+func withoutPageLines(ctx context.Context) (context.Context, []string) {
+	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
+	if fc == nil || oc == nil {
+		return ctx, nil
+	}
+	edges, ei := plainField(fc.Field.Selections, "edges")
+	if edges == nil {
+		return ctx, nil
+	}
+	node, ni := plainField(edges.SelectionSet, "node")
+	if node == nil {
+		return ctx, nil
+	}
+	var aliases []string
+	for _, f := range graphql.CollectFields(oc, node.SelectionSet, []string{"Order", "Node"}) {
+		if f.Name != "lines" {
+			continue
+		}
+		if !only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
+			"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
+		}) {
+			return ctx, nil
+		}
+		aliases = append(aliases, f.Alias)
+	}
+	if len(aliases) == 0 {
+		return ctx, nil
+	}
+	kept := make(ast.SelectionSet, 0, len(node.SelectionSet))
+	for _, s := range node.SelectionSet {
+		switch s := s.(type) {
+		case *ast.Field:
+			if s.Name != "lines" {
+				kept = append(kept, s)
+			}
+		default:
+			return ctx, nil // a fragment: it might hold lines of its own
+		}
+	}
+	n := *node
+	n.SelectionSet = kept
+	e := *edges
+	e.SelectionSet = replaced(edges.SelectionSet, ni, &n)
+	c := *fc
+	c.Field.Selections = replaced(fc.Field.Selections, ei, &e)
+	return graphql.WithFieldContext(ctx, &c), aliases
+}
+
+// plainField returns the one field of set answered under name, and its
+// index; nil when set holds a fragment, no such field, several, or another
+// field aliased to name.
+func plainField(set ast.SelectionSet, name string) (*ast.Field, int) {
+	var found *ast.Field
+	at := -1
+	for i, s := range set {
+		f, ok := s.(*ast.Field)
+		if !ok {
+			return nil, -1
+		}
+		resp := f.Alias
+		if resp == "" {
+			resp = f.Name
+		}
+		if resp != name {
+			continue
+		}
+		if found != nil || f.Name != name {
+			return nil, -1
+		}
+		found, at = f, i
+	}
+	return found, at
+}
+
+// replaced is a copy of set with element i replaced by f.
+func replaced(set ast.SelectionSet, i int, f *ast.Field) ast.SelectionSet {
+	out := make(ast.SelectionSet, len(set))
+	copy(out, set)
+	out[i] = f
+	return out
+}
