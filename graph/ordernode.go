@@ -55,7 +55,7 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 	if fc == nil || oc == nil {
 		return nil, false, nil
 	}
-	var lineAliases []string
+	var lineFields []graphql.CollectedField
 	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"Order", "Node"}) {
 		switch {
 		case orderReadFields[f.Name] && len(f.Selections) == 0:
@@ -63,7 +63,7 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 		case f.Name == "lines" && only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
 			"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
 		}):
-			lineAliases = append(lineAliases, f.Alias)
+			lineFields = append(lineFields, f)
 		default:
 			return nil, false, nil
 		}
@@ -71,12 +71,12 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
 		return nil, false, err
 	}
-	if len(lineAliases) > 0 {
-		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed); err != nil {
+	if len(lineFields) > 0 {
+		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed, lineTimes(oc, lineFields)); err != nil {
 			return nil, false, err
 		}
-		for _, alias := range lineAliases {
-			o.AppendNamedLines(alias, o.Edges.Lines...)
+		for _, f := range lineFields {
+			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
 		}
 	}
 	return o, true, nil

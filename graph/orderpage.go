@@ -31,8 +31,8 @@ import (
 // ordersWithLines runs page, the orders connection's Paginate, with the
 // lines read by orderread when the selection allows it.
 func ordersWithLines(ctx context.Context, page func(context.Context) (*ent.OrderConnection, error)) (*ent.OrderConnection, error) {
-	pctx, aliases := withoutPageLines(ctx)
-	if aliases == nil {
+	pctx, lines := withoutPageLines(ctx)
+	if lines == nil {
 		return page(ctx)
 	}
 	conn, err := page(pctx)
@@ -45,21 +45,21 @@ func ordersWithLines(ctx context.Context, page func(context.Context) (*ent.Order
 		ids[i] = e.Node.ID
 		byID[e.Node.ID] = e.Node
 	}
-	if err := orderread.Lines(ctx, ids, byID, orderread.AsIndexed); err != nil {
+	if err := orderread.Lines(ctx, ids, byID, orderread.AsIndexed, lineTimes(graphql.GetOperationContext(ctx), lines)); err != nil {
 		return nil, err
 	}
 	for _, e := range conn.Edges {
-		for _, alias := range aliases {
-			e.Node.AppendNamedLines(alias, e.Node.Edges.Lines...)
+		for _, f := range lines {
+			e.Node.AppendNamedLines(f.Alias, e.Node.Edges.Lines...)
 		}
 	}
 	return conn, nil
 }
 
 // withoutPageLines returns ctx with a field context whose selection has no
-// lines under edges.node, and the aliases those lines were asked under; nil
-// aliases when there are none or the selection does not qualify.
-func withoutPageLines(ctx context.Context) (context.Context, []string) {
+// lines under edges.node, and the lines fields taken out; nil when there
+// are none or the selection does not qualify.
+func withoutPageLines(ctx context.Context) (context.Context, []graphql.CollectedField) {
 	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
 	if fc == nil || oc == nil {
 		return ctx, nil
@@ -72,7 +72,7 @@ func withoutPageLines(ctx context.Context) (context.Context, []string) {
 	if node == nil {
 		return ctx, nil
 	}
-	var aliases []string
+	var lines []graphql.CollectedField
 	for _, f := range graphql.CollectFields(oc, node.SelectionSet, []string{"Order", "Node"}) {
 		if f.Name != "lines" {
 			continue
@@ -82,9 +82,9 @@ func withoutPageLines(ctx context.Context) (context.Context, []string) {
 		}) {
 			return ctx, nil
 		}
-		aliases = append(aliases, f.Alias)
+		lines = append(lines, f)
 	}
-	if len(aliases) == 0 {
+	if len(lines) == 0 {
 		return ctx, nil
 	}
 	kept := make(ast.SelectionSet, 0, len(node.SelectionSet))
@@ -104,7 +104,19 @@ func withoutPageLines(ctx context.Context) (context.Context, []string) {
 	e.SelectionSet = replaced(edges.SelectionSet, ni, &n)
 	c := *fc
 	c.Field.Selections = replaced(fc.Field.Selections, ei, &e)
-	return graphql.WithFieldContext(ctx, &c), aliases
+	return graphql.WithFieldContext(ctx, &c), lines
+}
+
+// lineTimes is whether a selection of lines asks for a line's timestamps.
+func lineTimes(oc *graphql.OperationContext, lines []graphql.CollectedField) orderread.LineTimes {
+	for _, f := range lines {
+		for _, g := range graphql.CollectFields(oc, f.Selections, []string{"OrderLine", "Node"}) {
+			if g.Name == "createdAt" || g.Name == "updatedAt" {
+				return orderread.WithTimes
+			}
+		}
+	}
+	return orderread.WithoutTimes
 }
 
 // plainField returns the one field of set answered under name, and its

@@ -39,5 +39,5 @@ func (d Deps) embedOrders(ctx context.Context, orders ...*ent.Order) error {
 		o.Edges.Workflow = wfs[o.WorkflowID]
 	}
 
-	return orderread.Lines(ctx, ids, byID, orderread.ByID)
+	return orderread.Lines(ctx, ids, byID, orderread.ByID, orderread.WithTimes)
 }
