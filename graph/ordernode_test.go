@@ -10,8 +10,8 @@ import (
 // TestOrderNodeMatchesEnt: node(id:) for an order whose selection fits what
 // internal/orderread reads answers what ent's eager loads answer (the same
 // selection plus a field that only ent reads, the workflow, with that field
-// taken out), lines in the same order — six lines created in one
-// millisecond, whose ids are not in creation order —, under every alias,
+// taken out), lines in the same order (six lines created in one
+// millisecond), under every alias,
 // in fewer statements; and an unknown order gets ent's error.
 func TestOrderNodeMatchesEnt(t *testing.T) {
 	srv, counter, f, hub := counted(t)

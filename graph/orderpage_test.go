@@ -59,7 +59,7 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 		}
 		counts = append(counts, len(ls))
 	}
-	slices.Sort(counts) // ids made within one millisecond are not in creation order
+	slices.Sort(counts)
 	if !reflect.DeepEqual(counts, []int{0, 2, 4, 6}) {
 		t.Errorf("lines per order %v, want 0, 2, 4 and 6", counts)
 	}

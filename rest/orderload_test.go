@@ -51,8 +51,8 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 		e["order_id"], e["tracking_number"], e["carrier"], e["status"] = full, fmt.Sprint("TN", i), "DHL", "in_transit"
 		ids = append(ids, id(do("POST", "/v1/tracking-entries", e, http.StatusCreated)))
 	}
-	// TN0 and TN1 tie on occurred_at; ids made in the same millisecond are
-	// not in creation order, so the tie's expected order comes from the ids.
+	// TN0 and TN1 tie on occurred_at; the tie is broken by id (ids of one
+	// process increase, but the expected order comes from the ids).
 	tie := "{TN0} {TN1}"
 	if ids[1] < ids[0] {
 		tie = "{TN1} {TN0}"

@@ -69,3 +69,16 @@ func TestMarshalGQL(t *testing.T) {
 		}
 	}
 }
+
+// TestNewIncreases: ids made one after the other in one process increase
+// strictly, also within a millisecond (thousands are made in one here).
+func TestNewIncreases(t *testing.T) {
+	prev := New(Order)
+	for range 20000 {
+		id := New(Order)
+		if id <= prev {
+			t.Fatalf("%s after %s", id, prev)
+		}
+		prev = id
+	}
+}
