@@ -85,7 +85,7 @@ func (*APIToken) scanValues(columns []string) ([]any, error) {
 		case apitoken.FieldCreatedAt, apitoken.FieldUpdatedAt, apitoken.FieldExpiresAt, apitoken.FieldLastUsedAt, apitoken.FieldRevokedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

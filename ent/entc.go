@@ -50,6 +50,8 @@ func main() {
 			gen.MustParse(gen.NewTemplate("idprefix").ParseFiles("./ent/template/idprefix.tmpl")),
 			gen.MustParse(gen.NewTemplate("driver").ParseFiles("./ent/template/driver.tmpl")),
 			gen.MustParse(gen.NewTemplate("namedappend").ParseFiles("./ent/template/namedappend.tmpl")),
+			gen.MustParse(gen.NewTemplate("selected").ParseFiles("./ent/template/selected.tmpl")),
+			decodeTemplate(),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))
@@ -86,6 +88,33 @@ func collectionTemplate() *gen.Template {
 		src = strings.Replace(src, r[0], r[1], 1)
 	}
 	return gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Parse(src))
+}
+
+// decodeTemplate is ent's template of an entity's scanValues with one line
+// changed: a column the entity does not know (one a query modifier added)
+// gets its scan type from selectedScanType (ent/template/selected.tmpl), so
+// a text column named with TextColumn's prefix is scanned as text instead
+// of asking the driver for every column's type on every row. Its defines
+// replace ent's own of the same names; it is made from the template of the
+// ent version in go.mod, and generation stops if the line is no longer
+// there.
+func decodeTemplate() *gen.Template {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "entgo.io/ent").Output()
+	if err != nil {
+		log.Fatalf("ent's module directory: %v", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "entc", "gen", "template", "dialect", "sql", "decode.tmpl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatalf("ent's decode template: %v", err)
+	}
+	src := string(b)
+	const line = "values[i] = new(sql.UnknownType)"
+	if n := strings.Count(src, line); n != 1 {
+		log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's decodeTemplate", path, line, n)
+	}
+	src = strings.Replace(src, line, "values[i] = selectedScanType(columns[i])", 1)
+	return gen.MustParse(gen.NewTemplate("decode").Funcs(gen.Funcs).Parse(src))
 }
 
 // withoutCollection is ts without entgql's collection template.

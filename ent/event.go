@@ -55,7 +55,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 		case event.FieldCreatedAt, event.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

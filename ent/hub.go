@@ -117,7 +117,7 @@ func (*Hub) scanValues(columns []string) ([]any, error) {
 		case hub.FieldCreatedAt, hub.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

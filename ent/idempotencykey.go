@@ -58,7 +58,7 @@ func (*IdempotencyKey) scanValues(columns []string) ([]any, error) {
 		case idempotencykey.FieldCreatedAt, idempotencykey.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

@@ -99,7 +99,7 @@ func (*Item) scanValues(columns []string) ([]any, error) {
 		case item.FieldCreatedAt, item.FieldUpdatedAt, item.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

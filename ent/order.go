@@ -145,7 +145,7 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 		case order.FieldCreatedAt, order.FieldUpdatedAt, order.FieldDueAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

@@ -76,7 +76,7 @@ func (*OrderEvent) scanValues(columns []string) ([]any, error) {
 		case orderevent.FieldCreatedAt, orderevent.FieldUpdatedAt, orderevent.FieldOccurredAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

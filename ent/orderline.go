@@ -91,7 +91,7 @@ func (*OrderLine) scanValues(columns []string) ([]any, error) {
 		case orderline.FieldCreatedAt, orderline.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

@@ -94,7 +94,7 @@ func (*Part) scanValues(columns []string) ([]any, error) {
 		case part.FieldCreatedAt, part.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

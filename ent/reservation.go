@@ -47,7 +47,7 @@ func (*Reservation) scanValues(columns []string) ([]any, error) {
 		case reservation.FieldCreatedAt, reservation.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

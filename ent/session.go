@@ -76,7 +76,7 @@ func (*Session) scanValues(columns []string) ([]any, error) {
 		case session.FieldCreatedAt, session.FieldUpdatedAt, session.FieldExpiresAt, session.FieldLastSeenAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

@@ -100,7 +100,7 @@ func (*TrackingEntry) scanValues(columns []string) ([]any, error) {
 		case trackingentry.FieldCreatedAt, trackingentry.FieldUpdatedAt, trackingentry.FieldOccurredAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

@@ -92,7 +92,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLastAttemptAt, webhookdelivery.FieldDeliveredAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

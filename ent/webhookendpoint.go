@@ -82,7 +82,7 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 		case webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt, webhookendpoint.FieldPreviousSecretExpiresAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil

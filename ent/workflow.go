@@ -87,7 +87,7 @@ func (*Workflow) scanValues(columns []string) ([]any, error) {
 		case workflow.FieldCreatedAt, workflow.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
 		default:
-			values[i] = new(sql.UnknownType)
+			values[i] = selectedScanType(columns[i])
 		}
 	}
 	return values, nil
