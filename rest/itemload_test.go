@@ -15,7 +15,8 @@ import (
 )
 
 // One item is read by a hand-written statement (rest/itemload.go), a page of
-// items by ent's pager with its parts and hubs from another (embedItemRefs):
+// items by ent's pager with its parts' skus and hubs' codes as subqueries
+// of its statement (withItemRefs):
 // GET /v1/items/{id} must answer exactly what the list answers for the same
 // item — every field, its part's sku, its hub's code — with and without an
 // expiry date, lot and serial, after an update moved its revision and times;

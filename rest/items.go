@@ -85,14 +85,14 @@ func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]
 		what: "item", prefix: resourceid.Item, table: filter.ItemTable, parse: filter.Items,
 		page: func(r *http.Request, where *ent.ItemWhereInput, p page) ([]*ent.Item, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := ent.FromContext(ctx).Item.Query().
+			conn, err := withItemRefs(ent.FromContext(ctx).Item.Query()).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orderBy(p.sort, newItemOrder)), ent.WithItemFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			rows, cursor, err := nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { return e.Node })
 			if err == nil {
-				err = embedItemRefs(ctx, rows)
+				err = itemRefs(rows)
 			}
 			return rows, cursor, err
 		},

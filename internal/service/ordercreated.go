@@ -70,8 +70,7 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 }
 
 // orderRefs reads the code of hub hubID (nil if there is none) and the sku
-// and name of the parts in one statement, built as rest's embedItemRefs
-// builds its own (ent's SQL builder, UNION ALL). The hub's row repeats its
+// and name of the parts in one statement (ent's SQL builder, UNION ALL). The hub's row repeats its
 // code in the third column, where a part has its name.
 func orderRefs(ctx context.Context, hubID resourceid.ID, partIDs []resourceid.ID) (*string, map[resourceid.ID]*ent.Part, error) {
 	drv := client(ctx).Driver()
