@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"fmt"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -85,10 +84,8 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 // would be added to the count's statement too.
 func withItemRefs(q *ent.ItemQuery) *ent.ItemQuery {
 	q.Modify(func(s *sql.Selector) {
-		d := sql.Dialect(s.Dialect())
-		p, h := d.Table(part.Table).As("rp"), d.Table(hub.Table).As("rh")
-		s.AppendSelectExprAs(d.Select(p.C(part.FieldSku)).From(p).Where(sql.ColumnsEQ(p.C(part.FieldID), s.C(item.FieldPartID))), refPartSku)
-		s.AppendSelectExprAs(d.Select(h.C(hub.FieldCode)).From(h).Where(sql.ColumnsEQ(h.C(hub.FieldID), s.C(item.FieldHubID))), refHubCode)
+		refColumn(s, part.Table, part.FieldSku, item.FieldPartID, refPartSku)
+		refColumn(s, hub.Table, hub.FieldCode, item.FieldHubID, refHubCode)
 	})
 	return q
 }
@@ -116,19 +113,4 @@ func itemRefs(items []*ent.Item) error {
 		it.Edges.Hub = &ent.Hub{ID: it.HubID, Code: code}
 	}
 	return nil
-}
-
-// refText is the text of a column withItemRefs selected.
-func refText(it *ent.Item, name string) (string, error) {
-	v, err := it.Value(name)
-	if err != nil {
-		return "", err
-	}
-	switch v := v.(type) {
-	case string:
-		return v, nil
-	case []byte:
-		return string(v), nil
-	}
-	return "", fmt.Errorf("item %s: %s is %T, not text", it.ID, name, v)
 }

@@ -82,6 +82,7 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	var page struct {
 		Data []struct {
 			ID             string
+			Hub            struct{ ID, Code string }
 			LatestTracking []entry `json:"latest_tracking"`
 		}
 	}
@@ -118,6 +119,15 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 		got = append(got, o.LatestTracking...)
 		if s := fmt.Sprintf("%+v", got); s != want[o.ID] {
 			t.Errorf("order %s: latest_tracking %s, GraphQL %s", o.ID, s, want[o.ID])
+		}
+		// The page reads its hubs' codes in its own statement; GET reads the
+		// order alone.
+		var one struct{ Hub struct{ ID, Code string } }
+		if err := json.Unmarshal(do("GET", "/v1/orders/"+o.ID, nil, http.StatusOK), &one); err != nil {
+			t.Fatal(err)
+		}
+		if one.Hub != o.Hub || o.Hub.Code == "" {
+			t.Errorf("order %s: listed with hub %+v, read alone %+v", o.ID, o.Hub, one.Hub)
 		}
 	}
 	var got struct {
