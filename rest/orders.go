@@ -6,16 +6,14 @@ import (
 	"net/http"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
-
 	"logistics/ent"
-	"logistics/ent/hub"
 	"logistics/ent/order"
 	"logistics/ent/orderline"
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/orderread"
+	"logistics/internal/refcolumn"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
 )
@@ -143,31 +141,19 @@ type orderIn struct {
 }
 
 // orders is the adapter of /v1/orders.
-// withOrderHubCode has an orders page read its rows' hubs' codes in its
-// own statement (refColumn), not in a second one by the page's hub ids
-// (ent's eager load).
-func withOrderHubCode(q *ent.OrderQuery) *ent.OrderQuery {
-	q.Modify(func(s *sql.Selector) { refColumn(s, hub.Table, hub.FieldCode, order.FieldHubID, refHubCode) })
-	return q
-}
-
 func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn] {
 	return &resource[*ent.Order, ent.OrderWhereInput, orderJSON, orderIn]{
 		what: "order", prefix: resourceid.Order, table: filter.OrderTable, parse: filter.Orders,
 		page: func(r *http.Request, where *ent.OrderWhereInput, p page) ([]*ent.Order, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := withOrderHubCode(ent.FromContext(ctx).Order.Query()).
+			conn, err := refcolumn.Orders(ent.FromContext(ctx).Order.Query()).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orderBy(p.sort, newOrderOrder)), ent.WithOrderFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
-			for _, o := range rows {
-				code, err := refText(o, refHubCode)
-				if err != nil {
-					return nil, nil, err
-				}
-				o.Edges.Hub = &ent.Hub{ID: o.HubID, Code: code}
+			if err := refcolumn.OrderEdges(rows); err != nil {
+				return nil, nil, err
 			}
 			if err := orderread.Page(ctx, rows); err != nil {
 				return nil, nil, err
