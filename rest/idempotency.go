@@ -61,7 +61,11 @@ func (s *keySweeper) due(now time.Time) bool {
 	return true
 }
 
-// errKeyTaken: another request committed the key first; read it again.
+// errKeyTaken: another request claimed the key first; read it again. On
+// SQLite that request may be a member of the same group of writers, whose
+// rows this transaction saw but readers do not until the group's COMMIT
+// (internal/database/gate.go, at most groupAge later): the key is looked
+// up again after a short wait (takenRetry), until duplicateWait.
 var errKeyTaken = errors.New("idempotency key taken")
 
 // idempotent makes a POST honour Idempotency-Key. The key, the request's
@@ -108,13 +112,20 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 		}
 		ctx := r.Context()
 		c := ent.FromContext(ctx)
-		for range 4 {
+		deadline := time.Now().Add(duplicateWait)
+		for attempt := 0; attempt < 4 || time.Now().Before(deadline); attempt++ {
 			prev, err := c.IdempotencyKey.Query().
 				Where(idempotencykey.Principal(k.principal), idempotencykey.Key(k.key)).Only(ctx)
 			if ent.IsNotFound(err) {
 				err = d.runClaimed(w, r, next, k)
 				if errors.Is(err, errKeyTaken) {
-					continue // committed by a duplicate meanwhile: replay it
+					// Claimed by a duplicate meanwhile: replay it once its
+					// commit is visible.
+					if err := sleepCtx(ctx, takenRetry); err != nil {
+						d.fail(w, r, err)
+						return
+					}
+					continue
 				}
 				if err != nil {
 					d.fail(w, r, err)
@@ -161,6 +172,22 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 		}
 		d.fail(w, r, inProgress())
 	})
+}
+
+// takenRetry is how long a request whose claim met a duplicate's waits
+// before it looks the key up again.
+const takenRetry = 2 * time.Millisecond
+
+// sleepCtx waits d, or until ctx ends (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // claim is one keyed request: who sent it, the key, and the fingerprint of
