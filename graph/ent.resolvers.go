@@ -63,7 +63,9 @@ func (r *queryResolver) Items(ctx context.Context, after *entgql.Cursor[resource
 	if err != nil {
 		return nil, err
 	}
-	return ent.FromContext(ctx).Item.Query().Paginate(ctx, after, first, before, last, ent.WithItemOrder(orderBy), ent.WithItemFilter(where.Filter))
+	return itemsWithRefs(ctx, ent.FromContext(ctx).Item.Query(), func(ctx context.Context, q *ent.ItemQuery) (*ent.ItemConnection, error) {
+		return q.Paginate(ctx, after, first, before, last, ent.WithItemOrder(orderBy), ent.WithItemFilter(where.Filter))
+	})
 }
 
 // Orders is the resolver for the orders field.

@@ -60,51 +60,14 @@ func ordersWithLines(ctx context.Context, page func(context.Context) (*ent.Order
 // lines under edges.node, and the lines fields taken out; nil when there
 // are none or the selection does not qualify.
 func withoutPageLines(ctx context.Context) (context.Context, []graphql.CollectedField) {
-	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
-	if fc == nil || oc == nil {
-		return ctx, nil
-	}
-	edges, ei := plainField(fc.Field.Selections, "edges")
-	if edges == nil {
-		return ctx, nil
-	}
-	node, ni := plainField(edges.SelectionSet, "node")
-	if node == nil {
-		return ctx, nil
-	}
-	var lines []graphql.CollectedField
-	for _, f := range graphql.CollectFields(oc, node.SelectionSet, []string{"Order", "Node"}) {
-		if f.Name != "lines" {
-			continue
-		}
-		if !only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
-			"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
-		}) {
-			return ctx, nil
-		}
-		lines = append(lines, f)
-	}
-	if len(lines) == 0 {
-		return ctx, nil
-	}
-	kept := make(ast.SelectionSet, 0, len(node.SelectionSet))
-	for _, s := range node.SelectionSet {
-		switch s := s.(type) {
-		case *ast.Field:
-			if s.Name != "lines" {
-				kept = append(kept, s)
-			}
-		default:
-			return ctx, nil // a fragment: it might hold lines of its own
-		}
-	}
-	n := *node
-	n.SelectionSet = kept
-	e := *edges
-	e.SelectionSet = replaced(edges.SelectionSet, ni, &n)
-	c := *fc
-	c.Field.Selections = replaced(fc.Field.Selections, ei, &e)
-	return graphql.WithFieldContext(ctx, &c), lines
+	oc := graphql.GetOperationContext(ctx)
+	return withoutNodeFields(ctx, "Order", false, map[string]func(graphql.CollectedField) bool{
+		"lines": func(f graphql.CollectedField) bool {
+			return only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
+				"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
+			})
+		},
+	})
 }
 
 // lineTimes is whether a selection of lines asks for a line's timestamps.
@@ -117,38 +80,4 @@ func lineTimes(oc *graphql.OperationContext, lines []graphql.CollectedField) ord
 		}
 	}
 	return orderread.WithoutTimes
-}
-
-// plainField returns the one field of set answered under name, and its
-// index; nil when set holds a fragment, no such field, several, or another
-// field aliased to name.
-func plainField(set ast.SelectionSet, name string) (*ast.Field, int) {
-	var found *ast.Field
-	at := -1
-	for i, s := range set {
-		f, ok := s.(*ast.Field)
-		if !ok {
-			return nil, -1
-		}
-		resp := f.Alias
-		if resp == "" {
-			resp = f.Name
-		}
-		if resp != name {
-			continue
-		}
-		if found != nil || f.Name != name {
-			return nil, -1
-		}
-		found, at = f, i
-	}
-	return found, at
-}
-
-// replaced is a copy of set with element i replaced by f.
-func replaced(set ast.SelectionSet, i int, f *ast.Field) ast.SelectionSet {
-	out := make(ast.SelectionSet, len(set))
-	copy(out, set)
-	out[i] = f
-	return out
 }

@@ -9,6 +9,7 @@ package refcolumn
 
 import (
 	"fmt"
+	"slices"
 
 	entgo "entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
@@ -21,9 +22,14 @@ import (
 )
 
 // Add adds to the page's statement s the text column name: the column col
-// of the row of table whose id is s's column fk. name must start with
+// of the row of table whose id is s's column fk, and fk itself when s does
+// not select it (a GraphQL page selects only the columns its selection
+// asks for, and the reference's id comes from fk). name must start with
 // ent.TextColumn.
 func Add(s *sql.Selector, table, col, fk, name string) {
+	if !slices.Contains(s.UnqualifiedColumns(), fk) {
+		s.AppendSelect(s.C(fk))
+	}
 	d := sql.Dialect(s.Dialect())
 	t := d.Table(table).As("r_" + name[len(ent.TextColumn):])
 	s.AppendSelectExprAs(d.Select(t.C(col)).From(t).Where(sql.ColumnsEQ(t.C("id"), s.C(fk))), name)

@@ -1,0 +1,50 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"logistics/ent"
+	"logistics/internal/refcolumn"
+)
+
+// A page of items whose part and hub are asked only for their ids, the
+// part's sku and the hub's code (W1) reads those in the page's own
+// statement, as correlated scalar subqueries (internal/refcolumn, as REST's
+// items pages do), instead of entgql's two eager loads (parts, then hubs,
+// by the page's ids). Only when the connection asks for nothing but edges
+// and pageInfo (a counted connection would count with those columns too),
+// and the path to node holds plain fields (withoutNodeFields); any other
+// selection pages through ent alone.
+
+var (
+	skuRefFields  = fieldSet("id", "sku")
+	codeRefFields = fieldSet("id", "code")
+)
+
+// itemsWithRefs runs page, the items connection's Paginate of query, with
+// the parts' skus and hubs' codes read by refcolumn when the selection
+// allows it.
+func itemsWithRefs(ctx context.Context, query *ent.ItemQuery, page func(context.Context, *ent.ItemQuery) (*ent.ItemConnection, error)) (*ent.ItemConnection, error) {
+	oc := graphql.GetOperationContext(ctx)
+	pctx, refs := withoutNodeFields(ctx, "Item", true, map[string]func(graphql.CollectedField) bool{
+		"part": func(f graphql.CollectedField) bool { return only(oc, f.Selections, "Part", skuRefFields, nil) },
+		"hub":  func(f graphql.CollectedField) bool { return only(oc, f.Selections, "Hub", codeRefFields, nil) },
+	})
+	if refs == nil {
+		return page(ctx, query)
+	}
+	conn, err := page(pctx, refcolumn.Items(query))
+	if err != nil {
+		return nil, err
+	}
+	items := make([]*ent.Item, len(conn.Edges))
+	for i, e := range conn.Edges {
+		items[i] = e.Node
+	}
+	if err := refcolumn.ItemEdges(items); err != nil {
+		return nil, err
+	}
+	return conn, nil
+}
