@@ -61,10 +61,11 @@ func main() {
 }
 
 // collectionTemplate is entgql's collection template (CollectFields) with
-// one call changed: a nested connection's first/last rows per parent are
-// read by logistics/internal/pergroup.First, an index seek per parent,
-// instead of entgql.LimitPerRow, a ROW_NUMBER window over every row of
-// every parent (see internal/pergroup). It is made from the template of the
+// two changes: a nested connection's first/last rows per parent are read by
+// logistics/internal/pergroup.First, an index seek per parent, instead of
+// entgql.LimitPerRow, a ROW_NUMBER window over every row of every parent
+// (see internal/pergroup); and a to-one edge asked under several aliases is
+// one eager load of every column, not the last alias's fields. It is made from the template of the
 // entgql version in go.mod, so an upgrade keeps the rest of it; generation
 // stops if the call or the import it edits is no longer there.
 func collectionTemplate() *gen.Template {
@@ -80,6 +81,18 @@ func collectionTemplate() *gen.Template {
 	src := string(b)
 	for _, r := range [][2]string{
 		{"entgql.LimitPerRow(", "pergroup.First("},
+		// A to-one edge asked under two aliases (hub { code } h2: hub { id })
+		// was loaded with the last alias's fields only; the first alias
+		// answered empty fields. Now the second alias collects into the
+		// same eager load, which reads every column.
+		{"{{ $receiver }}.{{ $e.EagerLoadField }} = query", `if prev := {{ $receiver }}.{{ $e.EagerLoadField }}; prev != nil {
+								if err := prev.collectField(ctx, {{ $oneNode }}, opCtx, field, path, mayAddCondition(satisfies, {{ nodeImplementorsVar $e.Type }})...); err != nil {
+									return err
+								}
+								prev.ctx.Fields = nil
+							} else {
+								{{ $receiver }}.{{ $e.EagerLoadField }} = query
+							}`},
 		{"\t\"entgo.io/contrib/entgql\"\n", "\t\"entgo.io/contrib/entgql\"\n\t\"logistics/internal/pergroup\"\n"},
 	} {
 		if n := strings.Count(src, r[0]); n != 1 {

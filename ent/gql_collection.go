@@ -606,7 +606,14 @@ func (_q *ItemQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, partImplementors)...); err != nil {
 				return err
 			}
-			_q.withPart = query
+			if prev := _q.withPart; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, partImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withPart = query
+			}
 			if _, ok := fieldSeen[item.FieldPartID]; !ok {
 				selectedFields = append(selectedFields, item.FieldPartID)
 				fieldSeen[item.FieldPartID] = struct{}{}
@@ -621,7 +628,14 @@ func (_q *ItemQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
 				return err
 			}
-			_q.withHub = query
+			if prev := _q.withHub; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withHub = query
+			}
 			if _, ok := fieldSeen[item.FieldHubID]; !ok {
 				selectedFields = append(selectedFields, item.FieldHubID)
 				fieldSeen[item.FieldHubID] = struct{}{}
@@ -781,7 +795,14 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
 				return err
 			}
-			_q.withHub = query
+			if prev := _q.withHub; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withHub = query
+			}
 			if _, ok := fieldSeen[order.FieldHubID]; !ok {
 				selectedFields = append(selectedFields, order.FieldHubID)
 				fieldSeen[order.FieldHubID] = struct{}{}
@@ -796,7 +817,14 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, workflowImplementors)...); err != nil {
 				return err
 			}
-			_q.withWorkflow = query
+			if prev := _q.withWorkflow; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, workflowImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withWorkflow = query
+			}
 			if _, ok := fieldSeen[order.FieldWorkflowID]; !ok {
 				selectedFields = append(selectedFields, order.FieldWorkflowID)
 				fieldSeen[order.FieldWorkflowID] = struct{}{}
@@ -1096,7 +1124,14 @@ func (_q *OrderEventQuery) collectField(ctx context.Context, oneNode bool, opCtx
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
 				return err
 			}
-			_q.withOrder = query
+			if prev := _q.withOrder; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withOrder = query
+			}
 			if _, ok := fieldSeen[orderevent.FieldOrderID]; !ok {
 				selectedFields = append(selectedFields, orderevent.FieldOrderID)
 				fieldSeen[orderevent.FieldOrderID] = struct{}{}
@@ -1241,7 +1276,14 @@ func (_q *OrderLineQuery) collectField(ctx context.Context, oneNode bool, opCtx 
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
 				return err
 			}
-			_q.withOrder = query
+			if prev := _q.withOrder; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withOrder = query
+			}
 			if _, ok := fieldSeen[orderline.FieldOrderID]; !ok {
 				selectedFields = append(selectedFields, orderline.FieldOrderID)
 				fieldSeen[orderline.FieldOrderID] = struct{}{}
@@ -1256,7 +1298,14 @@ func (_q *OrderLineQuery) collectField(ctx context.Context, oneNode bool, opCtx 
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, partImplementors)...); err != nil {
 				return err
 			}
-			_q.withPart = query
+			if prev := _q.withPart; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, partImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withPart = query
+			}
 			if _, ok := fieldSeen[orderline.FieldPartID]; !ok {
 				selectedFields = append(selectedFields, orderline.FieldPartID)
 				fieldSeen[orderline.FieldPartID] = struct{}{}
@@ -1638,7 +1687,14 @@ func (_q *TrackingEntryQuery) collectField(ctx context.Context, oneNode bool, op
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
 				return err
 			}
-			_q.withOrder = query
+			if prev := _q.withOrder; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withOrder = query
+			}
 			if _, ok := fieldSeen[trackingentry.FieldOrderID]; !ok {
 				selectedFields = append(selectedFields, trackingentry.FieldOrderID)
 				fieldSeen[trackingentry.FieldOrderID] = struct{}{}
@@ -1653,7 +1709,14 @@ func (_q *TrackingEntryQuery) collectField(ctx context.Context, oneNode bool, op
 			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
 				return err
 			}
-			_q.withHub = query
+			if prev := _q.withHub; prev != nil {
+				if err := prev.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, hubImplementors)...); err != nil {
+					return err
+				}
+				prev.ctx.Fields = nil
+			} else {
+				_q.withHub = query
+			}
 			if _, ok := fieldSeen[trackingentry.FieldHubID]; !ok {
 				selectedFields = append(selectedFields, trackingentry.FieldHubID)
 				fieldSeen[trackingentry.FieldHubID] = struct{}{}
