@@ -13,10 +13,8 @@ import (
 // part's sku and the hub's code (W1) reads those in the page's own
 // statement, as correlated scalar subqueries (internal/refcolumn, as REST's
 // items pages do), instead of entgql's two eager loads (parts, then hubs,
-// by the page's ids). Only when the connection asks for nothing but edges
-// and pageInfo (a counted connection would count with those columns too),
-// and the path to node holds plain fields (withoutNodeFields); any other
-// selection pages through ent alone.
+// by the page's ids). Only when the path to node holds plain fields
+// (withoutNodeFields); any other selection pages through ent alone.
 
 var (
 	skuRefFields  = fieldSet("id", "sku")
@@ -25,12 +23,16 @@ var (
 
 // itemsWithRefs runs page, the items connection's Paginate of query, with
 // the parts' skus and hubs' codes read by refcolumn when the selection
-// allows it.
+// allows it. (A count of the page's rows, totalCount, replaces the
+// statement's selection, the reference columns with it.)
 func itemsWithRefs(ctx context.Context, query *ent.ItemQuery, page func(context.Context, *ent.ItemQuery) (*ent.ItemConnection, error)) (*ent.ItemConnection, error) {
-	oc := graphql.GetOperationContext(ctx)
-	pctx, refs := withoutNodeFields(ctx, "Item", true, map[string]func(graphql.CollectedField) bool{
-		"part": func(f graphql.CollectedField) bool { return only(oc, f.Selections, "Part", skuRefFields, nil) },
-		"hub":  func(f graphql.CollectedField) bool { return only(oc, f.Selections, "Hub", codeRefFields, nil) },
+	pctx, refs := withoutNodeFields(ctx, "Item", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
+		"part": func(oc *graphql.OperationContext, f graphql.CollectedField) bool {
+			return only(oc, f.Selections, "Part", skuRefFields, nil)
+		},
+		"hub": func(oc *graphql.OperationContext, f graphql.CollectedField) bool {
+			return only(oc, f.Selections, "Hub", codeRefFields, nil)
+		},
 	})
 	if refs == nil {
 		return page(ctx, query)

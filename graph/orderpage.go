@@ -60,9 +60,8 @@ func ordersWithLines(ctx context.Context, page func(context.Context) (*ent.Order
 // lines under edges.node, and the lines fields taken out; nil when there
 // are none or the selection does not qualify.
 func withoutPageLines(ctx context.Context) (context.Context, []graphql.CollectedField) {
-	oc := graphql.GetOperationContext(ctx)
-	return withoutNodeFields(ctx, "Order", false, map[string]func(graphql.CollectedField) bool{
-		"lines": func(f graphql.CollectedField) bool {
+	return withoutNodeFields(ctx, "Order", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
+		"lines": func(oc *graphql.OperationContext, f graphql.CollectedField) bool {
 			return only(oc, f.Selections, "OrderLine", lineReadFields, map[string]func([]ast.Selection) bool{
 				"part": func(s []ast.Selection) bool { return only(oc, s, "Part", partReadFields, nil) },
 			})

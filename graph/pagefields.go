@@ -14,21 +14,13 @@ import (
 // connection → edges → node holds a fragment spread or inline fragment
 // (which might hold such fields of their own). Paginate collects the
 // fields to eager-load from the field context, so a field taken out is
-// the caller's to read. With onlyRows, a connection whose selection asks
-// for anything but edges, pageInfo and __typename (totalCount, aggregate)
-// does not qualify either.
-func withoutNodeFields(ctx context.Context, typ string, onlyRows bool, accept map[string]func(graphql.CollectedField) bool) (context.Context, []graphql.CollectedField) {
-	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
-	if fc == nil || oc == nil {
+// the caller's to read.
+func withoutNodeFields(ctx context.Context, typ string, accept map[string]func(*graphql.OperationContext, graphql.CollectedField) bool) (context.Context, []graphql.CollectedField) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
 		return ctx, nil
 	}
-	if onlyRows {
-		for _, s := range fc.Field.Selections {
-			if f, ok := s.(*ast.Field); !ok || (f.Name != "edges" && f.Name != "pageInfo" && f.Name != "__typename") {
-				return ctx, nil
-			}
-		}
-	}
+	oc := graphql.GetOperationContext(ctx)
 	edges, ei := plainField(fc.Field.Selections, "edges")
 	if edges == nil {
 		return ctx, nil
@@ -43,7 +35,7 @@ func withoutNodeFields(ctx context.Context, typ string, onlyRows bool, accept ma
 		if !ok {
 			continue
 		}
-		if !fits(f) {
+		if !fits(oc, f) {
 			return ctx, nil
 		}
 		taken = append(taken, f)

@@ -59,9 +59,8 @@ const (
 )
 
 // Items has an items query read its rows' parts' skus and hubs' codes
-// (ItemEdges sets them). A query whose rows are counted must not use it:
-// the columns would be added to the count's statement too (REST pages never
-// count; GraphQL counts only when totalCount is asked, see graph).
+// (ItemEdges sets them). A count of the query's rows replaces the
+// statement's selection, these columns with it.
 func Items(q *ent.ItemQuery) *ent.ItemQuery {
 	q.Modify(func(s *sql.Selector) {
 		Add(s, part.Table, part.FieldSku, item.FieldPartID, PartSku)
@@ -89,7 +88,7 @@ func ItemEdges(items []*ent.Item) error {
 }
 
 // Orders has an orders query read its rows' hubs' codes (OrderEdges sets
-// them); the same caveat as Items.
+// them).
 func Orders(q *ent.OrderQuery) *ent.OrderQuery {
 	q.Modify(func(s *sql.Selector) { Add(s, hub.Table, hub.FieldCode, order.FieldHubID, HubCode) })
 	return q
