@@ -40,8 +40,14 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 	}
 	// Without a line's timestamps in the selection, orderread reads none.
 	const untimed = `id lines { id quantity allocatedQuantity part { sku partName } }`
-	if read, viaEnt := first(answer(untimed, "")), first(answer(untimed+` ...F`, ` fragment F on Order { id }`)); !reflect.DeepEqual(read, viaEnt) {
-		t.Fatalf("without timestamps, orderread answered\n%v\nent\n%v", read, viaEnt)
+	read0, _ := answer(untimed, "")
+	for _, q := range counter.Statements() {
+		if strings.Contains(q, "order_lines") && strings.Contains(q, "created_at") {
+			t.Errorf("without a line's timestamps in the selection, the lines statement reads them: %s", q)
+		}
+	}
+	if viaEnt := first(answer(untimed+` ...F`, ` fragment F on Order { id }`)); !reflect.DeepEqual(read0, viaEnt) {
+		t.Fatalf("without timestamps, orderread answered\n%v\nent\n%v", read0, viaEnt)
 	}
 	read, readStmts := answer(sel, "")
 	viaEnt, entStmts := answer(sel+` ...F`, ` fragment F on Order { id }`)
