@@ -43,11 +43,8 @@ func Text(v interface {
 	if err != nil {
 		return "", err
 	}
-	switch x := x.(type) {
-	case string:
-		return x, nil
-	case []byte:
-		return string(x), nil
+	if s, ok := x.(string); ok { // ent scans a TextColumn as text
+		return s, nil
 	}
 	return "", fmt.Errorf("%s is %T, not text", name, x)
 }
