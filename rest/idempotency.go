@@ -113,7 +113,7 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 		ctx := r.Context()
 		c := ent.FromContext(ctx)
 		deadline := time.Now().Add(duplicateWait)
-		for attempt := 0; attempt < 4 || time.Now().Before(deadline); attempt++ {
+		for time.Now().Before(deadline) {
 			prev, err := c.IdempotencyKey.Query().
 				Where(idempotencykey.Principal(k.principal), idempotencykey.Key(k.key)).Only(ctx)
 			if ent.IsNotFound(err) {
