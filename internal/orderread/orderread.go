@@ -6,6 +6,7 @@ package orderread
 import (
 	"context"
 	stdsql "database/sql"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -228,7 +229,11 @@ func Page(ctx context.Context, orders []*ent.Order) error {
 type LineOrder int
 
 const (
-	// ByID: REST's documents.
+	// ByID: REST's documents. The statement has no ORDER BY: each order's
+	// lines are sorted here (they come in the index's order, which is
+	// nearly always theirs already). On SQLite, sorting 200 lines by
+	// (order_id, id) took a temporary B-tree and a sixth of the
+	// statement's time (bench/README session 15).
 	ByID LineOrder = iota
 	// AsIndexed: no ORDER BY, the order of the index on order_lines.order_id,
 	// which is the order of ent's eager load of the lines edge (GraphQL's
@@ -274,9 +279,6 @@ func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent
 		From(l).
 		Join(p).On(l.C(orderline.FieldPartID), p.C(part.FieldID)).
 		Where(sql.In(l.C(orderline.FieldOrderID), args...))
-	if order == ByID {
-		sel.OrderBy(l.C(orderline.FieldOrderID), l.C(orderline.FieldID))
-	}
 	query, qargs := sel.Query()
 	rows := &sql.Rows{}
 	if err := drv.Query(ctx, query, qargs, rows); err != nil {
@@ -301,8 +303,20 @@ func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent
 			o.Edges.Lines = append(o.Edges.Lines, ln)
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if order == ByID {
+		for _, o := range byID {
+			if !slices.IsSortedFunc(o.Edges.Lines, lineByID) {
+				slices.SortFunc(o.Edges.Lines, lineByID)
+			}
+		}
+	}
+	return nil
 }
+
+func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) }
 
 // Texts returns the statements' texts on the dialect (for tests): Order's,
 // LatestTracking's and Page's for a page of one order.
