@@ -46,10 +46,9 @@ const Latest = 3
 // statements are the texts of one dialect.
 type statements struct {
 	order, tracking string
-	// pageTracking is the text of Page, in two parts around
-	// the predicate on the page's ids, which compares them with pageID (o.id,
-	// quoted).
-	pageTracking [2]string
+	// pageTracking is the text of Page up to the predicate on the page's
+	// ids, which compares them with pageID (o.id, quoted).
+	pageTracking string
 	pageID       string
 }
 
@@ -101,7 +100,7 @@ func trackingColumns(name string, t, th *sql.SelectTable) []string {
 // orders, around the predicate on their ids: an index seek per order that
 // stops after Latest rows, as the floor of W3 does (LATERAL on
 // PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
-func buildPageTracking(name string, cols []string) [2]string {
+func buildPageTracking(name string, cols []string) string {
 	newest := `WHERE l.` + trackingentry.FieldOrderID + ` = o.` + order.FieldID +
 		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(Latest)
 	from := `FROM ` + order.Table + ` o JOIN ` + trackingentry.Table + ` t ON t.` + trackingentry.FieldID +
@@ -109,11 +108,10 @@ func buildPageTracking(name string, cols []string) [2]string {
 	if name == dialect.Postgres {
 		from = `FROM ` + order.Table + ` o CROSS JOIN LATERAL (SELECT * FROM ` + trackingentry.Table + ` l ` + newest + `) t`
 	}
-	return [2]string{
-		`SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
-			` = t.` + trackingentry.FieldHubID + ` WHERE `,
-		` ORDER BY t.` + trackingentry.FieldOrderID + `, t.` + trackingentry.FieldOccurredAt + ` DESC, t.` + trackingentry.FieldID,
-	}
+	// No ORDER BY: Page sorts each order's few entries (on SQLite the
+	// statement's sort was a temporary B-tree, 9% of its time).
+	return `SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
+		` = t.` + trackingentry.FieldHubID + ` WHERE `
 }
 
 // Order returns order id with its hub (id and code), or nil when there is
@@ -204,7 +202,7 @@ func Page(ctx context.Context, orders []*ent.Order) error {
 	in.SetDialect(drv.Dialect())
 	where, args := in.Query()
 	rows := &sql.Rows{}
-	if err := drv.Query(ctx, stmts.pageTracking[0]+where+stmts.pageTracking[1], args, rows); err != nil {
+	if err := drv.Query(ctx, stmts.pageTracking+where, args, rows); err != nil {
 		return err
 	}
 	defer rows.Close()
@@ -217,7 +215,24 @@ func Page(ctx context.Context, orders []*ent.Order) error {
 			o.Edges.TrackingEntries = append(o.Edges.TrackingEntries, t)
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, o := range orders {
+		if !slices.IsSortedFunc(o.Edges.TrackingEntries, newestFirst) {
+			slices.SortFunc(o.Edges.TrackingEntries, newestFirst)
+		}
+	}
+	return nil
+}
+
+// newestFirst is the order of an order's latest entries: occurred_at
+// descending, then id ascending (the index's tie-break).
+func newestFirst(a, b *ent.TrackingEntry) int {
+	if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.ID), string(b.ID))
 }
 
 // The lines come with their parts in one statement (a join), not ent's two
@@ -322,5 +337,5 @@ func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), st
 // LatestTracking's and Page's for a page of one order.
 func Texts(dialect string) []string {
 	s := byDialect[dialect]
-	return []string{s.order, s.tracking, s.pageTracking[0] + "o.id IN (?)" + s.pageTracking[1]}
+	return []string{s.order, s.tracking, s.pageTracking + "o.id IN (?)"}
 }
