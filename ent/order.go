@@ -27,7 +27,7 @@ type Order struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Incremented by every update; the ETag of REST responses.
 	Revision int `json:"revision,omitempty"`
-	// Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+	// Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
 	Number string `json:"number,omitempty"`
 	// A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.
 	Status string `json:"status,omitempty"`

@@ -27,7 +27,7 @@ func (Order) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("number").Unique().NotEmpty().MaxLen(40).
 			DefaultFunc(newOrderNumber).
-			Comment("Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.").
+			Comment("Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.").
 			Annotations(entgql.OrderField("NUMBER")),
 		field.String("status").NotEmpty().MaxLen(64).
 			Comment("A state of the order's workflow (fulfilment: draft, open, allocated, picking, shipped, delivered, closed, cancelled); changed only by transitions.").
@@ -94,8 +94,16 @@ func (Order) Annotations() []schema.Annotation {
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
+// numberChars is how many random characters follow an assigned order
+// number's date: 60 bits. Six (30 bits) collided: a day of a hundred
+// thousand new orders expects about five pairs (n²/2 over 2³⁰), each a
+// createOrder answered 409 already_exists for a number the client never
+// chose — seen in a benchmark run (bench/README session 15). With twelve a
+// day of ten million orders expects 4·10⁻⁵ collisions.
+const numberChars = 12
+
 func newOrderNumber() string {
-	b := make([]byte, 6)
+	b := make([]byte, numberChars)
 	_, _ = rand.Read(b)
 	for i := range b {
 		b[i] = crockford[int(b[i])%len(crockford)]

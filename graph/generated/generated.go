@@ -5554,7 +5554,7 @@ The fields of a new Order. Fields left out take their default.
 """
 input CreateOrderInput {
   """
-  Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
   """
   number: String
   """
@@ -7603,7 +7603,7 @@ type Order implements Node {
   """
   revision: Int!
   """
-  Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
   """
   number: String!
   """
@@ -8750,7 +8750,7 @@ enum OrderOrderField {
   """
   UPDATED_AT
   """
-  Order by number: unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  Order by number: unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
   """
   NUMBER
   """
@@ -8900,7 +8900,7 @@ input OrderWhereInput {
   """
   updatedAtLTE: Time
   """
-  number equals the value. Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  number equals the value. Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
   """
   number: String
   """
@@ -11210,7 +11210,7 @@ The fields of a Order to change; those left out stay as they are.
 """
 input UpdateOrderInput {
   """
-  Unique, assigned (ORD-YYYYMMDD-XXXXXX) when not given.
+  Unique, assigned (ORD-YYYYMMDD-XXXXXXXXXXXX: the day and 12 random characters) when not given.
   """
   number: String
   """
