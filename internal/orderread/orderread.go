@@ -305,6 +305,9 @@ const (
 // statement per type, or reflection per row); its timestamps through
 // sqltime, not go-sqlite3's parser.
 func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) error {
+	if len(ids) == 0 {
+		return nil // "IN ()" is an error on PostgreSQL
+	}
 	drv := ent.FromContext(ctx).Driver()
 	args := make([]any, len(ids))
 	for i, id := range ids {
