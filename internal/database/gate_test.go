@@ -25,6 +25,20 @@ import (
 // waits out the limit gets 503 database_busy (not SQLite's busy error, a
 // 500), a cancelled one its context's error; every waiting writer gets in
 // once the holder ends, committed or rolled back.
+// begin opens a transaction of g and runs a statement in it: a transaction
+// goes through the gate at its first statement, not when it is opened.
+func begin(ctx context.Context, g *gatedDriver) (dialect.Tx, error) {
+	tx, err := g.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Exec(ctx, "SELECT 1", []any{}, nil); err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
 func TestWriteGate(t *testing.T) {
 	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "gate.db")))
 	if err != nil {
@@ -37,11 +51,11 @@ func TestWriteGate(t *testing.T) {
 	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(100 * time.Millisecond)}
 	ctx := context.Background()
 
-	held, err := g.Tx(ctx)
+	held, err := begin(ctx, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	busy, err := g.Tx(ctx)
+	busy, err := begin(ctx, g)
 	if e := apperr.From(err); e == nil || e.Code != "database_busy" || e.Kind.Status() != 503 {
 		t.Fatalf("a writer past the limit: %v, want 503 database_busy", err)
 	}
@@ -50,7 +64,7 @@ func TestWriteGate(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := g.Tx(cctx); !errors.Is(err, context.Canceled) {
+	if _, err := begin(cctx, g); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled writer: %v", err)
 	}
 	if err := held.Rollback(); err != nil {
@@ -126,7 +140,7 @@ func TestWriteTxEnds(t *testing.T) {
 	}
 
 	// Rolled back: nothing stays; a second end is ErrTxDone.
-	tx, err := g.Tx(context.Background())
+	tx, err := begin(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +157,7 @@ func TestWriteTxEnds(t *testing.T) {
 
 	// COMMIT fails on the deferred key: the error is returned, nothing
 	// stays, and the connection takes the next transaction.
-	tx, err = g.Tx(context.Background())
+	tx, err = begin(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +171,7 @@ func TestWriteTxEnds(t *testing.T) {
 
 	// A context that ends after BEGIN does not cut the transaction short.
 	ctx, cancel := context.WithCancel(context.Background())
-	tx, err = g.Tx(ctx)
+	tx, err = begin(ctx, g)
 	if err != nil {
 		t.Fatalf("the connection after a failed commit: %v", err)
 	}
@@ -169,6 +183,79 @@ func TestWriteTxEnds(t *testing.T) {
 	}
 	if n := count("p"); n != 2 {
 		t.Fatalf("%d rows committed, want 2", n)
+	}
+}
+
+// TestTxBeginsAtFirstStatement: opening a transaction takes nothing; its
+// first statement goes through the gate (and waits there, or is refused
+// after the limit); one ended without a statement never took the gate.
+func TestTxBeginsAtFirstStatement(t *testing.T) {
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "lazy.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(100 * time.Millisecond)}
+	ctx := context.Background()
+	held, err := begin(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := g.gate.entries.Load()
+
+	// Opened and ended while another holds the gate: no wait, no entry.
+	idle, err := g.Tx(ctx)
+	if err != nil {
+		t.Fatalf("opening a transaction while the gate is held: %v", err)
+	}
+	if err := idle.Commit(); err != nil {
+		t.Fatalf("committing a transaction that ran nothing: %v", err)
+	}
+	if err := idle.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+		t.Fatalf("a second end: %v, want ErrTxDone", err)
+	}
+	if n := g.gate.entries.Load() - entries; n != 0 {
+		t.Fatalf("a transaction that ran nothing entered the gate %d times", n)
+	}
+
+	// Its first statement waits at the gate, and past the limit is refused
+	// (503) without running.
+	late, err := g.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = late.Exec(ctx, "INSERT INTO n (v) VALUES (1)", []any{}, nil)
+	if e := apperr.From(err); e == nil || e.Code != "database_busy" {
+		t.Fatalf("a first statement past the limit: %v, want 503 database_busy", err)
+	}
+	if err := held.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// Once the gate is free the next statement begins it.
+	if err := late.Exec(ctx, "INSERT INTO n (v) VALUES (2)", []any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	rows, err := db.Query("SELECT v FROM n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if len(got) != 1 || got[0] != 2 {
+		t.Fatalf("rows %v, want [2]", got)
 	}
 }
 
@@ -187,14 +274,19 @@ func TestWriteLockFigures(t *testing.T) {
 		t.Fatal("no write lock figures on SQLite")
 	}
 	held, err := db.Client.Tx(ctx)
+	if err == nil {
+		_, err = held.ExecContext(ctx, "SELECT 1") // begins: through the gate
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
 	go func() {
-		tx, err := db.Client.Tx(ctx) // waits behind held
+		tx, err := db.Client.Tx(ctx)
 		if err == nil {
-			err = tx.Rollback()
+			if _, err = tx.ExecContext(ctx, "SELECT 1"); err == nil { // waits behind held
+				err = tx.Rollback()
+			}
 		}
 		waited <- err
 	}()
@@ -299,7 +391,7 @@ func (f *groupFixture) begin() *member {
 	m := &member{work: make(chan string), ended: make(chan error, 1)}
 	go func() {
 		ctx := context.Background()
-		tx, err := f.g.Tx(ctx)
+		tx, err := begin(ctx, f.g)
 		if err != nil {
 			m.ended <- err
 			return
