@@ -39,16 +39,23 @@ func begin(ctx context.Context, g *gatedDriver) (dialect.Tx, error) {
 	return tx, nil
 }
 
-func TestWriteGate(t *testing.T) {
+// gatedFile opens a SQLite file with a table n (v INTEGER) behind a gate
+// whose writers wait at most timeout.
+func gatedFile(t *testing.T, timeout time.Duration) (*sql.DB, *gatedDriver) {
+	t.Helper()
 	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "gate.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(100 * time.Millisecond)}
+	return db, &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(timeout)}
+}
+
+func TestWriteGate(t *testing.T) {
+	db, g := gatedFile(t, 100*time.Millisecond)
 	ctx := context.Background()
 
 	held, err := begin(ctx, g)
@@ -190,15 +197,7 @@ func TestWriteTxEnds(t *testing.T) {
 // first statement goes through the gate (and waits there, or is refused
 // after the limit); one ended without a statement never took the gate.
 func TestTxBeginsAtFirstStatement(t *testing.T) {
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "lazy.db")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
-	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(100 * time.Millisecond)}
+	db, g := gatedFile(t, 100*time.Millisecond)
 	ctx := context.Background()
 	held, err := begin(ctx, g)
 	if err != nil {

@@ -155,23 +155,16 @@ func Bool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // Strings appends a JSON array of strings; null for a nil slice, as
 // encoding/json writes it.
-func Strings(b []byte, s []string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = String(b, v)
-	}
-	return append(b, ']')
-}
+func Strings(b []byte, s []string) []byte { return list(b, s, String) }
 
 // Array appends a JSON array of values that write themselves; null for a
 // nil slice.
 func Array[T Appender](b []byte, s []T) []byte {
+	return list(b, s, func(b []byte, v T) []byte { return v.AppendJSON(b) })
+}
+
+// list appends s as a JSON array, each element by f; null for a nil slice.
+func list[T any](b []byte, s []T, f func([]byte, T) []byte) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
@@ -180,7 +173,7 @@ func Array[T Appender](b []byte, s []T) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = v.AppendJSON(b)
+		b = f(b, v)
 	}
 	return append(b, ']')
 }
