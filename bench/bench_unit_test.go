@@ -255,3 +255,27 @@ func TestFloorGC(t *testing.T) {
 		t.Errorf("flags: %+v, %v", c, err)
 	}
 }
+
+// statCPU reads utime and stime (fields 14 and 15) after the command name,
+// which may hold spaces and parentheses; CPU per request divides by the
+// run's requests and is 0 when either is unknown.
+func TestStatCPU(t *testing.T) {
+	stat := "4242 (logi (x) y) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 75 0 0 20 0 9 0 100 1000 200 18446744073709551615"
+	got, err := statCPU(stat)
+	if err != nil || got != 3250*time.Millisecond {
+		t.Fatalf("statCPU = %v, %v; want 3.25s (325 ticks)", got, err)
+	}
+	if _, err := statCPU("4242 (short) S 1 2"); err == nil {
+		t.Fatal("a short stat line parsed")
+	}
+	w := &wrkResult{Requests: 1000, CPU: 500 * time.Millisecond}
+	if c := w.cpuPerRequest(); c < 0.000499 || c > 0.000501 {
+		t.Fatalf("cpuPerRequest = %v, want 500 µs", c)
+	}
+	if c := (&wrkResult{Requests: 10}).cpuPerRequest(); c != 0 {
+		t.Fatalf("unknown CPU: %v, want 0", c)
+	}
+	if s := fmtCPU(0.000123); s != "123 µs" {
+		t.Fatalf("fmtCPU = %q", s)
+	}
+}

@@ -452,9 +452,13 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 			profDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.PprofURL, secs), filepath.Join(c.Out, name+".cpu.pprof"))
 		}()
 	}
+	cpu0, cpuErr := p.cpuTime()
 	res, err := runWrk(ctx, script, o, p.URL)
 	if err != nil {
 		return nil, 0, err
+	}
+	if cpu1, err := p.cpuTime(); err == nil && cpuErr == nil {
+		res.CPU = cpu1 - cpu0
 	}
 	if c.Pprof {
 		if err := <-profDone; err != nil {

@@ -148,6 +148,40 @@ func (p *process) peakRSS() (int64, error) {
 	return 0, errors.New("no VmHWM in /proc/<pid>/status")
 }
 
+// cpuTime is the CPU time (user and system) the process has used so far:
+// utime and stime of /proc/<pid>/stat, in clock ticks of 1/100 s (Linux
+// reports them in USER_HZ, 100 on every architecture Go runs on).
+func (p *process) cpuTime() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	return statCPU(string(b))
+}
+
+// statCPU reads utime and stime from the text of /proc/<pid>/stat. The
+// command name (field 2) is in parentheses and may hold spaces: fields are
+// counted from the last ')'.
+func statCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("no ')' in /proc/<pid>/stat")
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, errors.New("short /proc/<pid>/stat")
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // fields 14 (utime) and 15 (stime)
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
 // stop sends SIGTERM and waits; after 20 seconds it kills.
 func (p *process) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)

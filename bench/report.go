@@ -204,8 +204,8 @@ func (r *report) markdown() string {
 	if c.Pprof {
 		b.WriteString("- **profiled run** (--pprof): CPU profiling was on; use these figures for profiles, not as the reference\n")
 	}
-	b.WriteString("\n| Workload | Interface | req/s | × floor | p50 | p99 | × floor | p999 | × floor | peak RSS | SQL/request (page 5 → 50) | errors | targets |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	b.WriteString("\n| Workload | Interface | req/s | × floor | CPU/request | × floor | p50 | p99 | × floor | p999 | × floor | peak RSS | SQL/request (page 5 → 50) | errors | targets |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	var notes []string
 	for _, wn := range c.Workloads {
 		fl := r.Cells[wn+"/"+ifFloor]
@@ -216,17 +216,18 @@ func (r *report) markdown() string {
 			}
 			row := []string{wn, iface}
 			if x.Skip != "" && x.Load == nil && x.Statements50 == 0 {
-				row = append(row, "—", "", "—", "—", "", "—", "", "—", "—", "—", "not measured: "+x.Skip)
+				row = append(row, "—", "", "—", "", "—", "—", "", "—", "", "—", "—", "—", "not measured: "+x.Skip)
 				b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 				continue
 			}
 			if x.Load != nil {
 				row = append(row, fmt.Sprintf("%.0f", x.Load.RPS), x.ratioCell(fl, iface, func(w *wrkResult) float64 { return w.RPS }),
+					fmtCPU(x.Load.cpuPerRequest()), x.ratioCell(fl, iface, (*wrkResult).cpuPerRequest),
 					fmtDur(x.Load.P50),
 					fmtDur(x.Load.P99), x.ratioCell(fl, iface, p99Of),
 					fmtDurOrDash(x.Load.P999), x.ratioCell(fl, iface, p999Of))
 			} else {
-				row = append(row, "—", "", "—", "—", "", "—", "")
+				row = append(row, "—", "", "—", "", "—", "—", "", "—", "")
 			}
 			rss := "—"
 			if x.PeakRSS > 0 {
@@ -270,6 +271,7 @@ func (r *report) markdown() string {
 		b.WriteString(", the median of the rounds (lowest–highest)")
 	}
 	b.WriteString(". p999 comes from wrk's Lua done hook (latency:percentile(99.9)). ")
+	b.WriteString("CPU/request is the server process's CPU time (user and system, /proc/<pid>/stat) during the measured run over its requests: lower is better, and it moves less than req/s between runs of one binary on a machine whose speed varies; for the floor it is the floor process's. ")
 	b.WriteString("SQL/request is counted in process, one request at each page size (the write workloads: one operation, all its requests). ")
 	b.WriteString("Targets (issue 16): req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
 	for _, w := range c.Workloads {
@@ -351,6 +353,14 @@ func (x *cell) ratioCell(fl *cell, iface string, get func(*wrkResult) float64) s
 		s += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
 	}
 	return s
+}
+
+// fmtCPU writes a CPU time per request (seconds) in µs; — when unknown.
+func fmtCPU(sec float64) string {
+	if sec <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f µs", sec*1e6)
 }
 
 func fmtDurOrDash(d time.Duration) string {

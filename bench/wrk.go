@@ -31,6 +31,19 @@ type wrkResult struct {
 	// failure a write script saw (one of its threads'), for the report.
 	FirstFailure string
 	Raw          string
+	// CPU is the CPU time (user and system) the server process used during
+	// the measured run, from /proc/<pid>/stat (0 when unknown).
+	CPU time.Duration
+}
+
+// cpuPerRequest is the server's CPU time per request of the run, in
+// seconds (0 when unknown): steadier between runs than req/s on a machine
+// whose speed varies (bench/README, session 15).
+func (w *wrkResult) cpuPerRequest() float64 {
+	if w.CPU <= 0 || w.Requests <= 0 {
+		return 0
+	}
+	return w.CPU.Seconds() / float64(w.Requests)
 }
 
 // errorCount is what makes a run invalid: unexpected answers and socket
