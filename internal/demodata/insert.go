@@ -5,10 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
-
-	"entgo.io/ent/dialect"
 
 	"logistics/ent/event"
 	"logistics/ent/hub"
@@ -21,6 +18,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqlarg"
 )
 
 // table is one bulk insert: a table, its columns and a row writer.
@@ -141,17 +139,8 @@ func insertSQL(dia, name string, cols []string, rows int) string {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		for c := range cols {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			if dia == dialect.Postgres {
-				b.WriteString("$" + strconv.Itoa(n))
-			} else {
-				b.WriteByte('?')
-			}
-		}
+		sqlarg.Write(&b, dia, n+1, len(cols), ",")
+		n += len(cols)
 		b.WriteByte(')')
 	}
 	return b.String()

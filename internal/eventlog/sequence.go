@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqlarg"
 )
 
 // Why the sequence is assigned at commit, not at insert: two transactions on
@@ -318,12 +318,7 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 	if dia == dialect.Postgres {
 		bigint = "BIGINT"
 	}
-	ph := func(i int) string {
-		if dia == dialect.Postgres {
-			return "$" + strconv.Itoa(i)
-		}
-		return "?"
-	}
+	ph := func(n int) string { return sqlarg.Placeholder(dia, n) }
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+counterTable+" (id INTEGER PRIMARY KEY, last_value "+bigint+" NOT NULL)"); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqlarg"
 	"logistics/internal/sqltime"
 )
 
@@ -61,17 +62,7 @@ func in(name, prefix string, n int) string {
 	var b strings.Builder
 	b.Grow(len(prefix) + 5*n + 1)
 	b.WriteString(prefix)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if name == dialect.Postgres {
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i + 1))
-		} else {
-			b.WriteByte('?')
-		}
-	}
+	sqlarg.Write(&b, name, 1, n, ", ")
 	b.WriteByte(')')
 	return b.String()
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"logistics/ent/item"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"logistics/internal/sqlarg"
 	"logistics/internal/sqltime"
 )
 
@@ -32,7 +32,7 @@ var takeStockTexts = map[string]string{
 }
 
 func buildTakeStock(name string) string {
-	ph := placeholder(name)
+	ph := func(n int) string { return sqlarg.Placeholder(name, n) }
 	ts := sqltime.Columns(name)
 	cols := []string{
 		item.FieldID, ts(item.FieldCreatedAt), ts(item.FieldUpdatedAt), item.FieldRevision,
@@ -92,12 +92,4 @@ func (s *Service) stockTaken(ctx context.Context, it *ent.Item, take decimal.Dec
 		return s.stockChanged(ctx, it.ID, 0, take, o.ID, effect)
 	}
 	return s.recordEffect(ctx, "item.updated", it.ID, obj, previousStock(it.Quantity, it.ReservedQuantity, 0, take), o.ID, effect)
-}
-
-// placeholder returns the dialect's n-th placeholder ("?" or "$n").
-func placeholder(name string) func(n int) string {
-	if name == dialect.Postgres {
-		return func(n int) string { return "$" + strconv.Itoa(n) }
-	}
-	return func(int) string { return "?" }
 }
