@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"logistics/internal/app"
+	"logistics/internal/database"
 )
 
 func main() {
@@ -158,7 +159,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	case <-ctx.Done():
 	}
-	a.Log.Info("shutting down")
+	// SQLite's high-water mark is worth a line: with Go's heap, it is most
+	// of the process's peak RSS (--sqlite-memory bounds it).
+	a.Log.Info("shutting down", "sqlite_memory_highwater_bytes", database.ReadSQLiteMemory().Highwater)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Subscriptions first: their clients are told (WebSocket close 1001, a

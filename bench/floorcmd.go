@@ -21,6 +21,7 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
 	dsn := fs.String("sandbox-db", "", "database: SQLite path or postgres:// DSN")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this loopback address")
+	sqliteMemory := fs.Int("sqlite-memory", database.DefaultSQLiteMemory>>20, "soft bound in MiB on SQLite's memory, as the server's --sqlite-memory (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -28,7 +29,11 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("floor: --sandbox-db is required")
 	}
 	// database.Open sets the same SQLite options and pool size as the server.
-	db, err := database.Open(ctx, *dsn, database.Options{})
+	mem := int64(*sqliteMemory) << 20
+	if *sqliteMemory == 0 {
+		mem = -1
+	}
+	db, err := database.Open(ctx, *dsn, database.Options{SQLiteMemory: mem})
 	if err != nil {
 		return err
 	}

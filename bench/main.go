@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -76,6 +77,9 @@ type config struct {
 	RateLimit     string
 	FloorGC       string
 	W4Stock       int64
+	// floorArgs are the floor process's flags that mirror the server's
+	// configuration (its SQLite memory bound).
+	floorArgs []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -229,6 +233,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var floorEnv []string
 	floorEnv, rep.GC = floorGC(c.FloorGC, srvCfg, getenv)
 	log("garbage collector: %s", rep.GC)
+	// The floor opens its SQLite database under the server's memory bound:
+	// page caches are part of what both processes hold (peak RSS).
+	c.floorArgs = []string{"--sqlite-memory", strconv.Itoa(srvCfg.SQLiteMemory)}
 
 	// Phase 1, in process: validate every workload, check the interfaces
 	// return the same ids, count statements at two page sizes, explain.
@@ -399,7 +406,7 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 	procBin := bin
 	if iface == ifFloor {
 		procBin, env = self, floorEnv
-		args = []string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}
+		args = append([]string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}, c.floorArgs...)
 		if c.Pprof {
 			args = append(args, "--pprof-addr", "{pprof}")
 		}

@@ -265,9 +265,12 @@ func TestMetricsCountRequests(t *testing.T) {
 	resp := srv.Do(t, http.MethodGet, srv.URL+"/metrics", nil, nil)
 	body := string(resp.Body)
 	if apptest.Postgres() {
-		if strings.Contains(body, "logistics_sqlite_write_transactions_total{") {
-			t.Errorf("SQLite write lock figures on PostgreSQL:\n%s", body)
+		if strings.Contains(body, "logistics_sqlite_write_transactions_total{") || strings.Contains(body, "logistics_sqlite_memory_bytes") {
+			t.Errorf("SQLite figures on PostgreSQL:\n%s", body)
 		}
+	} else if !regexp.MustCompile(`\nlogistics_sqlite_memory_bytes [1-9][0-9.e+]*\n`).MatchString(body) ||
+		!regexp.MustCompile(`\nlogistics_sqlite_memory_limit_bytes 6\.7108864e\+07\n`).MatchString(body) {
+		t.Errorf("no SQLite memory figures (64 MiB bound by default):\n%s", body)
 	} else if !regexp.MustCompile(`logistics_sqlite_write_transactions_total\{environment="sandbox"\} [1-9]`).MatchString(body) ||
 		!regexp.MustCompile(`logistics_sqlite_write_commits_total\{environment="sandbox"\} [1-9]`).MatchString(body) ||
 		!regexp.MustCompile(`logistics_sqlite_write_lock_held_seconds_total\{environment="sandbox"\} [0-9.e-]+\n`).MatchString(body) {

@@ -117,7 +117,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s base URL: %w", e.name, err)
 		}
-		db, err := database.Open(ctx, e.dsn, database.Options{Driver: opt.Driver})
+		db, err := database.Open(ctx, e.dsn, database.Options{Driver: opt.Driver, SQLiteMemory: cfg.SQLiteMemoryBytes()})
 		if err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -248,6 +248,27 @@ func (a *App) registerMetrics() {
 			}
 			return out
 		})
+	}
+	sqlite := false
+	for _, env := range a.Envs.All() {
+		sqlite = sqlite || env.DB.Dialect == dialect.SQLite
+	}
+	for _, g := range []struct {
+		name, help string
+		read       func(database.SQLiteMemory) float64
+	}{
+		{"logistics_sqlite_memory_bytes", "Memory SQLite holds in this process (page caches of every connection, statements), all databases together.",
+			func(m database.SQLiteMemory) float64 { return float64(m.Used) }},
+		{"logistics_sqlite_memory_highwater_bytes", "The most memory SQLite has held in this process since it started.",
+			func(m database.SQLiteMemory) float64 { return float64(m.Highwater) }},
+		{"logistics_sqlite_memory_limit_bytes", "SQLite's soft bound on its memory in this process (--sqlite-memory; 0: none).",
+			func(m database.SQLiteMemory) float64 { return float64(m.Limit) }},
+	} {
+		if sqlite {
+			a.Metrics.Gauge(g.name, g.help, nil, func() []metrics.Sample {
+				return []metrics.Sample{{Value: g.read(database.ReadSQLiteMemory())}}
+			})
+		}
 	}
 	for _, g := range []struct {
 		name, help string

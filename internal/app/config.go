@@ -51,6 +51,7 @@ type Config struct {
 	DemoScale      float64       // --demo-scale, LOGISTICS_DEMO_SCALE: size of the automatic sandbox demo data
 	GCPercent      int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
 	MemoryLimit    int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
+	SQLiteMemory   int           // --sqlite-memory, LOGISTICS_SQLITE_MEMORY: soft bound in MiB on SQLite's memory (page caches), the process's; 0: none
 
 	SubscriptionLimit     int           // --subscription-limit, LOGISTICS_SUBSCRIPTION_LIMIT: open subscriptions per API key or session on one instance
 	SubscriptionBuffer    int           // --subscription-buffer, LOGISTICS_SUBSCRIPTION_BUFFER: events waiting per subscriber before it reads the log itself
@@ -88,6 +89,7 @@ func Defaults() Config {
 		DemoScale:      0.02,
 		GCPercent:      400,
 		MemoryLimit:    1024,
+		SQLiteMemory:   database.DefaultSQLiteMemory >> 20,
 
 		SubscriptionLimit:     100,
 		SubscriptionBuffer:    1000,
@@ -151,6 +153,7 @@ func (c *Config) settings() []setting {
 		{"no-demo-data", "LOGISTICS_NO_DEMO_DATA", "do not fill an empty sandbox with demo data at start", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoDemoData, n, c.NoDemoData, u) }},
 		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
 		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
+		{"sqlite-memory", "LOGISTICS_SQLITE_MEMORY", "soft bound in MiB on what SQLite keeps in memory, page caches above all, for every SQLite connection of this process together (0: none; each connection still caches at most 64 MiB)", num(&c.SQLiteMemory)},
 		{"subscription-limit", "LOGISTICS_SUBSCRIPTION_LIMIT", "most GraphQL subscriptions one API key or console session may hold open on one instance", num(&c.SubscriptionLimit)},
 		{"subscription-buffer", "LOGISTICS_SUBSCRIPTION_BUFFER", "most events waiting for one subscriber before it falls back to reading the event log itself", num(&c.SubscriptionBuffer)},
 		{"subscription-keepalive", "LOGISTICS_SUBSCRIPTION_KEEPALIVE", "interval of WebSocket pings and SSE keep-alive comments on subscriptions", dur(&c.SubscriptionKeepAlive)},
@@ -243,6 +246,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MemoryLimit < 0 {
 		return errors.New("memory-limit must be 0 (none) or more")
+	}
+	if c.SQLiteMemory < 0 || c.SQLiteMemory > 1<<20 {
+		return errors.New("sqlite-memory must be between 0 (none) and 1048576 MiB")
 	}
 	if c.SubscriptionLimit < 1 || c.SubscriptionBuffer < 1 || c.SubscriptionKeepAlive < time.Second {
 		return errors.New("subscription-limit and subscription-buffer must be at least 1, subscription-keepalive at least 1s")

@@ -3,10 +3,13 @@ package app_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
+	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/database"
 )
 
 // Each base address answers a browser with a page of links and an API
@@ -56,5 +59,16 @@ func TestLandingPages(t *testing.T) {
 	}
 	if r := s.Do(t, http.MethodGet, s.URL+"/docs/..%2fgo.mod", nil, apptest.Anonymous()); r.StatusCode != http.StatusNotFound {
 		t.Errorf("docs outside docs/: %d", r.StatusCode)
+	}
+}
+
+// The service opens its SQLite databases under --sqlite-memory's bound.
+func TestServiceBoundsSQLiteMemory(t *testing.T) {
+	if os.Getenv("LOGISTICS_TEST_POSTGRES") != "" {
+		t.Skip("the bound is SQLite's")
+	}
+	apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SQLiteMemory = 24 }})
+	if got := database.ReadSQLiteMemory().Limit; got != 24<<20 {
+		t.Fatalf("SQLite's soft heap limit is %d bytes, want 24 MiB", got)
 	}
 }

@@ -32,3 +32,12 @@ func (c Config) ApplyRuntime() []any {
 	}
 	return []any{"gc_percent", gc, "memory_limit", limit}
 }
+
+// SQLiteMemoryBytes is --sqlite-memory as database.Options wants it: bytes,
+// or -1 for no bound.
+func (c Config) SQLiteMemoryBytes() int64 {
+	if c.SQLiteMemory == 0 {
+		return -1
+	}
+	return int64(c.SQLiteMemory) << 20
+}

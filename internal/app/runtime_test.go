@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"logistics/internal/database"
 )
 
 func TestApplyRuntime(t *testing.T) {
@@ -60,5 +62,33 @@ func TestGCSettingsValidated(t *testing.T) {
 	c := Defaults()
 	if _, err := c.Load("serve", []string{"--gc-percent=-1", "--memory-limit=0"}, func(string) string { return "" }); err != nil {
 		t.Errorf("off and none refused: %v", err)
+	}
+}
+
+// --sqlite-memory bounds SQLite's memory for the process: in MiB, 0 for none,
+// applied when the service opens its SQLite databases.
+func TestSQLiteMemorySetting(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, database.DefaultSQLiteMemory},
+		{[]string{"--sqlite-memory=32"}, 32 << 20},
+		{[]string{"--sqlite-memory=0"}, -1},
+	} {
+		c := Defaults()
+		if _, err := c.Load("serve", tc.args, getenv); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.SQLiteMemoryBytes(); got != tc.want {
+			t.Errorf("%v: %d bytes, want %d", tc.args, got, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--sqlite-memory=-1"}, {"--sqlite-memory=2000000"}} {
+		c := Defaults()
+		if _, err := c.Load("serve", args, getenv); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
 	}
 }

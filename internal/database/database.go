@@ -76,6 +76,11 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// MaxOpenConns caps the pool (0: a default that suits the dialect).
 	MaxOpenConns int
+	// SQLiteMemory bounds, softly, the bytes SQLite keeps in memory — page
+	// caches above all — across the whole process, every database together:
+	// 0 DefaultSQLiteMemory, < 0 no bound. The bound is SQLite's, one per
+	// process; the last SQLite database opened sets it.
+	SQLiteMemory int64
 }
 
 // Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
@@ -110,6 +115,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 				return nil, fmt.Errorf("database: %w", err)
 			}
 		}
+		limitSQLiteMemory(opt.SQLiteMemory)
 		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn))
 		if maxOpen == 0 {
 			maxOpen = 8
