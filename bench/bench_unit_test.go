@@ -279,3 +279,22 @@ func TestStatCPU(t *testing.T) {
 		t.Fatalf("fmtCPU = %q", s)
 	}
 }
+
+// The server's memory figures come from its /metrics: unlabelled values,
+// written by strconv's 'g' format; a missing metric reads 0.
+func TestMetricValue(t *testing.T) {
+	body := []byte("# HELP go_memstats_sys_bytes Bytes obtained from the OS.\n# TYPE go_memstats_sys_bytes gauge\n" +
+		"go_memstats_sys_bytes 8.6257928e+07\n" +
+		"logistics_sqlite_memory_highwater_bytes_total{environment=\"sandbox\"} 5\n" +
+		"logistics_sqlite_memory_highwater_bytes 17501888\n")
+	for name, want := range map[string]int64{
+		"go_memstats_sys_bytes":                   86257928,
+		"logistics_sqlite_memory_highwater_bytes": 17501888,
+		"logistics_sqlite_memory_bytes":           0,
+		"go_memstats":                             0,
+	} {
+		if got := metricValue(body, name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+}

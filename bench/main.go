@@ -376,8 +376,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 						continue
 					}
 					cl.add(res, rss)
-					log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB, %d errors, %d conflicts", w.Name, iface, res.RPS,
-						fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), res.errorCount(), res.Conflicts)
+					mem := ""
+					if res.GoSys > 0 {
+						mem = fmt.Sprintf(" (Go runtime %.0f MiB, SQLite high-water %.0f MiB)", float64(res.GoSys)/(1<<20), float64(res.SQLiteHighwater)/(1<<20))
+					}
+					log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
+						fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
 				}
 			}
 		}
@@ -477,7 +481,37 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 	if err != nil {
 		return nil, 0, err
 	}
+	if iface != ifFloor {
+		res.SQLiteHighwater, res.GoSys = serverMemory(ctx, p.URL)
+	}
 	return res, rss, nil
+}
+
+// serverMemory reads, from the server's /metrics, the most memory SQLite
+// has held (logistics_sqlite_memory_highwater_bytes; 0 on PostgreSQL) and
+// what Go's runtime holds from the system (go_memstats_sys_bytes): the two
+// parts of a peak RSS besides the binary. Zeros when /metrics does not
+// answer.
+func serverMemory(ctx context.Context, hostURL string) (sqlite, goSys int64) {
+	code, body := httpDo(ctx, hostURL)(request{Method: http.MethodGet, Path: "/metrics", Header: http.Header{}})
+	if code != http.StatusOK {
+		return 0, 0
+	}
+	return metricValue(body, "logistics_sqlite_memory_highwater_bytes"), metricValue(body, "go_memstats_sys_bytes")
+}
+
+// metricValue is the value of an unlabelled metric in a Prometheus text
+// exposition, or 0.
+func metricValue(body []byte, name string) int64 {
+	for line := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return int64(f)
+			}
+		}
+	}
+	return 0
 }
 
 // httpDo sends requests to hostURL, for runOp.

@@ -25,12 +25,17 @@ type cell struct {
 	Rounds  []*wrkResult
 	Load    *wrkResult
 	PeakRSS int64 // bytes, the highest of the rounds
+	// PeakSQLite and PeakGoSys are the server's SQLite high-water mark and
+	// Go runtime memory in the round of PeakRSS (wrkResult; 0: unknown).
+	PeakSQLite, PeakGoSys int64
 }
 
 // add records one round.
 func (x *cell) add(res *wrkResult, rss int64) {
 	x.Rounds = append(x.Rounds, res)
-	x.PeakRSS = max(x.PeakRSS, rss)
+	if rss >= x.PeakRSS {
+		x.PeakRSS, x.PeakSQLite, x.PeakGoSys = rss, res.SQLiteHighwater, res.GoSys
+	}
 	sorted := slices.Clone(x.Rounds)
 	slices.SortFunc(sorted, func(a, b *wrkResult) int { return cmp.Compare(a.RPS, b.RPS) })
 	x.Load = sorted[(len(sorted)-1)/2]
@@ -232,6 +237,9 @@ func (r *report) markdown() string {
 			rss := "—"
 			if x.PeakRSS > 0 {
 				rss = fmt.Sprintf("%.0f MiB", float64(x.PeakRSS)/(1<<20))
+				if x.PeakGoSys > 0 {
+					rss += fmt.Sprintf(" (Go %.0f, SQLite %.0f)", float64(x.PeakGoSys)/(1<<20), float64(x.PeakSQLite)/(1<<20))
+				}
 			}
 			stm := fmt.Sprintf("%d → %d", x.Statements5, x.Statements50)
 			if fl != nil && iface != ifFloor && fl.Statements50 > 0 {
@@ -271,7 +279,7 @@ func (r *report) markdown() string {
 		b.WriteString(", the median of the rounds (lowest–highest)")
 	}
 	b.WriteString(". p999 comes from wrk's Lua done hook (latency:percentile(99.9)). ")
-	b.WriteString("CPU/request is the server process's CPU time (user and system, /proc/<pid>/stat) during the measured run over its requests: lower is better, and it moves less than req/s between runs of one binary on a machine whose speed varies; for the floor it is the floor process's. ")
+	b.WriteString("Peak RSS is the process's VmHWM, the highest of the rounds; in brackets, for the service, what its /metrics said after that round: memory Go's runtime holds from the system (go_memstats_sys_bytes) and SQLite's high-water mark (logistics_sqlite_memory_highwater_bytes), in MiB. CPU/request is the server process's CPU time (user and system, /proc/<pid>/stat) during the measured run over its requests: lower is better, and it moves less than req/s between runs of one binary on a machine whose speed varies; for the floor it is the floor process's. ")
 	b.WriteString("SQL/request is counted in process, one request at each page size (the write workloads: one operation, all its requests). ")
 	b.WriteString("Targets (issue 16): req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
 	for _, w := range c.Workloads {

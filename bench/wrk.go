@@ -34,6 +34,10 @@ type wrkResult struct {
 	// CPU is the CPU time (user and system) the server process used during
 	// the measured run, from /proc/<pid>/stat (0 when unknown).
 	CPU time.Duration
+	// SQLiteHighwater and GoSys are what the server's /metrics said after
+	// the run: the most SQLite's allocator has held, and the bytes Go's
+	// runtime has obtained from the system (0: unknown, e.g. the floor).
+	SQLiteHighwater, GoSys int64
 }
 
 // cpuPerRequest is the server's CPU time per request of the run, in
