@@ -159,8 +159,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	case <-ctx.Done():
 	}
-	// SQLite's high-water mark is worth a line: with Go's heap, it is most
-	// of the process's peak RSS (--sqlite-memory bounds it).
+	// SQLite's high-water mark is worth a line: it is the part of the
+	// process's peak RSS that --sqlite-memory bounds (Go's is on /metrics).
 	a.Log.Info("shutting down", "sqlite_memory_highwater_bytes", database.ReadSQLiteMemory().Highwater)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
