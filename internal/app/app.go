@@ -264,11 +264,12 @@ func (a *App) registerMetrics() {
 		{"logistics_sqlite_memory_limit_bytes", "SQLite's soft bound on its memory in this process (--sqlite-memory; 0: none).",
 			func(m database.SQLiteMemory) float64 { return float64(m.Limit) }},
 	} {
-		if sqlite {
-			a.Metrics.Gauge(g.name, g.help, nil, func() []metrics.Sample {
-				return []metrics.Sample{{Value: g.read(database.ReadSQLiteMemory())}}
-			})
+		if !sqlite {
+			break // the figures are SQLite's allocator's: none on PostgreSQL
 		}
+		a.Metrics.Gauge(g.name, g.help, nil, func() []metrics.Sample {
+			return []metrics.Sample{{Value: g.read(database.ReadSQLiteMemory())}}
+		})
 	}
 	for _, g := range []struct {
 		name, help string
