@@ -298,3 +298,33 @@ func TestMetricValue(t *testing.T) {
 		}
 	}
 }
+
+// A row's peak RSS is the highest round's, and its Go/SQLite breakdown is
+// that round's (not another round's larger SQLite figure); the floor's has
+// none. CPU/request is the median round's CPU over its requests.
+func TestPeakRSSBreakdown(t *testing.T) {
+	var x, fl cell
+	for _, r := range []struct {
+		rss, goSys, sqlite int64
+		cpu                time.Duration
+	}{
+		{100 << 20, 50 << 20, 60 << 20, 900 * time.Millisecond},
+		{150 << 20, 60 << 20, 40 << 20, time.Second},
+		{120 << 20, 55 << 20, 10 << 20, 1100 * time.Millisecond},
+	} {
+		x.add(&wrkResult{RPS: float64(r.rss >> 20), Requests: 1000, CPU: r.cpu, GoSys: r.goSys, SQLiteHighwater: r.sqlite}, r.rss)
+		fl.add(&wrkResult{RPS: 200, Requests: 2000, CPU: time.Second}, 90<<20)
+	}
+	if x.PeakRSS != 150<<20 || x.PeakGoSys != 60<<20 || x.PeakSQLite != 40<<20 {
+		t.Errorf("peak %d (Go %d, SQLite %d), want the second round's", x.PeakRSS, x.PeakGoSys, x.PeakSQLite)
+	}
+	md := (&report{Config: &config{Workloads: []string{"W1"}, Rounds: 3}, Cells: map[string]*cell{"W1/rest": &x, "W1/floor": &fl}}).markdown()
+	// The median round by req/s is the third (120): 1.1 s over 1,000
+	// requests; the ratio is the median of the rounds' (0.9, 1.0, 1.1 ms
+	// against the floor's 0.5 ms).
+	for _, want := range []string{"| 150 MiB (Go 60, SQLite 40) |", "| 90 MiB |", "| 1100 µs | 2.00× (1.80–2.20) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
