@@ -117,14 +117,30 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 // openTx starts a transaction on the request's environment database and
 // makes it the client that resolvers and the service layer see.
 func openTx(ctx context.Context) (context.Context, driver.Tx, error) {
-	tx, err := ent.FromContext(ctx).Tx(ctx)
+	outside := ent.FromContext(ctx)
+	tx, err := outside.Tx(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx = ent.NewTxContext(ctx, tx)
 	// Events recorded by the mutation are numbered and written at commit.
 	ctx = eventlog.Begin(ctx, tx)
+	if oneRootField(graphql.GetOperationContext(ctx).Operation) {
+		// Its one service call fails the operation when it fails: the
+		// service may check references after a failed write (refs.go).
+		ctx = service.SingleCall(ctx, outside)
+	}
 	return ent.NewContext(ctx, tx.Client()), tx, nil
+}
+
+// oneRootField reports whether op selects exactly one field at its root
+// (fragments there count as more: what they hold is not looked at).
+func oneRootField(op *ast.OperationDefinition) bool {
+	if op == nil || len(op.SelectionSet) != 1 {
+		return false
+	}
+	_, ok := op.SelectionSet[0].(*ast.Field)
+	return ok
 }
 
 var _ graphql.HandlerExtension = depthLimit{}

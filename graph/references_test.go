@@ -1,9 +1,14 @@
 package graph_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"logistics/internal/apptest"
 )
@@ -91,5 +96,68 @@ func TestReferenceErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFailedWritesDoNotWaitForConnections: on PostgreSQL a one-field
+// mutation whose write fails on a missing reference names it from a fresh
+// read outside its transaction (internal/service/refs.go). That read must
+// not hold the transaction's connection while it takes another: with two
+// connections, concurrent failures would each hold one and wait for a
+// second forever. Each gets its 422 and nothing is written.
+func TestFailedWritesDoNotWaitForConnections(t *testing.T) {
+	const noHub = "hub_01JD3K0000000000000000000A"
+	srv := apptest.New(t)
+	f := newFixture(t, srv, prod)
+	order := f.order(f.hub("AMS1", "Amsterdam", "NL"), f.part("P-1", "Washer"), "1")
+	db := srv.Env(prod).DB
+	db.SQL.SetMaxOpenConns(2)
+	written := func() [2]int {
+		ctx := context.Background()
+		return [2]int{db.Client.TrackingEntry.Query().CountX(ctx), db.Client.Event.Query().CountX(ctx)}
+	}
+	before := written()
+
+	body, _ := json.Marshal(map[string]any{
+		"query":     `mutation($o: ID!, $h: ID!) { createTrackingEntry(input: {orderID: $o, hubID: $h, trackingNumber: "T", carrier: "C", status: in_transit}) { id } }`,
+		"variables": map[string]any{"o": order, "h": noHub},
+	})
+	// Not a timing target: a deadlock never ends, a correct run takes
+	// milliseconds. The client's timeout ends a waiting request (its
+	// context) so that the test fails instead of hanging.
+	client := &http.Client{Timeout: 30 * time.Second}
+	const n = 8
+	errs := make(chan string, n)
+	for range n {
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, srv.Base(prod)+"/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+srv.Keys[prod])
+			resp, err := client.Do(req)
+			if err != nil {
+				errs <- fmt.Sprintf("no answer (waiting for database connections?): %v", err)
+				return
+			}
+			defer resp.Body.Close()
+			var r apptest.GQLResponse
+			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Errors) != 1 || r.Errors[0].Code() != "BAD_USER_INPUT" {
+				errs <- fmt.Sprintf("status %d, errors %+v (%v)", resp.StatusCode, r.Errors, err)
+				return
+			}
+			b, _ := json.Marshal(r.Errors[0].Extensions["fields"])
+			if want := `[{"field":"hubID","message":"` + noHub + ` does not exist"}]`; string(b) != want {
+				errs <- fmt.Sprintf("fields %s, want %s", b, want)
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range n {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	if after := written(); after != before {
+		t.Errorf("tracking entries and events %v, before %v", after, before)
 	}
 }

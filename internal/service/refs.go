@@ -26,10 +26,19 @@ import (
 // The checks run where the failed write leaves a usable view: on SQLite in
 // the same transaction (a failed statement undoes only itself); in a
 // transaction of the write's own after its rollback, on a fresh read. On
-// PostgreSQL inside a caller's transaction (a GraphQL mutation, a REST
-// request with an Idempotency-Key) a failed statement aborts that whole
-// transaction, so there they keep running first (refsAfter): a savepoint
-// around the write would cost as many statements as the checks save.
+// PostgreSQL inside a caller's transaction a failed statement aborts that
+// whole transaction. When the caller opened it for this one call
+// (SingleCall: a GraphQL mutation operation of one root field), the
+// transaction is rolled back there and then — it can only fail now, and its
+// connection goes back to the pool before the fresh read takes one, so
+// concurrent failures cannot wait on each other for connections — and the
+// checks run on a fresh read, which sees what they would have seen first:
+// nothing else wrote in that transaction, and the call itself creates or
+// deletes none of the records its references name. Elsewhere (several root
+// fields, whose earlier writes a fresh read would not see; a REST request
+// with an Idempotency-Key, whose transaction holds the key's row) they keep
+// running first: a savepoint around the write would cost as many
+// statements as the checks save.
 //
 // A violation that the checks cannot attribute (the missing record was
 // created meanwhile) keeps apperr's answer to a foreign-key error: 409
@@ -38,7 +47,25 @@ import (
 // refsAfter reports whether a write in ctx may leave its references to the
 // foreign keys and check them only after it failed.
 func refsAfter(ctx context.Context) bool {
-	return ent.TxFromContext(ctx) == nil || client(ctx).Driver().Dialect() != dialect.Postgres
+	return ent.TxFromContext(ctx) == nil || client(ctx).Driver().Dialect() != dialect.Postgres || singleCall(ctx) != nil
+}
+
+type singleCallKey struct{}
+
+// SingleCall marks ctx's transaction as opened for one service call, which
+// fails the transaction as a whole when it fails (a GraphQL mutation
+// operation of one root field): on PostgreSQL a write there may leave its
+// references to the foreign keys, and after a failure roll the transaction
+// back and check them with outside, the environment's client outside the
+// transaction (refs.go).
+func SingleCall(ctx context.Context, outside *ent.Client) context.Context {
+	return context.WithValue(ctx, singleCallKey{}, outside)
+}
+
+// singleCall is SingleCall's client outside the transaction, or nil.
+func singleCall(ctx context.Context) *ent.Client {
+	c, _ := ctx.Value(singleCallKey{}).(*ent.Client)
+	return c
 }
 
 // refCheck finds a write's references that do not exist, as field problems.
@@ -69,6 +96,11 @@ func (r refs) first(ctx context.Context) error {
 func (r refs) failed(ctx context.Context, err error) error {
 	if err == nil || !r.after || r.check == nil {
 		return err
+	}
+	if tx := ent.TxFromContext(ctx); tx != nil && client(ctx).Driver().Dialect() == dialect.Postgres {
+		// Aborted by the failed statement (refsAfter: a SingleCall).
+		_ = tx.Rollback()
+		ctx = ent.NewContext(ent.NewTxContext(ctx, nil), singleCall(ctx))
 	}
 	if p, cerr := r.check(ctx); cerr == nil && len(p) > 0 {
 		return apperr.Validation(p...)
