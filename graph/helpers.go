@@ -11,6 +11,7 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/trackingentry"
 	"logistics/internal/resourceid"
+	"logistics/internal/service"
 )
 
 func deref[T any](p *T) T {
@@ -21,13 +22,21 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// eagerOrder returns a mutation's order read again as a query reads it when
-// the field's selection follows an edge (withEdges, below). The order a
-// transition hands back is the row its event rendered (rest's hand-scanned
-// row, bound to no client: it cannot load an edge itself), so it needs the
-// reload too; scalars are answered from the row.
-func eagerOrder(ctx context.Context) func(*ent.Order, error) (*ent.Order, error) {
-	return withEdges(ctx, reloadOrder)
+// eagerOrder returns a mutation's order with the edges its field's
+// selection follows (withEdges, below): from the row its event was rendered
+// from in the mutation's transaction when the selection fits it
+// (renderedOrder, ordernode.go; memo is the Renderings the service call
+// ran with), read again as a query reads it otherwise. The order a
+// transition hands back is that row without its edges (rest's hand-scanned
+// row, bound to no client: it cannot load an edge itself); scalars are
+// answered from it.
+func eagerOrder(ctx context.Context, memo *service.Renderings) func(*ent.Order, error) (*ent.Order, error) {
+	return withEdges(ctx, func(ctx context.Context, o *ent.Order) (*ent.Order, error) {
+		if out, ok := renderedOrder(ctx, memo, o.ID); ok {
+			return out, nil
+		}
+		return reloadOrder(ctx, o)
+	})
 }
 
 // reloadOrder reads o again with what the field's selection asks for: by

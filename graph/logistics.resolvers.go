@@ -71,12 +71,14 @@ func (r *mutationResolver) CreateOrder(ctx context.Context, input ent.CreateOrde
 	for i, l := range lines {
 		nl[i] = service.NewLine{PartID: l.PartID, Quantity: l.Quantity}
 	}
-	return eagerOrder(ctx)(r.Service.CreateOrder(ctx, input, nl, deref(workflowKey)))
+	ctx, memo := service.WithRenderings(ctx)
+	return eagerOrder(ctx, memo)(r.Service.CreateOrder(ctx, input, nl, deref(workflowKey)))
 }
 
 // UpdateOrder is the resolver for the updateOrder field.
 func (r *mutationResolver) UpdateOrder(ctx context.Context, id resourceid.ID, input ent.UpdateOrderInput, revision *int) (*ent.Order, error) {
-	return eagerOrder(ctx)(r.Service.UpdateOrder(ctx, id, input, revision))
+	ctx, memo := service.WithRenderings(ctx)
+	return eagerOrder(ctx, memo)(r.Service.UpdateOrder(ctx, id, input, revision))
 }
 
 // DeleteOrder is the resolver for the deleteOrder field.

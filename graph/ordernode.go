@@ -9,6 +9,7 @@ import (
 	"logistics/ent"
 	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/service"
 )
 
 // node(id:) for an order whose selection asks only for what
@@ -51,11 +52,32 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 	if id.Prefix() != resourceid.Order {
 		return nil, false, nil
 	}
-	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
-	if fc == nil || oc == nil {
+	lineFields, ok := orderReadFits(ctx)
+	if !ok {
 		return nil, false, nil
 	}
-	var lineFields []graphql.CollectedField
+	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
+		return nil, false, err
+	}
+	if len(lineFields) > 0 {
+		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed, lineTimes(graphql.GetOperationContext(ctx), lineFields)); err != nil {
+			return nil, false, err
+		}
+		for _, f := range lineFields {
+			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
+		}
+	}
+	return o, true, nil
+}
+
+// orderReadFits reports whether the field's selection on an order asks
+// only for what orderread reads (the *ReadFields above), with the fields
+// that select its lines.
+func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok bool) {
+	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
+	if fc == nil || oc == nil {
+		return nil, false
+	}
 	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"Order", "Node"}) {
 		switch {
 		case orderReadFields[f.Name] && len(f.Selections) == 0:
@@ -65,21 +87,47 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 		}):
 			lineFields = append(lineFields, f)
 		default:
-			return nil, false, nil
+			return nil, false
 		}
 	}
-	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
-		return nil, false, err
+	return lineFields, true
+}
+
+// renderedOrder is a mutation's answer from the row its order's event was
+// rendered from in this transaction (service.Renderings; REST answers its
+// writes from it too) when the selection fits what orderread reads, which
+// that row holds as well: the order's fields, its hub's id and code, its
+// lines with their parts' id, sku and name. Without it the answer was read
+// again inside the write transaction: two statements after createOrder and
+// after each transitionOrder (W4), under SQLite's one write lock. Its lines
+// come in id order, the representation's (a query's come in the index's
+// order, which Order.lines does not specify; for lines created by one
+// instance it is the same). ok is false when there is no such row or the
+// selection asks for more.
+func renderedOrder(ctx context.Context, memo *service.Renderings, id resourceid.ID) (*ent.Order, bool) {
+	if memo == nil {
+		return nil, false
 	}
-	if len(lineFields) > 0 {
-		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed, lineTimes(oc, lineFields)); err != nil {
-			return nil, false, err
-		}
-		for _, f := range lineFields {
-			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
+	row, _ := memo.Row(id)
+	o, _ := row.(*ent.Order)
+	if o == nil || o.Edges.Hub == nil {
+		return nil, false
+	}
+	lineFields, ok := orderReadFits(ctx)
+	if !ok {
+		return nil, false
+	}
+	for _, l := range o.Edges.Lines {
+		if l.Edges.Part == nil {
+			return nil, false
 		}
 	}
-	return o, true, nil
+	out := *o
+	out.Edges = ent.OrderEdges{Hub: o.Edges.Hub}
+	for _, f := range lineFields {
+		out.AppendNamedLines(f.Alias, o.Edges.Lines...)
+	}
+	return &out, true
 }
 
 // only reports whether the selection of an object of type typ asks for the

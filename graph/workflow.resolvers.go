@@ -16,7 +16,8 @@ import (
 
 // TransitionOrder is the resolver for the transitionOrder field.
 func (r *mutationResolver) TransitionOrder(ctx context.Context, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) (*ent.Order, error) {
-	return eagerOrder(ctx)(r.Service.TransitionOrder(ctx, id, transition, service.TransitionOptions{
+	ctx, memo := service.WithRenderings(ctx)
+	return eagerOrder(ctx, memo)(r.Service.TransitionOrder(ctx, id, transition, service.TransitionOptions{
 		TrackingNumber: deref(trackingNumber), Carrier: deref(carrier), Revision: revision,
 	}))
 }
