@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"entgo.io/ent/dialect"
@@ -154,5 +155,36 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTransitionLocksWithItsRead: on PostgreSQL a transition locks the
+// order with the statement that reads it for the event's "before"
+// (orderread.ForUpdate), not with a statement of its own; on SQLite, whose
+// write transactions hold the database's lock, nothing says FOR UPDATE.
+func TestTransitionLocksWithItsRead(t *testing.T) {
+	var counter apptest.StatementCounter
+	s := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	f := &fixture{s: s, ids: map[string]string{}}
+	hub := f.post(t, "/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})["id"].(string)
+	id := f.post(t, "/v1/orders", map[string]any{"hub_id": hub})["id"].(string)
+	counter.Reset()
+	if r := s.Do(t, "POST", s.URL+"/v1/orders/"+id+"/transitions", map[string]any{"transition": "submit"}, nil); r.StatusCode != http.StatusOK {
+		t.Fatalf("submit: %d", r.StatusCode)
+	}
+	var locks []string
+	for _, q := range counter.Statements() {
+		if strings.Contains(q, "FOR NO KEY UPDATE") {
+			locks = append(locks, q)
+		}
+	}
+	if !apptest.Postgres() {
+		if len(locks) > 0 {
+			t.Fatalf("SQLite: %q", locks)
+		}
+		return
+	}
+	if len(locks) != 1 || !strings.Contains(locks[0], `"o"."number"`) {
+		t.Fatalf("locking statements %q, want one: the order's read", locks)
 	}
 }

@@ -47,6 +47,9 @@ const Latest = 3
 // statements are the texts of one dialect.
 type statements struct {
 	order, tracking string
+	// orderLocked is order taking the row lock an UPDATE of the order takes
+	// (PostgreSQL; order itself on SQLite): ForUpdate.
+	orderLocked string
 	// pageTracking is the text of Page up to "o.id IN (".
 	pageTracking string
 	// lines is the text of Lines up to "IN (", without and with the
@@ -104,7 +107,11 @@ func buildStatements(name string) statements {
 		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
 		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
 		Limit(Latest).Query()
-	return statements{order: oq, tracking: tq, pageTracking: buildPageTracking(name, o.C(order.FieldID), trackingColumns(name, t, th)),
+	locked := oq
+	if name == dialect.Postgres {
+		locked += ` FOR NO KEY UPDATE OF "o"`
+	}
+	return statements{order: oq, orderLocked: locked, tracking: tq, pageTracking: buildPageTracking(name, o.C(order.FieldID), trackingColumns(name, t, th)),
 		lines: [2]string{buildLines(name, WithoutTimes), buildLines(name, WithTimes)}}
 }
 
@@ -139,12 +146,39 @@ func buildPageTracking(name, pageID string, cols []string) string {
 		` = t.` + trackingentry.FieldHubID + ` WHERE ` + pageID + ` IN (`
 }
 
+// Lock says whether an Order read with ForUpdate's context took the row
+// lock.
+type Lock struct{ taken bool }
+
+type lockKey struct{}
+
+// ForUpdate returns a context in which Order, on PostgreSQL, reads the
+// order with the lock an UPDATE of its row takes (FOR NO KEY UPDATE OF its
+// row, held until the transaction ends): the service locks an order before
+// it renders the "before" of a change (service.snapshotRow), and this makes
+// the lock and the read one statement where they were two (every
+// transition: W4). Its hub is read as the statement sees it, as it was
+// after a lock of its own. On SQLite, whose write transactions hold the
+// database's lock already, Order reads as always and the Lock stays
+// untaken.
+func ForUpdate(ctx context.Context) (context.Context, *Lock) {
+	l := &Lock{}
+	return context.WithValue(ctx, lockKey{}, l), l
+}
+
+// Taken reports whether an Order read under the lock's context took it.
+func (l *Lock) Taken() bool { return l.taken }
+
 // Order returns order id with its hub (id and code), or nil when there is
 // none, read through the context's ent client.
 func Order(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
 	drv := ent.FromContext(ctx).Driver()
+	q := byDialect[drv.Dialect()].order
+	if l, ok := ctx.Value(lockKey{}).(*Lock); ok && drv.Dialect() == dialect.Postgres {
+		q, l.taken = byDialect[drv.Dialect()].orderLocked, true
+	}
 	rows := &sql.Rows{}
-	if err := drv.Query(ctx, byDialect[drv.Dialect()].order, []any{id}, rows); err != nil {
+	if err := drv.Query(ctx, q, []any{id}, rows); err != nil {
 		return nil, err
 	}
 	defer rows.Close()
