@@ -74,8 +74,8 @@ func (r *queryResolver) Orders(ctx context.Context, after *entgql.Cursor[resourc
 	if err != nil {
 		return nil, err
 	}
-	return ordersWithLines(ctx, func(ctx context.Context) (*ent.OrderConnection, error) {
-		return ent.FromContext(ctx).Order.Query().Paginate(ctx, after, first, before, last, ent.WithOrderOrder(orderBy), ent.WithOrderFilter(where.Filter))
+	return ordersWithLines(ctx, ent.FromContext(ctx).Order.Query(), func(ctx context.Context, q *ent.OrderQuery) (*ent.OrderConnection, error) {
+		return q.Paginate(ctx, after, first, before, last, ent.WithOrderOrder(orderBy), ent.WithOrderFilter(where.Filter))
 	})
 }
 

@@ -89,3 +89,63 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 }
 
 func first[A, B any](a A, _ B) A { return a }
+
+// TestOrderPageHubsMatchEnt: a page of orders whose hub is asked only for
+// its id and code reads the codes in the page's own statement (refcolumn)
+// and answers what ent's eager load answers (the same query with a
+// fragment under node, which sends it to ent), with the lines read by hand
+// or not, in one statement fewer; counted pages and a hub asked for more
+// answer real values.
+func TestOrderPageHubsMatchEnt(t *testing.T) {
+	srv, counter, f, ams := counted(t)
+	rtm := f.hub("RTM2", "Rotterdam", "NL")
+	parts := f.lineArgs(2, "1")
+	f.order(ams, parts...)
+	f.order(rtm)
+	f.order(rtm, parts...)
+	answer := func(node, frag string) (string, int64) {
+		t.Helper()
+		counter.Reset()
+		var out struct{ Orders json.RawMessage }
+		srv.MustGraphQL(t, prod, `query { orders(first: 10) { edges { node { `+node+` } } pageInfo { hasNextPage } } }`+frag, nil, &out)
+		return string(out.Orders), counter.Count()
+	}
+	for _, sel := range []string{
+		`id number hub { __typename id code } h2: hub { id }`,
+		`id hub { code } lines { id quantity part { sku } }`,
+	} {
+		read, readStmts := answer(sel, "")
+		viaEnt, entStmts := answer(sel+` ...F`, ` fragment F on Order { id }`)
+		if read != viaEnt {
+			t.Fatalf("%s: with the codes in the page's statement\n%s\nent\n%s", sel, read, viaEnt)
+		}
+		for _, want := range []string{`"code":"AMS1"`, `"code":"RTM2"`} {
+			if !strings.Contains(read, want) {
+				t.Errorf("%s: %s lacks %s", sel, read, want)
+			}
+		}
+		t.Logf("%s: statements %d, ent %d", sel, readStmts, entStmts)
+		if readStmts >= entStmts {
+			t.Errorf("%s: the page took %d statements, ent %d", sel, readStmts, entStmts)
+		}
+	}
+	counter.Reset()
+	answer(`id hub { code }`, "")
+	for _, q := range counter.Statements() {
+		if strings.HasPrefix(q, "SELECT `hubs`") || strings.HasPrefix(q, `SELECT "hubs"`) {
+			t.Errorf("a statement of its own reads the hubs: %s", q)
+		}
+	}
+	for query, want := range map[string]string{
+		`orders(first: 2) { totalCount edges { node { hub { code } } } }`:       `"totalCount":3`,
+		`orders(first: 1) { edges { node { hub { code name } } } }`:             `"name":"`,
+		`orders(first: 1) { edges { node { ... on Order { hub { code } } } } }`: `"code":"`,
+	} {
+		var out map[string]any
+		srv.MustGraphQL(t, prod, `query { `+query+` }`, nil, &out)
+		b, _ := json.Marshal(out)
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s: %s, want %s", query, b, want)
+		}
+	}
+}
