@@ -74,7 +74,7 @@ func (r *queryResolver) Orders(ctx context.Context, after *entgql.Cursor[resourc
 	if err != nil {
 		return nil, err
 	}
-	return ordersWithLines(ctx, ent.FromContext(ctx).Order.Query(), func(ctx context.Context, q *ent.OrderQuery) (*ent.OrderConnection, error) {
+	return ordersWithLinesAndHubs(ctx, ent.FromContext(ctx).Order.Query(), func(ctx context.Context, q *ent.OrderQuery) (*ent.OrderConnection, error) {
 		return q.Paginate(ctx, after, first, before, last, ent.WithOrderOrder(orderBy), ent.WithOrderFilter(where.Filter))
 	})
 }

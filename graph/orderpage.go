@@ -27,8 +27,8 @@ import (
 // field context — and set on each order under every alias the selection
 // gives them, where entgql's Order.lines resolver reads them, in the order
 // of ent's eager load (orderread.AsIndexed). Everything else (the page, its
-// cursors and filters, the hub, the tracking entries) is ent's own.
-
+// cursors and filters, the tracking entries, a hub asked for more than
+// below) is ent's own.
 //
 // Likewise the hubs (hub { code }, W3 and W3s): a hub asked only for its id
 // and code is read in the page's own statement, a correlated scalar
@@ -37,10 +37,10 @@ import (
 // statement fewer per page (W3 4 → 3, the floor's count). Independent of
 // the lines: either, both or neither.
 
-// ordersWithLines runs page, the orders connection's Paginate of query,
+// ordersWithLinesAndHubs runs page, the orders connection's Paginate of query,
 // with the lines read by orderread and the hubs' codes by refcolumn when
 // the selection allows it.
-func ordersWithLines(ctx context.Context, query *ent.OrderQuery, page func(context.Context, *ent.OrderQuery) (*ent.OrderConnection, error)) (*ent.OrderConnection, error) {
+func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page func(context.Context, *ent.OrderQuery) (*ent.OrderConnection, error)) (*ent.OrderConnection, error) {
 	pctx, lines := withoutPageLines(ctx)
 	pctx, hubs := withoutNodeFields(pctx, "Order", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
 		"hub": func(oc *graphql.OperationContext, f graphql.CollectedField) bool {

@@ -157,8 +157,8 @@ type lockKey struct{}
 // row, held until the transaction ends): the service locks an order before
 // it renders the "before" of a change (service.snapshotRow), and this makes
 // the lock and the read one statement where they were two (every
-// transition: W4). Its hub is read as the statement sees it, as it was
-// after a lock of its own. On SQLite, whose write transactions hold the
+// transition: W4). The hub's code is read as that statement sees it, as
+// the read after a separate lock saw it (the hub is not locked). On SQLite, whose write transactions hold the
 // database's lock already, Order reads as always and the Lock stays
 // untaken.
 func ForUpdate(ctx context.Context) (context.Context, *Lock) {
