@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -124,7 +125,22 @@ func (f *floor) query(ctx context.Context, q string, args ...any) (*sql.Rows, er
 	return f.db.QueryContext(ctx, q, args...)
 }
 
+// dollarTexts holds the floor's statement texts rewritten for PostgreSQL:
+// a few dozen texts (an IN list per length) asked for on every request.
+var dollarTexts sync.Map // ? text → $n text
+
+// dollarPlaceholders rewrites q's ? placeholders to $1, $2, … (PostgreSQL),
+// once per text.
 func dollarPlaceholders(q string) string {
+	if v, ok := dollarTexts.Load(q); ok {
+		return v.(string)
+	}
+	out := rewriteDollars(q)
+	dollarTexts.Store(q, out)
+	return out
+}
+
+func rewriteDollars(q string) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range q {
