@@ -23,33 +23,29 @@ func deref[T any](p *T) T {
 }
 
 // eagerOrder returns a mutation's order with the edges its field's
-// selection follows (withEdges, below): from the row its event was rendered
-// from in the mutation's transaction when the selection fits it
-// (renderedOrder, ordernode.go; memo is the Renderings the service call
-// ran with), read again as a query reads it otherwise. The order a
-// transition hands back is that row without its edges (rest's hand-scanned
-// row, bound to no client: it cannot load an edge itself); scalars are
-// answered from it.
+// selection follows (withEdges, below). A selection that fits what
+// internal/orderread reads (orderReadFits, ordernode.go) is answered from
+// the row its event was rendered from in the mutation's transaction
+// (renderedOrder; memo is the Renderings the service call ran with), or
+// read again by hand as node(id:) reads it (two statements, the lines in
+// ent's eager-load order); any other through ent's CollectFields. The
+// order a transition hands back is that row without its edges (rest's
+// hand-scanned row, bound to no client: it cannot load an edge itself);
+// scalars are answered from it. Read again with ent's three eager loads
+// (order, lines, parts), W4's createOrder and allocating transitionOrder
+// answers were most of their statements inside the write transaction.
 func eagerOrder(ctx context.Context, memo *service.Renderings) func(*ent.Order, error) (*ent.Order, error) {
 	return withEdges(ctx, func(ctx context.Context, o *ent.Order) (*ent.Order, error) {
-		if out, ok := renderedOrder(ctx, memo, o.ID); ok {
-			return out, nil
+		if lineFields, fits := orderReadFits(ctx); fits {
+			if out, ok := renderedOrder(memo, o.ID, lineFields); ok {
+				return out, nil
+			}
+			if read, ok, err := readOrder(ctx, o.ID, lineFields); err != nil || ok {
+				return read, err
+			}
 		}
-		return reloadOrder(ctx, o)
+		return reloaded[*ent.Order](ctx, ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields)
 	})
-}
-
-// reloadOrder reads o again with what the field's selection asks for: by
-// hand when the selection fits what internal/orderread reads (as node(id:)
-// does, ordernode.go: two statements, the lines in ent's eager-load order),
-// through ent's CollectFields otherwise. Inside the mutation's write
-// transaction, where W4's createOrder and allocating transitionOrder
-// answers were read with ent's three eager loads (order, lines, parts).
-func reloadOrder(ctx context.Context, o *ent.Order) (*ent.Order, error) {
-	if read, ok, err := orderNode(ctx, o.ID); err != nil || ok {
-		return read, err
-	}
-	return reloaded[*ent.Order](ctx, ent.FromContext(ctx).Order.Query().Where(order.ID(o.ID)).CollectFields)
 }
 
 // The answers of the mutations on orders, items, order lines and tracking

@@ -25,7 +25,7 @@ import (
 // on order_lines.order_id, orderread.AsIndexed), set under each alias the
 // selection gives them, where entgql's Order.lines resolver reads them.
 // The answers of mutations on an order are read again the same way
-// (reloadOrder, helpers.go).
+// (eagerOrder, helpers.go).
 
 // The fields orderread fills, per type; __typename is every type's.
 var (
@@ -56,6 +56,12 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 	if !ok {
 		return nil, false, nil
 	}
+	return readOrder(ctx, id, lineFields)
+}
+
+// readOrder is orderNode for a selection orderReadFits accepted, with its
+// lines fields.
+func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.CollectedField) (o *ent.Order, ok bool, err error) {
 	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
 		return nil, false, err
 	}
@@ -102,19 +108,16 @@ func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok
 // after each transitionOrder (W4), under SQLite's one write lock. Its lines
 // come in id order, the representation's (a query's come in the index's
 // order, which Order.lines does not specify; for lines created by one
-// instance it is the same). ok is false when there is no such row or the
-// selection asks for more.
-func renderedOrder(ctx context.Context, memo *service.Renderings, id resourceid.ID) (*ent.Order, bool) {
+// instance it is the same). lineFields are the selection's lines fields, as
+// orderReadFits returned them for a selection it accepted; ok is false when
+// there is no such row.
+func renderedOrder(memo *service.Renderings, id resourceid.ID, lineFields []graphql.CollectedField) (*ent.Order, bool) {
 	if memo == nil {
 		return nil, false
 	}
 	row, _ := memo.Row(id)
 	o, _ := row.(*ent.Order)
 	if o == nil || o.Edges.Hub == nil {
-		return nil, false
-	}
-	lineFields, ok := orderReadFits(ctx)
-	if !ok {
 		return nil, false
 	}
 	for _, l := range o.Edges.Lines {

@@ -97,10 +97,11 @@ func (r refs) failed(ctx context.Context, err error) error {
 	if err == nil || !r.after || r.check == nil {
 		return err
 	}
-	if tx := ent.TxFromContext(ctx); tx != nil && client(ctx).Driver().Dialect() == dialect.Postgres {
-		// Aborted by the failed statement (refsAfter: a SingleCall).
+	if tx, outside := ent.TxFromContext(ctx), singleCall(ctx); tx != nil && outside != nil && client(ctx).Driver().Dialect() == dialect.Postgres {
+		// Aborted by the failed statement: released before the fresh read
+		// takes a connection of its own.
 		_ = tx.Rollback()
-		ctx = ent.NewContext(ent.NewTxContext(ctx, nil), singleCall(ctx))
+		ctx = ent.NewContext(ent.NewTxContext(ctx, nil), outside)
 	}
 	if p, cerr := r.check(ctx); cerr == nil && len(p) > 0 {
 		return apperr.Validation(p...)
