@@ -132,7 +132,7 @@ var floorAllowed = map[string][]string{
 // service's event log does at commit (internal/eventlog): on SQLite the
 // numbers from the counter (its row taken last) and one INSERT; on
 // PostgreSQL with the sequencer running one INSERT, unnumbered, each with
-// its pending_order (the service takes the orders in one more statement);
+// its pending_order (as the service does);
 // on PostgreSQL without it one statement that numbers, inserts and
 // notifies (the service needs three: it reads the webhook endpoints' stamp
 // and inserts first, for its webhook fan-out hook).

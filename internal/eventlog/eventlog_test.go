@@ -16,9 +16,11 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/event"
+	"logistics/ent/hub"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/resourceid"
 	"logistics/internal/service"
 )
 
@@ -536,9 +538,99 @@ func TestLargeTransaction(t *testing.T) {
 	}
 }
 
-// TestEndpointsStamp: the statement that numbers a transaction's events
-// reads the endpoints' stamp, which the events' hooks find in their
-// context; it changes with every committed endpoint change and only then.
+// TestEventsWrittenInOneStatement: a transaction's events cost the same
+// statements whatever their number: on PostgreSQL one (the INSERT takes each
+// event's pending order from the sequence and reads the endpoints' stamp),
+// on SQLite two (the counter with the stamp, the INSERT). They are numbered
+// in the order they were recorded.
+func TestEventsWrittenInOneStatement(t *testing.T) {
+	var counter apptest.StatementCounter
+	s := apptest.New(t, apptest.Options{Driver: counter.Wrap})
+	ctx := s.Ctx(environment.Production)
+	want := 2
+	if apptest.Postgres() {
+		want = 1
+	}
+	for round, n := range []int{1, 1, 3} { // the first reads the webhook endpoints (none) too
+		base := lastSequence(t, s)
+		counter.Reset()
+		err := service.WithTx(ctx, func(ctx context.Context) error {
+			for i := range n {
+				if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x", Object: map[string]any{"i": i}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stmts := counter.Statements(); round > 0 && len(stmts) != want {
+			t.Errorf("%d events: %d statements, want %d:\n%s", n, len(stmts), want, strings.Join(stmts, "\n"))
+		}
+		evs, err := eventlog.After(ctx, ent.FromContext(ctx), base, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != n {
+			t.Fatalf("%d events read, want %d", len(evs), n)
+		}
+		for i, e := range evs {
+			if e.Data["object"].(map[string]any)["i"] != float64(i) {
+				t.Errorf("event %d of %d holds %v: numbered out of order", i, n, e.Data)
+			}
+		}
+	}
+}
+
+// TestInvalidEventWritesNothing: an event that ent's validators refuse (an
+// empty type, a subject id or actor too long) fails its transaction, on
+// every path that inserts events (PostgreSQL's own INSERT checks the same
+// rules), and nothing the transaction wrote stays.
+func TestInvalidEventWritesNothing(t *testing.T) {
+	s := apptest.New(t)
+	ctx := s.Ctx(environment.Production)
+	for name, bad := range map[string]eventlog.Change{
+		"empty type":        {Type: "", SubjectID: "hub_x"},
+		"long subject":      {Type: "hub.updated", SubjectID: resourceid.ID(strings.Repeat("x", 41))},
+		"long actor":        {Type: "hub.updated", SubjectID: "hub_x", Actor: strings.Repeat("a", 121)},
+		"long type, no log": {Type: strings.Repeat("t", 65), SubjectID: "hub_x"},
+	} {
+		ctx := ctx
+		if strings.HasSuffix(name, "no log") {
+			ctx = eventlog.NewContext(ctx, nil) // PostgreSQL: ent's insert, numbered from the counter
+		}
+		base := lastSequence(t, s)
+		var hubID resourceid.ID
+		err := service.WithTx(ctx, func(ctx context.Context) error {
+			h, err := ent.FromContext(ctx).Hub.Create().SetCode("INVALID").SetName(name).SetCountry("NL").Save(ctx)
+			if err != nil {
+				return err
+			}
+			hubID = h.ID
+			if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.created", SubjectID: h.ID}); err != nil {
+				return err
+			}
+			return eventlog.Record(ctx, bad)
+		})
+		if err == nil {
+			t.Errorf("%s: the transaction committed", name)
+		}
+		if n, err := ent.FromContext(ctx).Hub.Query().Where(hub.ID(hubID)).Count(ctx); err != nil || n != 0 {
+			t.Errorf("%s: the hub written before the event stayed (%d, %v)", name, n, err)
+		}
+		if got := lastSequence(t, s); got != base {
+			t.Errorf("%s: the log moved %d → %d", name, base, got)
+		}
+		if n, err := ent.FromContext(ctx).Event.Query().Where(event.SubjectID(string(hubID))).Count(ctx); err != nil || n != 0 {
+			t.Errorf("%s: %d events of the hub stayed (%v)", name, n, err)
+		}
+	}
+}
+
+// TestEndpointsStamp: the statement that numbers (or inserts) a
+// transaction's events reads the endpoints' stamp, which the events' hooks
+// and the log's insert listeners find in their context; it changes with every committed endpoint change and only then.
 // A database from before the stamp gets it from the migration.
 func TestEndpointsStamp(t *testing.T) {
 	s := apptest.New(t)
@@ -564,6 +656,20 @@ func TestEndpointsStamp(t *testing.T) {
 			mu.Unlock()
 			return next.Mutate(ctx, m)
 		})
+	})
+	// Events the log inserts with its own SQL (PostgreSQL with the
+	// sequencer) reach its insert listeners instead of ent's hooks.
+	env.Events.OnInsert(func(ctx context.Context, _ *ent.Client, events []eventlog.Inserted) error {
+		stamp, ok := eventlog.EndpointsStamp(ctx)
+		if !ok {
+			t.Error("an insert listener found no stamp")
+		}
+		mu.Lock()
+		for range events {
+			seen = append(seen, stamp)
+		}
+		mu.Unlock()
+		return nil
 	})
 	// stamp writes two events in a transaction, and two more without the
 	// environment's Log (on PostgreSQL: numbered from the counter, not by

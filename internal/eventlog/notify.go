@@ -35,6 +35,8 @@ type Log struct {
 	listeningOnce sync.Once
 
 	seq atomic.Pointer[sequencer] // running on PostgreSQL (Sequence), else nil
+
+	listeners listeners // called for events inserted with the log's own SQL (OnInsert)
 }
 
 // New returns the Log of environment env.

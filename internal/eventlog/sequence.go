@@ -3,8 +3,10 @@ package eventlog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,7 +109,7 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 			return next.Commit(ctx, tx)
 		}
 		seq := b.notify.sequencer()
-		last, err := write(ctx, tx.Client(), rows, seq != nil)
+		last, err := write(ctx, tx.Client(), rows, seq != nil, b.notify)
 		if err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("eventlog: %w", err)
@@ -127,7 +129,8 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 
 // write inserts a transaction's events at its commit. With a sequencer
 // (PostgreSQL, serving: sequencer.go) it leaves them unnumbered, each with
-// its pending_order, and returns 0: no lock is shared with other writers.
+// its pending_order, in one statement of its own SQL (insertPending), and
+// returns 0: no lock is shared with other writers.
 // Otherwise it numbers them from the counter and, on PostgreSQL, queues a
 // NOTIFY that is delivered on commit.
 //
@@ -140,11 +143,12 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 // transactions anyway: there the numbers are taken first and inserted with
 // the rows, one statement fewer.
 //
-// The statement that takes the numbers (or the pending orders) also reads the
-// endpoints' stamp (stamp.go), which the inserts' hooks find in their
-// context; the counter path on PostgreSQL, which numbers after inserting,
-// reads it in a statement of its own.
-func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred bool) (int64, error) {
+// The statement that takes the numbers (SQLite) or inserts the events with
+// their pending orders (PostgreSQL with the sequencer) also reads the
+// endpoints' stamp (stamp.go), which the inserts' hooks and listeners find in
+// their context; the counter path on PostgreSQL, which numbers after
+// inserting, reads it in a statement of its own.
+func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred bool, notify *Log) (int64, error) {
 	drv := c.Driver()
 	if drv.Dialect() != dialect.Postgres {
 		var last int64
@@ -159,14 +163,7 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred
 		return last, insert(withStamp(ctx, stamp), c, rows)
 	}
 	if deferred {
-		order, stamp, err := pendingOrders(ctx, drv, len(rows))
-		if err != nil {
-			return 0, err
-		}
-		for i, r := range rows {
-			r.SetPendingOrder(order[i])
-		}
-		return 0, insert(withStamp(ctx, stamp), c, rows)
+		return 0, insertPending(ctx, c, rows, notify)
 	}
 	stamp, err := readStamp(ctx, drv)
 	if err != nil {
@@ -192,30 +189,95 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred
 // endpoints' stamp.
 const reserveStampStmt = "UPDATE " + counterTable + " SET last_value = last_value + ? WHERE id = 1 RETURNING last_value, " + stampSQL
 
-// pendingOrders takes k values of the pending_order sequence, in order, and
-// reads the endpoints' stamp (a subquery PostgreSQL runs once).
-func pendingOrders(ctx context.Context, drv dialect.Driver, k int) ([]int64, sql.NullInt64, error) {
-	var rows entsql.Rows
+// insertPending inserts rows unnumbered on PostgreSQL, each taking its
+// pending_order from the sequence in the INSERT itself (the rows of a VALUES
+// list are evaluated in order), and reads the endpoints' stamp in the same
+// statement: one round trip where ent's insert needed a statement before it
+// for the orders and the stamp. ent's hooks do not run on these rows, so it
+// calls the Log's insert listeners (OnInsert) with them, in the transaction,
+// with the stamp in their context. It checks the values as ent's builders
+// would (the same generated validators).
+func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, l *Log) error {
+	drv := c.Driver()
 	var stamp sql.NullInt64
-	if err := drv.Query(ctx, `SELECT nextval('`+pendingSequence+`'), `+stampSQL+` FROM generate_series(1, $1)`, []any{k}, &rows); err != nil {
-		return nil, stamp, fmt.Errorf("pending order: %w", err)
+	inserted := make([]Inserted, 0, len(rows))
+	for lo := 0; lo < len(rows); lo += insertChunk {
+		chunk := rows[lo:min(lo+insertChunk, len(rows))]
+		var q strings.Builder
+		q.WriteString(pendingInsert)
+		args := make([]any, 0, pendingArgs*len(chunk))
+		for i, r := range chunk {
+			m := r.Mutation()
+			id, ok := m.ID()
+			if !ok {
+				id = event.DefaultID()
+			}
+			typ, _ := m.GetType()
+			subject, _ := m.SubjectID()
+			actor, _ := m.Actor()
+			data, _ := m.Data()
+			created, _ := m.CreatedAt()
+			updated, _ := m.UpdatedAt()
+			for _, err := range []error{event.IDValidator(string(id)), event.TypeValidator(typ), event.SubjectIDValidator(subject), event.ActorValidator(actor)} {
+				if err != nil {
+					return fmt.Errorf("event %s: %w", typ, err)
+				}
+			}
+			js, err := json.Marshal(data)
+			if err != nil {
+				return fmt.Errorf("event %s: %w", typ, err)
+			}
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteByte('(')
+			sqlarg.Write(&q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
+			q.WriteString(", " + PendingOrderSQL + ")")
+			args = append(args, string(id), created, updated, typ, subject, actor, js)
+			inserted = append(inserted, Inserted{ID: id, Type: typ})
+		}
+		q.WriteString(" RETURNING " + stampSQL)
+		s, err := insertedStamp(ctx, drv, q.String(), args, len(chunk))
+		if err != nil {
+			return err
+		}
+		if lo == 0 {
+			stamp = s // one stamp for the transaction's fan-out: the first statement's
+		}
+	}
+	return l.inserted(withStamp(ctx, stamp), c, inserted)
+}
+
+// pendingInsert begins insertPending's statement; each row has pendingArgs
+// arguments, then its pending_order.
+const pendingInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
+	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldPendingOrder + ") VALUES "
+
+const pendingArgs = 7
+
+// insertedStamp runs insertPending's statement and returns the stamp its k
+// rows returned.
+func insertedStamp(ctx context.Context, drv dialect.Driver, stmt string, args []any, k int) (sql.NullInt64, error) {
+	var stamp sql.NullInt64
+	var rows entsql.Rows
+	if err := drv.Query(ctx, stmt, args, &rows); err != nil {
+		return stamp, err
 	}
 	defer rows.Close()
-	out := make([]int64, 0, k)
+	n := 0
 	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v, &stamp); err != nil {
-			return nil, stamp, fmt.Errorf("pending order: %w", err)
+		if err := rows.Scan(&stamp); err != nil {
+			return stamp, err
 		}
-		out = append(out, v)
+		n++
 	}
 	if err := rows.Err(); err != nil {
-		return nil, stamp, fmt.Errorf("pending order: %w", err)
+		return stamp, err
 	}
-	if len(out) != k {
-		return nil, stamp, fmt.Errorf("pending order: %d values for %d events", len(out), k)
+	if n != k {
+		return stamp, fmt.Errorf("%d events inserted for %d", n, k)
 	}
-	return out, stamp, rows.Close()
+	return stamp, rows.Close()
 }
 
 // insert writes rows in chunks: one INSERT must stay under PostgreSQL's

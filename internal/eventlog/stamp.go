@@ -19,10 +19,11 @@ import (
 // instance. The stamp is one row of the database; every change of a webhook
 // endpoint gives it a new random value in the change's own transaction
 // (StampEndpoints), so a snapshot that sees a stamp sees exactly the
-// endpoints of the change that wrote it. The statement that numbers or
-// orders a transaction's events (write) reads the stamp too, at no extra
-// round trip, and the fan-out, which runs while the events are inserted just
-// after, reuses the set it read under the same stamp (EndpointsStamp).
+// endpoints of the change that wrote it. A statement that writes a
+// transaction's events (write: SQLite's numbering, PostgreSQL's INSERT with
+// the pending orders) reads the stamp too, at no extra round trip, and the
+// fan-out, which runs as the events are inserted, reuses the set it read
+// under the same stamp (EndpointsStamp).
 //
 // Random, not a counter: a transaction that changes an endpoint sees its own
 // stamp, and if it rolls back after its fan-out cached the set it saw, a
@@ -65,8 +66,9 @@ func newStamp() int64 { return rand.Int64() }
 type stampKey struct{}
 
 // EndpointsStamp returns the endpoints' stamp that the statement numbering
-// (or ordering) the events being inserted read, in their transaction: ent
-// hooks on Event creation get it from their context. ok is false for events
+// (or inserting) the events being inserted read, in their transaction: ent
+// hooks on Event creation and insert listeners (OnInsert) get it from their
+// context. ok is false for events
 // written otherwise, and before the migration made the stamp's row.
 func EndpointsStamp(ctx context.Context) (stamp int64, ok bool) {
 	stamp, ok = ctx.Value(stampKey{}).(int64)

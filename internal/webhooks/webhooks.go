@@ -1,7 +1,8 @@
 // Package webhooks delivers each environment's events to the webhook
 // endpoints registered in it, signed per Standard Webhooks 1.0.
 //
-// The design in one paragraph: an ent hook on Event creation writes one
+// The design in one paragraph: a hook on the events' insertion (ent's, or the
+// event log's insert listener where it writes events with its own SQL) writes one
 // delivery row per matching endpoint in the same transaction as the event (a
 // change that rolls back sends nothing; a committed one has its deliveries on
 // disk); it keeps the enabled endpoints in memory, under a stamp that every
@@ -150,12 +151,38 @@ func notify(c chan struct{}) {
 	}
 }
 
-// Register installs the fan-out hook on the environment's client. ent shares
-// a client's hooks with the transactions it opens (tx.Client()), so the
-// service's transactions and the GraphQL mutation transactions both run it.
+// Register installs the fan-out on the environment: an ent hook on Event
+// creation for events inserted through ent (ent shares a client's hooks with
+// the transactions it opens, so the service's transactions and the GraphQL
+// mutation transactions both run it), and an insert listener on its event
+// log for the events the log inserts with its own SQL (PostgreSQL while the
+// sequencer runs: eventlog.OnInsert). Both run fanOutEvents in the event's
+// transaction.
 func (m *Manager) Register(env *environment.Env) {
 	wake, pending := m.wake(env), m.pending(env)
 	cache := new(endpointCache)
+	fan := func(ctx context.Context, c *ent.Client, inTx bool, events []eventlog.Inserted) error {
+		eps, err := cache.endpoints(ctx, c)
+		var n int
+		if err == nil {
+			n, err = m.fanOut(ctx, c, eps, events)
+		}
+		if err != nil {
+			return fmt.Errorf("webhooks: record deliveries of %s: %w", events[0].ID, err)
+		}
+		if n > 0 {
+			if inTx {
+				// Events are written while their transaction commits
+				// (eventlog), too late for a commit hook of our own: the
+				// flag tells the dispatcher, which the event log wakes
+				// once the commit is done, that this instance has work.
+				pending.Store(true)
+			} else {
+				notify(wake) // written outside a transaction: committed
+			}
+		}
+		return nil
+	}
 	env.DB.Client.Event.Use(hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.EventFunc(func(ctx context.Context, mu *ent.EventMutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, mu)
@@ -164,30 +191,18 @@ func (m *Manager) Register(env *environment.Env) {
 			}
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
-			c := mu.Client()
 			_, txErr := mu.Tx()
-			eps, err := cache.endpoints(ctx, c)
-			var n int
-			if err == nil {
-				n, err = m.fanOut(ctx, c, eps, string(id), typ)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("webhooks: record deliveries of %s: %w", id, err)
-			}
-			if n > 0 {
-				if txErr == nil {
-					// Events are written while their transaction commits
-					// (eventlog), too late for a commit hook of our own: the
-					// flag tells the dispatcher, which the event log wakes
-					// once the commit is done, that this instance has work.
-					pending.Store(true)
-				} else {
-					notify(wake) // written outside a transaction: committed
-				}
+			if err := fan(ctx, mu.Client(), txErr == nil, []eventlog.Inserted{{ID: id, Type: typ}}); err != nil {
+				return nil, err
 			}
 			return v, nil
 		})
 	}, ent.OpCreate))
+	if env.Events != nil {
+		env.Events.OnInsert(func(ctx context.Context, c *ent.Client, events []eventlog.Inserted) error {
+			return fan(ctx, c, true, events)
+		})
+	}
 }
 
 // endpointCache holds an environment's enabled endpoints as of an
@@ -259,25 +274,34 @@ func enabledEndpoints(ctx context.Context, c *ent.Client) ([]*ent.WebhookEndpoin
 		Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(ctx)
 }
 
-// fanOut writes one pending delivery per endpoint of eps that wants the
-// event type, through c (the event's transaction).
-func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookEndpoint, eventID, typ string) (int, error) {
+// fanOut writes one pending delivery per event and endpoint of eps that
+// wants the event's type, through c (the events' transaction), in
+// statements of at most deliveryChunk rows.
+func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookEndpoint, events []eventlog.Inserted) (int, error) {
 	if len(eps) == 0 {
 		return 0, nil
 	}
 	now := m.now()
 	var bulk []*ent.WebhookDeliveryCreate
-	for _, ep := range eps {
-		if wants(ep.EventTypes, typ) {
-			bulk = append(bulk, c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(eventID).
-				SetEventType(typ).SetNextAttemptAt(now).SetCreatedAt(now))
+	for _, e := range events {
+		for _, ep := range eps {
+			if wants(ep.EventTypes, e.Type) {
+				bulk = append(bulk, c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(string(e.ID)).
+					SetEventType(e.Type).SetNextAttemptAt(now).SetCreatedAt(now))
+			}
 		}
 	}
-	if len(bulk) == 0 {
-		return 0, nil
+	for lo := 0; lo < len(bulk); lo += deliveryChunk {
+		if err := c.WebhookDelivery.CreateBulk(bulk[lo:min(lo+deliveryChunk, len(bulk))]...).Exec(ctx); err != nil {
+			return 0, err
+		}
 	}
-	return len(bulk), c.WebhookDelivery.CreateBulk(bulk...).Exec(ctx)
+	return len(bulk), nil
 }
+
+// deliveryChunk is how many deliveries one INSERT writes at most (under
+// PostgreSQL's 65,535 parameters).
+const deliveryChunk = 1000
 
 // wants reports whether an endpoint with the type filter receives typ:
 // an empty filter or "*" takes everything, "order.*" a whole family.
