@@ -62,13 +62,14 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 // readOrder is orderNode for a selection orderReadFits accepted, with its
 // lines fields.
 func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.CollectedField) (o *ent.Order, ok bool, err error) {
-	if o, err = orderread.Order(ctx, id); err != nil || o == nil {
+	r := orderread.Read{Lines: len(lineFields) > 0, LineOrder: orderread.AsIndexed}
+	if r.Lines {
+		r.LineTimes = lineTimes(graphql.GetOperationContext(ctx), lineFields)
+	}
+	if o, err = orderread.OrderWith(ctx, id, r); err != nil || o == nil {
 		return nil, false, err
 	}
-	if len(lineFields) > 0 {
-		if err := orderread.Lines(ctx, []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, orderread.AsIndexed, lineTimes(graphql.GetOperationContext(ctx), lineFields)); err != nil {
-			return nil, false, err
-		}
+	if r.Lines {
 		for _, f := range lineFields {
 			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
 		}

@@ -25,10 +25,21 @@ func (d Deps) embedOrders(ctx context.Context, orders ...*ent.Order) error {
 	}
 	ids := make([]resourceid.ID, len(orders))
 	byID := make(map[resourceid.ID]*ent.Order, len(orders))
-	wfIDs := make([]resourceid.ID, 0, 1)
 	for i, o := range orders {
 		ids[i], byID[o.ID] = o.ID, o
 		o.Edges.Lines = []*ent.OrderLine{}
+	}
+	if err := d.embedWorkflows(ctx, orders...); err != nil {
+		return err
+	}
+	return orderread.Lines(ctx, ids, byID, orderread.ByID, orderread.WithTimes)
+}
+
+// embedWorkflows fills each order's workflow from the process-wide cache of
+// workflow versions (which never change).
+func (d Deps) embedWorkflows(ctx context.Context, orders ...*ent.Order) error {
+	wfIDs := make([]resourceid.ID, 0, 1)
+	for _, o := range orders {
 		wfIDs = append(wfIDs, o.WorkflowID)
 	}
 	wfs, err := d.Service.Workflows(ctx, wfIDs)
@@ -38,6 +49,5 @@ func (d Deps) embedOrders(ctx context.Context, orders ...*ent.Order) error {
 	for _, o := range orders {
 		o.Edges.Workflow = wfs[o.WorkflowID]
 	}
-
-	return orderread.Lines(ctx, ids, byID, orderread.ByID, orderread.WithTimes)
+	return nil
 }

@@ -11,20 +11,20 @@ import (
 
 // One order is read in three hand-scanned statements (internal/orderread):
 // the order with its hub's code, its newest tracking entries, its lines with
-// their parts; the workflow comes from the service's cache.
+// their parts — one round trip on PostgreSQL; the workflow comes from the
+// service's cache.
 
 // loadOrder reads order id as renderOrder needs it: its hub's code, its
 // workflow, its lines with their parts, its newest tracking entries.
 func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
-	o, err := orderread.Order(ctx, id)
+	o, err := orderread.OrderWith(ctx, id, orderread.Read{
+		Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes,
+	})
 	if err == nil && o == nil {
 		return nil, apperr.NotFound("order %s not found", id)
 	}
 	if err == nil {
-		o.Edges.TrackingEntries, err = orderread.LatestTracking(ctx, id)
-	}
-	if err == nil {
-		err = d.embedOrders(ctx, o)
+		err = d.embedWorkflows(ctx, o)
 	}
 	if err != nil {
 		return nil, apperr.From(err)

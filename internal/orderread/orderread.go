@@ -6,6 +6,7 @@ package orderread
 import (
 	"context"
 	stdsql "database/sql"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,56 +174,122 @@ func (l *Lock) Taken() bool { return l.taken }
 // none, read through the context's ent client.
 func Order(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
 	drv := ent.FromContext(ctx).Driver()
-	q := byDialect[drv.Dialect()].order
-	if l, ok := ctx.Value(lockKey{}).(*Lock); ok && drv.Dialect() == dialect.Postgres {
-		q, l.taken = byDialect[drv.Dialect()].orderLocked, true
+	o := new(ent.Order)
+	return found(o, run(ctx, drv, orderQuery(orderText(ctx, drv.Dialect()), id, o)))
+}
+
+// orderText is the order's statement on dialect name: under ForUpdate on
+// PostgreSQL the one that takes the row's lock (and the Lock is taken).
+func orderText(ctx context.Context, name string) string {
+	if l, ok := ctx.Value(lockKey{}).(*Lock); ok && name == dialect.Postgres {
+		l.taken = true
+		return byDialect[name].orderLocked
 	}
-	rows := &sql.Rows{}
-	if err := drv.Query(ctx, q, []any{id}, rows); err != nil {
+	return byDialect[name].order
+}
+
+// errNoOrder ends a read whose order does not exist: the statements after
+// the order's are not run (or, in a pipeline, not scanned).
+var errNoOrder = errors.New("orderread: no such order")
+
+// found is o and err, or nil and no error when err is errNoOrder.
+func found(o *ent.Order, err error) (*ent.Order, error) {
+	switch {
+	case errors.Is(err, errNoOrder):
+		return nil, nil
+	case err != nil:
 		return nil, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
+	return o, nil
+}
+
+// orderQuery reads order id into o (with its hub); errNoOrder when there is
+// none.
+func orderQuery(text string, id resourceid.ID, o *ent.Order) query {
+	return query{text: text, args: []any{id}, scan: func(rows rowScanner) error {
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return errNoOrder
+		}
+		h := new(ent.Hub)
+		err := rows.Scan((*string)(&o.ID), sqltime.Time{T: &o.CreatedAt}, sqltime.Time{T: &o.UpdatedAt}, &o.Revision,
+			&o.Number, &o.Status, (*string)(&o.WorkflowID), (*string)(&o.HubID),
+			&o.CustomerRef, (*string)(&o.Priority), &o.ShipToName,
+			&o.ShipToLine1, &o.ShipToLine2, &o.ShipToCity,
+			&o.ShipToPostalCode, &o.ShipToCountry, sqltime.NullTime{T: &o.DueAt},
+			&h.Code)
+		if err != nil {
+			return err
+		}
+		h.ID = o.HubID
+		o.Edges.Hub = h
+		return nil
+	}}
+}
+
+// Read says what OrderWith reads besides the order.
+type Read struct {
+	// Tracking: the newest tracking entries (LatestTracking).
+	Tracking bool
+	// Lines: the lines with their parts (Lines), in LineOrder, with
+	// LineTimes.
+	Lines     bool
+	LineOrder LineOrder
+	LineTimes LineTimes
+}
+
+// OrderWith returns order id as Order does (under ForUpdate too), with
+// what r asks for: its newest tracking entries (in Edges.TrackingEntries,
+// never nil) and its lines (in Edges.Lines, never nil). Outside a
+// transaction on PostgreSQL the statements go in one round trip
+// (pipeline.go); otherwise one after the other, stopping when there is no
+// order.
+func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error) {
+	drv := ent.FromContext(ctx).Driver()
+	stmts := byDialect[drv.Dialect()]
+	o := new(ent.Order)
+	qs := []query{orderQuery(orderText(ctx, drv.Dialect()), id, o)}
+	if r.Tracking {
+		o.Edges.TrackingEntries = make([]*ent.TrackingEntry, 0, Latest)
+		qs = append(qs, trackingQuery(stmts.tracking, id, &o.Edges.TrackingEntries))
 	}
-	o, h := new(ent.Order), new(ent.Hub)
-	err := rows.Scan((*string)(&o.ID), sqltime.Time{T: &o.CreatedAt}, sqltime.Time{T: &o.UpdatedAt}, &o.Revision,
-		&o.Number, &o.Status, (*string)(&o.WorkflowID), (*string)(&o.HubID),
-		&o.CustomerRef, (*string)(&o.Priority), &o.ShipToName,
-		&o.ShipToLine1, &o.ShipToLine2, &o.ShipToCity,
-		&o.ShipToPostalCode, &o.ShipToCountry, sqltime.NullTime{T: &o.DueAt},
-		&h.Code)
-	if err != nil {
-		return nil, err
+	if r.Lines {
+		o.Edges.Lines = []*ent.OrderLine{}
+		qs = append(qs, linesQuery(drv.Dialect(), []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineTimes))
 	}
-	h.ID = o.HubID
-	o.Edges.Hub = h
-	return o, rows.Close()
+	return found(o, run(ctx, drv, qs...))
 }
 
 // LatestTracking returns order id's newest tracking entries (at most
 // Latest), each with its hub (id and code) when it has one.
 func LatestTracking(ctx context.Context, id resourceid.ID) ([]*ent.TrackingEntry, error) {
 	drv := ent.FromContext(ctx).Driver()
-	rows := &sql.Rows{}
-	if err := drv.Query(ctx, byDialect[drv.Dialect()].tracking, []any{id}, rows); err != nil {
+	out := make([]*ent.TrackingEntry, 0, Latest)
+	if err := run(ctx, drv, trackingQuery(byDialect[drv.Dialect()].tracking, id, &out)); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make([]*ent.TrackingEntry, 0, Latest)
-	for rows.Next() {
-		t, err := scanTracking(rows)
-		if err != nil {
-			return nil, err
+	return out, nil
+}
+
+// trackingQuery appends order id's newest tracking entries to *out.
+func trackingQuery(text string, id resourceid.ID, out *[]*ent.TrackingEntry) query {
+	return query{text: text, args: []any{id}, scan: func(rows rowScanner) error {
+		for rows.Next() {
+			t, err := scanTracking(rows)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, t)
 		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+		return nil
+	}}
 }
 
 // scanTracking reads the row of trackingColumns: an entry with its hub (id
 // and code) when it has one.
-func scanTracking(rows *sql.Rows) (*ent.TrackingEntry, error) {
+func scanTracking(rows rowScanner) (*ent.TrackingEntry, error) {
 	t := new(ent.TrackingEntry)
 	var hubID, hubCode stdsql.NullString
 	err := rows.Scan((*string)(&t.ID), sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
@@ -334,48 +401,50 @@ func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent
 		return nil // "IN ()" is an error on PostgreSQL
 	}
 	drv := ent.FromContext(ctx).Driver()
+	return run(ctx, drv, linesQuery(drv.Dialect(), ids, byID, order, times))
+}
+
+// linesQuery is Lines' statement (ids not empty).
+func linesQuery(name string, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) query {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
 	}
-	text, ncols := byDialect[drv.Dialect()].lines[0], 9
+	text, ncols := byDialect[name].lines[0], 9
 	if times {
-		text, ncols = byDialect[drv.Dialect()].lines[1], 11
+		text, ncols = byDialect[name].lines[1], 11
 	}
-	rows := &sql.Rows{}
-	if err := drv.Query(ctx, in(drv.Dialect(), text, len(args)), args, rows); err != nil {
-		return err
-	}
-	defer rows.Close()
-	dest := make([]any, ncols)
-	for rows.Next() {
-		ln, pt := new(ent.OrderLine), new(ent.Part)
-		dest[0], dest[1], dest[2] = (*string)(&ln.ID), (*string)(&ln.OrderID), (*string)(&ln.PartID)
-		dest[3], dest[4], dest[5] = (*int64)(&ln.Quantity), (*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity)
-		dest[6], dest[7], dest[8] = &ln.Revision, &pt.Sku, &pt.PartName
-		if times {
-			dest[9], dest[10] = sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt}
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		pt.ID = ln.PartID
-		ln.Edges.Part = pt
-		if o := byID[ln.OrderID]; o != nil {
-			o.Edges.Lines = append(o.Edges.Lines, ln)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if order == ByID {
-		for _, o := range byID {
-			if !slices.IsSortedFunc(o.Edges.Lines, lineByID) {
-				slices.SortFunc(o.Edges.Lines, lineByID)
+	return query{text: in(name, text, len(args)), args: args, scan: func(rows rowScanner) error {
+		dest := make([]any, ncols)
+		for rows.Next() {
+			ln, pt := new(ent.OrderLine), new(ent.Part)
+			dest[0], dest[1], dest[2] = (*string)(&ln.ID), (*string)(&ln.OrderID), (*string)(&ln.PartID)
+			dest[3], dest[4], dest[5] = (*int64)(&ln.Quantity), (*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity)
+			dest[6], dest[7], dest[8] = &ln.Revision, &pt.Sku, &pt.PartName
+			if times {
+				dest[9], dest[10] = sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt}
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			pt.ID = ln.PartID
+			ln.Edges.Part = pt
+			if o := byID[ln.OrderID]; o != nil {
+				o.Edges.Lines = append(o.Edges.Lines, ln)
 			}
 		}
-	}
-	return nil
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if order == ByID {
+			for _, o := range byID {
+				if !slices.IsSortedFunc(o.Edges.Lines, lineByID) {
+					slices.SortFunc(o.Edges.Lines, lineByID)
+				}
+			}
+		}
+		return nil
+	}}
 }
 
 // buildLines returns the text of Lines up to "IN (": the columns its

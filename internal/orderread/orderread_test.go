@@ -101,3 +101,90 @@ func TestForUpdateLocksTheOrder(t *testing.T) {
 		t.Fatalf("read with the lock\n%+v\nwithout\n%+v", locked, plain)
 	}
 }
+
+// TestPipelineReadsAsOneByOne: OrderWith through the environment's own
+// client (on PostgreSQL: one pipeline, the three statements in one round
+// trip) reads what the same statements sent one after the other read
+// (through a wrapped driver, which is never pipelined): an order with every
+// field, lines and entries with and without a hub; one with none of them;
+// an id with no order. A pipeline's statements are counted as statements.
+func TestPipelineReadsAsOneByOne(t *testing.T) {
+	srv := apptest.New(t)
+	base := srv.Base(environment.Production)
+	post := func(path string, body map[string]any) resourceid.ID {
+		t.Helper()
+		var out struct{ ID resourceid.ID }
+		r := srv.Do(t, "POST", base+path, body, nil)
+		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
+			t.Fatalf("POST %s: %d", path, r.StatusCode)
+		}
+		return out.ID
+	}
+	post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
+	post("/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"})
+	post("/v1/parts", map[string]any{"sku": "P-2", "part_name": "Nut"})
+	full := post("/v1/orders", map[string]any{"hub": "AMS1", "customer_ref": "C-1", "due_at": "2026-12-01T09:30:00.123456Z",
+		"ship_to": map[string]any{"name": "A. Smith", "line1": "Main St 1", "city": "Utrecht", "postal_code": "3511", "country": "NL"},
+		"lines":   []any{map[string]any{"sku": "P-2", "quantity": 2}, map[string]any{"sku": "P-1", "quantity": 1}}})
+	for i, hub := range []any{"AMS1", nil, "AMS1", nil} {
+		e := map[string]any{"order_id": full, "tracking_number": "TN" + string(rune('0'+i)), "carrier": "DHL", "status": "in_transit",
+			"occurred_at": "2026-01-0" + string(rune('1'+i)) + "T10:00:00Z"}
+		if hub != nil {
+			e["hub"] = hub
+		}
+		post("/v1/tracking-entries", e)
+	}
+	bare := post("/v1/orders", map[string]any{"hub": "AMS1"})
+	missing := resourceid.New(resourceid.Order)
+
+	ctx := srv.Ctx(environment.Production)
+	drv := ent.FromContext(ctx).Driver()
+	if got := orderread.Pipelined(drv) != nil; got != apptest.Postgres() {
+		t.Fatalf("the environment's client pipelines: %v, want %v (PostgreSQL)", got, apptest.Postgres())
+	}
+	counter := &apptest.StatementCounter{}
+	seqCtx := ent.NewContext(ctx, ent.NewClient(ent.Driver(counter.Wrap(drv))))
+	if orderread.Pipelined(counter.Wrap(drv)) != nil {
+		t.Fatal("a wrapped driver pipelines")
+	}
+	for _, r := range []orderread.Read{
+		{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes},
+		{Lines: true, LineOrder: orderread.AsIndexed, LineTimes: orderread.WithoutTimes},
+		{Tracking: true},
+		{},
+	} {
+		for _, id := range []resourceid.ID{full, bare, missing} {
+			piped, err := orderread.OrderWith(ctx, id, r)
+			if err != nil {
+				t.Fatalf("%+v %s: %v", r, id, err)
+			}
+			counter.Reset()
+			one, err := orderread.OrderWith(seqCtx, id, r)
+			if err != nil {
+				t.Fatalf("%+v %s one by one: %v", r, id, err)
+			}
+			if !reflect.DeepEqual(piped, one) {
+				t.Errorf("%+v %s:\npipelined  %+v\none by one %+v", r, id, piped, one)
+			}
+			want, lines, entries := int64(1), 0, 0
+			if r.Lines {
+				want, lines = want+1, 2
+			}
+			if r.Tracking {
+				want, entries = want+1, 3
+			}
+			if id == missing {
+				want = 1 // the order's statement finds nothing: the rest are not sent
+			}
+			if n := counter.Count(); n != want {
+				t.Errorf("%+v %s: %d statements one by one, want %d", r, id, n, want)
+			}
+			switch {
+			case id == missing && piped != nil:
+				t.Errorf("an id with no order read %+v", piped)
+			case id == full && (len(piped.Edges.Lines) != lines || len(piped.Edges.TrackingEntries) != entries):
+				t.Errorf("%+v: %d lines, %d entries, want %d and %d", r, len(piped.Edges.Lines), len(piped.Edges.TrackingEntries), lines, entries)
+			}
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package orderread
+
+// Pipelined is pipelined, for tests.
+var Pipelined = pipelined
