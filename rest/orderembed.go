@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"logistics/ent"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
 )
 
@@ -12,28 +11,10 @@ import (
 // name, and its newest tracking entries) is read for a whole page at once:
 // the statement count does not grow with the page.
 //
-// A page eager-loads the hub (id and code) through ent; the newest tracking
-// entries come from orderread.Page, the workflow and the lines from
-// embedOrders.
-
-// embedOrders fills each order's workflow (from the process-wide cache of
-// workflow versions, which never change) and lines, each with its part's id,
-// sku and name.
-func (d Deps) embedOrders(ctx context.Context, orders ...*ent.Order) error {
-	if len(orders) == 0 {
-		return nil
-	}
-	ids := make([]resourceid.ID, len(orders))
-	byID := make(map[resourceid.ID]*ent.Order, len(orders))
-	for i, o := range orders {
-		ids[i], byID[o.ID] = o.ID, o
-		o.Edges.Lines = []*ent.OrderLine{}
-	}
-	if err := d.embedWorkflows(ctx, orders...); err != nil {
-		return err
-	}
-	return orderread.Lines(ctx, ids, byID, orderread.ByID, orderread.WithTimes)
-}
+// A page reads the hub's code in its own statement (internal/refcolumn);
+// the newest tracking entries and the lines come from orderread.PageWith
+// (one round trip for both on PostgreSQL), the workflow from
+// embedWorkflows.
 
 // embedWorkflows fills each order's workflow from the process-wide cache of
 // workflow versions (which never change).

@@ -155,10 +155,12 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 			if err := refcolumn.OrderEdges(rows); err != nil {
 				return nil, nil, err
 			}
-			if err := orderread.Page(ctx, rows); err != nil {
+			if err := d.embedWorkflows(ctx, rows...); err != nil {
 				return nil, nil, err
 			}
-			return rows, next, d.embedOrders(ctx, rows...)
+			return rows, next, orderread.PageWith(ctx, rows, orderread.Read{
+				Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes,
+			})
 		},
 		load:   d.loadOrder,
 		render: plain(renderOrder),

@@ -51,7 +51,7 @@ type statements struct {
 	// orderLocked is order taking the row lock an UPDATE of the order takes
 	// (PostgreSQL; order itself on SQLite): ForUpdate.
 	orderLocked string
-	// pageTracking is the text of Page up to "o.id IN (".
+	// pageTracking is the text of PageWith's tracking statement up to "o.id IN (".
 	pageTracking string
 	// lines is the text of Lines up to "IN (", without and with the
 	// timestamps (by LineTimes); Lines appends one placeholder per order.
@@ -141,7 +141,7 @@ func buildPageTracking(name, pageID string, cols []string) string {
 	if name == dialect.Postgres {
 		from = `FROM ` + order.Table + ` o CROSS JOIN LATERAL (SELECT * FROM ` + trackingentry.Table + ` l ` + newest + `) t`
 	}
-	// No ORDER BY: Page sorts each order's few entries (on SQLite the
+	// No ORDER BY: PageWith sorts each order's few entries (on SQLite the
 	// statement's sort was a temporary B-tree, 9% of its time).
 	return `SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
 		` = t.` + trackingentry.FieldHubID + ` WHERE ` + pageID + ` IN (`
@@ -308,45 +308,64 @@ func scanTracking(rows rowScanner) (*ent.TrackingEntry, error) {
 	return t, nil
 }
 
-// Page fills the newest tracking entries (at most
-// Latest, with their hubs' codes) of every order of a page in one
-// statement; ent's eager load took two (entries, then their hubs) and read
-// them for the page's look-ahead row too.
-func Page(ctx context.Context, orders []*ent.Order) error {
+// PageWith fills, as r asks, the newest tracking entries (at most Latest,
+// with their hubs' codes) of every order of a page — one statement, where
+// ent's eager load took two (entries, then their hubs) and read them for
+// the page's look-ahead row too — and their lines (as Lines; Edges.Lines
+// never nil): one statement each, in one round trip outside a transaction
+// on PostgreSQL (pipeline.go).
+func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	if len(orders) == 0 {
-		return nil
+		return nil // "IN ()" is an error on PostgreSQL
 	}
 	drv := ent.FromContext(ctx).Driver()
-	stmts := byDialect[drv.Dialect()]
-	ids := make([]any, len(orders))
+	ids := make([]resourceid.ID, len(orders))
 	byID := make(map[resourceid.ID]*ent.Order, len(orders))
 	for i, o := range orders {
 		ids[i], byID[o.ID] = o.ID, o
-		o.Edges.TrackingEntries = []*ent.TrackingEntry{}
+		if r.Tracking {
+			o.Edges.TrackingEntries = []*ent.TrackingEntry{}
+		}
+		if r.Lines {
+			o.Edges.Lines = []*ent.OrderLine{}
+		}
 	}
-	rows := &sql.Rows{}
-	if err := drv.Query(ctx, in(drv.Dialect(), stmts.pageTracking, len(ids)), ids, rows); err != nil {
-		return err
+	var qs []query
+	if r.Tracking {
+		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		t, err := scanTracking(rows)
-		if err != nil {
+	if r.Lines {
+		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineTimes))
+	}
+	return run(ctx, drv, qs...)
+}
+
+// pageTrackingQuery is PageWith's statement of the newest tracking entries (ids not empty).
+func pageTrackingQuery(name string, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order) query {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return query{text: in(name, byDialect[name].pageTracking, len(args)), args: args, scan: func(rows rowScanner) error {
+		for rows.Next() {
+			t, err := scanTracking(rows)
+			if err != nil {
+				return err
+			}
+			if o := byID[t.OrderID]; o != nil {
+				o.Edges.TrackingEntries = append(o.Edges.TrackingEntries, t)
+			}
+		}
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		if o := byID[t.OrderID]; o != nil {
-			o.Edges.TrackingEntries = append(o.Edges.TrackingEntries, t)
+		for _, o := range byID {
+			if !slices.IsSortedFunc(o.Edges.TrackingEntries, newestFirst) {
+				slices.SortFunc(o.Edges.TrackingEntries, newestFirst)
+			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, o := range orders {
-		if !slices.IsSortedFunc(o.Edges.TrackingEntries, newestFirst) {
-			slices.SortFunc(o.Edges.TrackingEntries, newestFirst)
-		}
-	}
-	return nil
+		return nil
+	}}
 }
 
 // newestFirst is the order of an order's latest entries: occurred_at
@@ -472,7 +491,7 @@ func buildLines(name string, times LineTimes) string {
 func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) }
 
 // Texts returns the statements' texts on the dialect (for tests): Order's,
-// LatestTracking's and Page's for a page of one order.
+// LatestTracking's and PageWith's tracking statement for a page of one order.
 func Texts(dialect string) []string {
 	s := byDialect[dialect]
 	return []string{s.order, s.tracking, in(dialect, s.pageTracking, 1)}

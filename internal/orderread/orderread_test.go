@@ -13,7 +13,7 @@ import (
 	"logistics/internal/resourceid"
 )
 
-// Lines and Page for no orders read nothing: their statement texts end in
+// Lines and PageWith for no orders read nothing: their statement texts end in
 // an IN list, and "IN ()" is an error on PostgreSQL.
 func TestNoOrdersReadNothing(t *testing.T) {
 	counter := &apptest.StatementCounter{}
@@ -25,8 +25,8 @@ func TestNoOrdersReadNothing(t *testing.T) {
 			t.Fatalf("Lines of no orders: %v", err)
 		}
 	}
-	if err := orderread.Page(ctx, nil); err != nil {
-		t.Fatalf("Page of no orders: %v", err)
+	if err := orderread.PageWith(ctx, nil, orderread.Read{Tracking: true, Lines: true}); err != nil {
+		t.Fatalf("PageWith of no orders: %v", err)
 	}
 	if n := counter.Count(); n != 0 {
 		t.Fatalf("%d statements for no orders: %v", n, counter.Statements())
@@ -186,5 +186,28 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 				t.Errorf("%+v: %d lines, %d entries, want %d and %d", r, len(piped.Edges.Lines), len(piped.Edges.TrackingEntries), lines, entries)
 			}
 		}
+	}
+	// A page's entries and lines (REST's pages), the same way.
+	page := func(ctx context.Context) []*ent.Order {
+		t.Helper()
+		var orders []*ent.Order
+		for _, id := range []resourceid.ID{bare, full} {
+			o, err := orderread.Order(ctx, id)
+			if err != nil || o == nil {
+				t.Fatalf("Order %s: %v, %v", id, o, err)
+			}
+			orders = append(orders, o)
+		}
+		if err := orderread.PageWith(ctx, orders, orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes}); err != nil {
+			t.Fatalf("PageWith: %v", err)
+		}
+		return orders
+	}
+	piped, one := page(ctx), page(seqCtx)
+	if !reflect.DeepEqual(piped, one) {
+		t.Errorf("a page:\npipelined  %+v\none by one %+v", piped, one)
+	}
+	if f := piped[1]; len(f.Edges.Lines) != 2 || len(f.Edges.TrackingEntries) != orderread.Latest || piped[0].Edges.Lines == nil {
+		t.Errorf("a page: %d lines, %d entries", len(f.Edges.Lines), len(f.Edges.TrackingEntries))
 	}
 }
