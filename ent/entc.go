@@ -61,13 +61,15 @@ func main() {
 }
 
 // collectionTemplate is entgql's collection template (CollectFields) with
-// two changes: a nested connection's first/last rows per parent are read by
+// three changes: a nested connection's first/last rows per parent are read by
 // logistics/internal/pergroup.First, an index seek per parent, instead of
 // entgql.LimitPerRow, a ROW_NUMBER window over every row of every parent
-// (see internal/pergroup); and a to-one edge asked under several aliases is
-// one eager load of every column, not the last alias's fields. It is made from the template of the
-// entgql version in go.mod, so an upgrade keeps the rest of it; generation
-// stops if the call or the import it edits is no longer there.
+// (see internal/pergroup); a to-one edge asked under several aliases is
+// one eager load of every column, not the last alias's fields; and an
+// orderBy of one object (not a list) is a list of one. It is made from the
+// template of the entgql version in go.mod, so an upgrade keeps the rest of
+// it; generation stops if the call or the import it edits is no longer
+// there.
 func collectionTemplate() *gen.Template {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "entgo.io/contrib").Output()
 	if err != nil {
@@ -94,6 +96,17 @@ func collectionTemplate() *gen.Template {
 								{{ $receiver }}.{{ $e.EagerLoadField }} = query
 							}`},
 		{"\t\"entgo.io/contrib/entgql\"\n", "\t\"entgo.io/contrib/entgql\"\n\t\"logistics/internal/pergroup\"\n"},
+		// A nested connection's orderBy given as one object, not a list
+		// (trackingEntries(orderBy: {field: OCCURRED_AT, direction: DESC})),
+		// is a list of one by GraphQL's input coercion; the eager load
+		// ignored it and read by id.
+		{"\t\tif v, ok := rv[orderByField]; ok {\n\t\t\tswitch v := v.(type) {", `		if v, ok := rv[orderByField]; ok {
+			{{- if $multiOrder }}
+				if m, ok := v.(map[string]any); ok {
+					v = []any{m} // one object: a list of one (GraphQL's input coercion)
+				}
+			{{- end }}
+			switch v := v.(type) {`},
 	} {
 		if n := strings.Count(src, r[0]); n != 1 {
 			log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's collectionTemplate", path, r[0], n)

@@ -115,6 +115,9 @@ func newEventPaginateArgs(rv map[string]any) *eventPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*EventOrder:
 			args.opts = append(args.opts, WithEventOrder(v))
@@ -542,6 +545,9 @@ func newHubPaginateArgs(rv map[string]any) *hubPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*HubOrder:
 			args.opts = append(args.opts, WithHubOrder(v))
@@ -731,6 +737,9 @@ func newItemPaginateArgs(rv map[string]any) *itemPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*ItemOrder:
 			args.opts = append(args.opts, WithItemOrder(v))
@@ -1060,6 +1069,9 @@ func newOrderPaginateArgs(rv map[string]any) *orderPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*OrderOrder:
 			args.opts = append(args.opts, WithOrderOrder(v))
@@ -1212,6 +1224,9 @@ func newOrderEventPaginateArgs(rv map[string]any) *ordereventPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*OrderEventOrder:
 			args.opts = append(args.opts, WithOrderEventOrder(v))
@@ -1386,6 +1401,9 @@ func newOrderLinePaginateArgs(rv map[string]any) *orderlinePaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*OrderLineOrder:
 			args.opts = append(args.opts, WithOrderLineOrder(v))
@@ -1623,6 +1641,9 @@ func newPartPaginateArgs(rv map[string]any) *partPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*PartOrder:
 			args.opts = append(args.opts, WithPartOrder(v))
@@ -1812,6 +1833,9 @@ func newTrackingEntryPaginateArgs(rv map[string]any) *trackingentryPaginateArgs 
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*TrackingEntryOrder:
 			args.opts = append(args.opts, WithTrackingEntryOrder(v))
@@ -2041,6 +2065,9 @@ func newWorkflowPaginateArgs(rv map[string]any) *workflowPaginateArgs {
 		args.before = v.(*Cursor)
 	}
 	if v, ok := rv[orderByField]; ok {
+		if m, ok := v.(map[string]any); ok {
+			v = []any{m} // one object: a list of one (GraphQL's input coercion)
+		}
 		switch v := v.(type) {
 		case []*WorkflowOrder:
 			args.opts = append(args.opts, WithWorkflowOrder(v))
