@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -9,7 +10,6 @@ import (
 	"logistics/ent"
 	"logistics/internal/orderread"
 	"logistics/internal/refcolumn"
-	"logistics/internal/resourceid"
 )
 
 // The lines of a page of orders (query { orders { edges { node { lines {
@@ -37,9 +37,9 @@ import (
 // statement fewer per page (W3 4 → 3, the floor's count). Independent of
 // the lines: either, both or neither.
 
-// ordersWithLinesAndHubs runs page, the orders connection's Paginate of query,
-// with the lines read by orderread and the hubs' codes by refcolumn when
-// the selection allows it.
+// ordersWithLinesAndHubs runs page, the orders connection's Paginate of
+// query, with the lines and the newest tracking entries read by orderread
+// and the hubs' codes by refcolumn when the selection allows it.
 func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page func(context.Context, *ent.OrderQuery) (*ent.OrderConnection, error)) (*ent.OrderConnection, error) {
 	pctx, lines := withoutPageLines(ctx)
 	pctx, hubs := withoutNodeFields(pctx, "Order", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
@@ -47,40 +47,110 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 			return only(oc, f.Selections, "Hub", codeRefFields, nil)
 		},
 	})
+	pctx, tracking := withoutNodeFields(pctx, "Order", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
+		"trackingEntries": newestTracking,
+	})
 	if hubs != nil {
 		query = refcolumn.Orders(query)
 	}
 	conn, err := page(pctx, query)
-	if err != nil || len(conn.Edges) == 0 || (lines == nil && hubs == nil) {
+	if err != nil || len(conn.Edges) == 0 || (lines == nil && hubs == nil && tracking == nil) {
 		return conn, err
 	}
+	orders := make([]*ent.Order, len(conn.Edges))
+	for i, e := range conn.Edges {
+		orders[i] = e.Node
+	}
 	if hubs != nil {
-		orders := make([]*ent.Order, len(conn.Edges))
-		for i, e := range conn.Edges {
-			orders[i] = e.Node
-		}
 		if err := refcolumn.OrderEdges(orders); err != nil {
 			return nil, err
 		}
 	}
-	if lines == nil {
+	if lines == nil && tracking == nil {
 		return conn, nil
 	}
-	ids := make([]resourceid.ID, len(conn.Edges))
-	byID := make(map[resourceid.ID]*ent.Order, len(conn.Edges))
-	for i, e := range conn.Edges {
-		ids[i] = e.Node.ID
-		byID[e.Node.ID] = e.Node
+	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed}
+	if r.Lines {
+		r.LineTimes = lineTimes(graphql.GetOperationContext(ctx), lines)
 	}
-	if err := orderread.Lines(ctx, ids, byID, orderread.AsIndexed, lineTimes(graphql.GetOperationContext(ctx), lines)); err != nil {
+	if err := orderread.PageWith(ctx, orders, r); err != nil {
 		return nil, err
 	}
-	for _, e := range conn.Edges {
+	oc := graphql.GetOperationContext(ctx)
+	firsts := make([]int, len(tracking))
+	for i, f := range tracking {
+		n, _ := intArg(f.ArgumentMap(oc.Variables)["first"]) // newestTracking checked it
+		firsts[i] = int(n)
+	}
+	for _, o := range orders {
 		for _, f := range lines {
-			e.Node.AppendNamedLines(f.Alias, e.Node.Edges.Lines...)
+			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
+		}
+		for i, f := range tracking {
+			// The connection is built from what is set (entgql's build
+			// drops only a look-ahead row): at most first entries.
+			o.AppendNamedTrackingEntries(f.Alias, o.Edges.TrackingEntries[:min(firsts[i], len(o.Edges.TrackingEntries))]...)
 		}
 	}
 	return conn, nil
+}
+
+// newestTracking accepts an order's trackingEntries connection that asks
+// for at most orderread.Latest of its newest entries (first: n, orderBy
+// occurredAt descending, no other argument) and, under edges.node, only
+// fields of the entries' own row: what orderread reads for a page (REST's
+// latest_tracking), ties broken by id as ent's pager breaks them. No cursor,
+// pageInfo or totalCount: the connection is built from those entries alone
+// (entgql's Order.trackingEntries resolver builds it from the entries set
+// under its alias).
+func newestTracking(oc *graphql.OperationContext, f graphql.CollectedField) bool {
+	args := f.ArgumentMap(oc.Variables)
+	n, ok := intArg(args["first"])
+	if len(args) != 2 || !ok || n < 0 || n > orderread.Latest || !occurredAtDesc(args["orderBy"]) {
+		return false
+	}
+	return only(oc, f.Selections, "TrackingEntryConnection", fieldSet(), map[string]func([]ast.Selection) bool{
+		"edges": func(s []ast.Selection) bool {
+			return only(oc, s, "TrackingEntryEdge", fieldSet(), map[string]func([]ast.Selection) bool{
+				"node": func(s []ast.Selection) bool { return only(oc, s, "TrackingEntry", trackingReadFields, nil) },
+			})
+		},
+	})
+}
+
+// trackingReadFields are the fields of a tracking entry orderread's page
+// statement reads (its hub is left to ent: an entry without one would have
+// its hub edge not loaded).
+var trackingReadFields = fieldSet("id", "createdAt", "updatedAt", "revision", "orderID", "trackingNumber",
+	"carrier", "status", "hubID", "location", "description", "occurredAt")
+
+// intArg is an Int argument's value as the operation gives it.
+func intArg(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// occurredAtDesc reports whether an orderBy argument is exactly
+// [{field: OCCURRED_AT, direction: DESC}] (or that one object alone).
+func occurredAtDesc(v any) bool {
+	if list, ok := v.([]any); ok {
+		if len(list) != 1 {
+			return false
+		}
+		v = list[0]
+	}
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 2 && m["field"] == "OCCURRED_AT" && m["direction"] == "DESC"
 }
 
 // withoutPageLines returns ctx with a field context whose selection has no

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -146,6 +147,90 @@ func TestOrderPageHubsMatchEnt(t *testing.T) {
 		b, _ := json.Marshal(out)
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s: %s, want %s", query, b, want)
+		}
+	}
+}
+
+// TestOrderPageTrackingMatchesEnt: a page of orders whose trackingEntries
+// ask for at most the newest three, newest first, with only the entries'
+// own fields, reads them with the page's lines in orderread's statements
+// (REST's; one round trip on PostgreSQL) and answers what ent's eager load
+// answers (the same query with a fragment under node, which sends it to
+// ent): ties on occurredAt broken alike, fewer than asked, none, two
+// aliases. Any other connection is ent's, with its real answer.
+func TestOrderPageTrackingMatchesEnt(t *testing.T) {
+	srv, counter, f, ams := counted(t)
+	parts := f.lineArgs(2, "1")
+	entry := func(order, number, at string, hub bool) {
+		t.Helper()
+		in := map[string]any{"orderID": order, "trackingNumber": number, "carrier": "DHL", "status": "in_transit", "occurredAt": at, "location": "L-" + number}
+		if hub {
+			in["hubID"] = ams
+		}
+		f.id(`mutation($in: CreateTrackingEntryInput!) { createTrackingEntry(input: $in) { id } }`, map[string]any{"in": in})
+	}
+	many := f.order(ams, parts...)
+	for i, at := range []string{"2026-01-01T10:00:00Z", "2026-01-03T10:00:00Z", "2026-01-03T10:00:00Z", "2026-01-02T10:00:00Z", "2026-01-04T09:00:00Z"} {
+		entry(many, fmt.Sprint("M", i), at, i%2 == 0)
+	}
+	f.order(ams)
+	two := f.order(ams, parts[:2]...)
+	entry(two, "T0", "2026-02-01T10:00:00Z", false)
+	entry(two, "T1", "2026-02-01T11:00:00Z", true)
+
+	ent := func(q string) bool { // the statement is ent's eager load of the connection
+		return strings.Contains(q, "pergroup")
+	}
+	answer := func(query, frag string, vars map[string]any) (string, []string) {
+		t.Helper()
+		counter.Reset()
+		var out struct{ Orders json.RawMessage }
+		srv.MustGraphQL(t, prod, query+frag, vars, &out)
+		return string(out.Orders), counter.Statements()
+	}
+	const newest = `trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { __typename id createdAt updatedAt revision orderID trackingNumber carrier status hubID location description occurredAt } } }`
+	for _, c := range []struct {
+		query string
+		vars  map[string]any
+	}{
+		{`query { orders(first: 10) { edges { node { id ` + newest + ` } } } }`, nil},
+		{`query { orders(first: 10) { edges { node { id number lines { id quantity part { sku } } ` + newest +
+			` t2: trackingEntries(first: 1, orderBy: {field: OCCURRED_AT, direction: DESC}) { edges { node { trackingNumber } } } } } pageInfo { hasNextPage } } }`, nil},
+		{`query($n: Int!) { orders(first: 10) { edges { node { id trackingEntries(first: $n, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { id occurredAt } } } } } } }`, map[string]any{"n": 2}},
+	} {
+		read, readStmts := answer(c.query, "", c.vars)
+		frag := strings.Replace(c.query, "node { id", "node { ...F id", 1)
+		viaEnt, entStmts := answer(frag, ` fragment F on Order { id }`, c.vars)
+		if read != viaEnt {
+			t.Fatalf("%s:\norderread answered\n%s\nent\n%s", c.query, read, viaEnt)
+		}
+		if slices.ContainsFunc(readStmts, ent) || !slices.ContainsFunc(entStmts, ent) {
+			t.Errorf("%s: ent read the entries (orderread's statements %v; ent's %v)", c.query, readStmts, entStmts)
+		}
+		if len(readStmts) > len(entStmts) {
+			t.Errorf("%s: %d statements, ent %d", c.query, len(readStmts), len(entStmts))
+		}
+	}
+	if read, _ := answer(`query { orders(first: 10) { edges { node { `+newest+` } } } }`, "", nil); !strings.Contains(read, `"trackingNumber":"M4"`) ||
+		strings.Count(read, `"trackingNumber"`) != 5 || strings.Index(read, `"M4"`) > strings.Index(read, `"M1"`) {
+		t.Errorf("the newest three of five and two of two, newest first: %s", read)
+	}
+	// What orderread does not read is ent's, with its real answer.
+	for _, c := range []struct{ conn, want string }{
+		{`trackingEntries(first: 4, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { trackingNumber } } }`, `"M3"`},
+		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { hub { code } } } }`, `"code":"AMS1"`},
+		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { pageInfo { hasNextPage } edges { node { id } } }`, `"hasNextPage":true`},
+		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { cursor node { id } } }`, `"cursor":"`},
+		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: ASC}]) { edges { node { trackingNumber } } }`, `"M0"`},
+		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}], where: {carrier: "DHL"}) { edges { node { trackingNumber } } }`, `"M4"`},
+		{`trackingEntries(first: 3) { edges { node { trackingNumber } } }`, `"M0"`},
+		// One orderBy object is a list of one: ent's eager load read by id
+		// before session 18 (the oldest entry, M0).
+		{`trackingEntries(first: 1, orderBy: {field: OCCURRED_AT, direction: DESC}) { edges { cursor node { trackingNumber } } }`, `"M4"`},
+	} {
+		got, stmts := answer(`query { orders(first: 10) { edges { node { `+c.conn+` } } } }`, "", nil)
+		if !strings.Contains(got, c.want) || !slices.ContainsFunc(stmts, ent) {
+			t.Errorf("%s: %s (ent's statement: %v), want %s", c.conn, got, slices.ContainsFunc(stmts, ent), c.want)
 		}
 	}
 }
