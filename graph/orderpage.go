@@ -27,8 +27,16 @@ import (
 // field context — and set on each order under every alias the selection
 // gives them, where entgql's Order.lines resolver reads them, in the order
 // of ent's eager load (orderread.AsIndexed). Everything else (the page, its
-// cursors and filters, the tracking entries, a hub asked for more than
-// below) is ent's own.
+// cursors and filters, tracking entries asked otherwise than below, a hub
+// asked for more than below) is ent's own.
+//
+// Likewise the newest tracking entries (trackingEntries(first: 3, orderBy:
+// {field: OCCURRED_AT, direction: DESC}) { edges { node { … } } }, W3 and
+// W3s): at most orderread.Latest of them, asked only for the entries' own
+// fields, with no cursor, pageInfo or totalCount, are read by orderread's
+// page statement (REST's latest_tracking, ties by id as ent's pager breaks
+// them) instead of ent's eager load (pergroup.First), and on PostgreSQL in
+// one round trip with the lines (orderread.PageWith).
 //
 // Likewise the hubs (hub { code }, W3 and W3s): a hub asked only for its id
 // and code is read in the page's own statement, a correlated scalar
