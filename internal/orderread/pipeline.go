@@ -3,6 +3,7 @@ package orderread
 import (
 	"context"
 	stdsql "database/sql"
+	"errors"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -46,7 +47,9 @@ type rowScanner interface {
 // else one after the other; a scan's error (errNoOrder) ends it.
 func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
 	if db := pipelined(drv); db != nil && len(qs) > 1 {
-		return pipeline(ctx, db, qs)
+		if err := pipeline(ctx, db, qs); !errors.Is(err, errNotPgx) {
+			return err
+		}
 	}
 	for _, q := range qs {
 		rows := &sql.Rows{}
@@ -85,11 +88,15 @@ func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errNotPgx
+		}
 		b := &pgx.Batch{}
 		for _, q := range qs {
 			b.Queue(q.text, q.args...)
 		}
-		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
+		br := pc.Conn().SendBatch(ctx, b)
 		for _, q := range qs {
 			if err := scanBatch(br, q); err != nil {
 				_ = br.Close()
@@ -99,6 +106,10 @@ func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 		return br.Close()
 	})
 }
+
+// errNotPgx: the PostgreSQL connection is not pgx's (database.Open always
+// opens pgx's; another driver gets the statements one after the other).
+var errNotPgx = errors.New("orderread: not a pgx connection")
 
 // scanBatch scans the next answer of br with q's scan.
 func scanBatch(br pgx.BatchResults, q query) error {
