@@ -31,7 +31,7 @@ const Latest = 3
 // One order, as GET /v1/orders/{id}, every order event and GraphQL's node(id:) read it, is read
 // in three statements scanned by hand: the order with its hub's code, its
 // newest tracking entries with their hubs' codes, and its lines with their
-// parts (Lines). ent's eager loads took five (order, hub, entries, their
+// parts (linesQuery). ent's eager loads took five (order, hub, entries, their
 // hubs, lines), each built anew by ent's SQL builder and scanned through its
 // generic scanners, which were most of the cost of W6 (bench/README.md,
 // session 8). The texts are built once per dialect; a column added to the
@@ -60,7 +60,7 @@ type statements struct {
 
 // in appends n placeholders and the closing parenthesis to an "IN (" text,
 // as ent's builder writes them: "?, ?" on SQLite, "$1, $2" on PostgreSQL.
-// Building Lines' statement anew through ent's builder was 6% of W6's CPU
+// Building the lines' statement anew through ent's builder was 6% of W6's CPU
 // through GraphQL (bench/README session 15).
 func in(name, prefix string, n int) string {
 	var b strings.Builder
@@ -170,14 +170,6 @@ func ForUpdate(ctx context.Context) (context.Context, *Lock) {
 // Taken reports whether an Order read under the lock's context took it.
 func (l *Lock) Taken() bool { return l.taken }
 
-// Order returns order id with its hub (id and code), or nil when there is
-// none, read through the context's ent client.
-func Order(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
-	drv := ent.FromContext(ctx).Driver()
-	o := new(ent.Order)
-	return found(o, run(ctx, drv, orderQuery(orderText(ctx, drv.Dialect()), id, o)))
-}
-
 // orderText is the order's statement on dialect name: under ForUpdate on
 // PostgreSQL the one that takes the row's lock (and the Lock is taken).
 func orderText(ctx context.Context, name string) string {
@@ -231,21 +223,22 @@ func orderQuery(text string, id resourceid.ID, o *ent.Order) query {
 
 // Read says what OrderWith reads besides the order.
 type Read struct {
-	// Tracking: the newest tracking entries (LatestTracking).
+	// Tracking: the newest tracking entries (at most Latest).
 	Tracking bool
-	// Lines: the lines with their parts (Lines), in LineOrder, with
+	// Lines: the lines with their parts (linesQuery), in LineOrder, with
 	// LineTimes.
 	Lines     bool
 	LineOrder LineOrder
 	LineTimes LineTimes
 }
 
-// OrderWith returns order id as Order does (under ForUpdate too), with
-// what r asks for: its newest tracking entries (in Edges.TrackingEntries,
-// never nil) and its lines (in Edges.Lines, never nil). Outside a
-// transaction on PostgreSQL the statements go in one round trip
-// (pipeline.go); otherwise one after the other, stopping when there is no
-// order.
+// OrderWith returns order id with its hub (id and code), or nil when there
+// is none, read through the context's ent client (under ForUpdate, with the
+// lock), with what r asks for: its newest tracking entries (in
+// Edges.TrackingEntries, never nil) and its lines (in Edges.Lines, never
+// nil). Outside a transaction on PostgreSQL the statements go in one round
+// trip (pipeline.go); otherwise one after the other, stopping when there is
+// no order.
 func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error) {
 	drv := ent.FromContext(ctx).Driver()
 	stmts := byDialect[drv.Dialect()]
@@ -260,17 +253,6 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 		qs = append(qs, linesQuery(drv.Dialect(), []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineTimes))
 	}
 	return found(o, run(ctx, drv, qs...))
-}
-
-// LatestTracking returns order id's newest tracking entries (at most
-// Latest), each with its hub (id and code) when it has one.
-func LatestTracking(ctx context.Context, id resourceid.ID) ([]*ent.TrackingEntry, error) {
-	drv := ent.FromContext(ctx).Driver()
-	out := make([]*ent.TrackingEntry, 0, Latest)
-	if err := run(ctx, drv, trackingQuery(byDialect[drv.Dialect()].tracking, id, &out)); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // trackingQuery appends order id's newest tracking entries to *out.
@@ -411,19 +393,10 @@ const (
 	WithoutTimes LineTimes = false
 )
 
-// Lines reads the lines of the orders in byID, with their parts' sku and
-// name, in one statement scanned by hand (ent's scanners would need one
-// statement per type, or reflection per row); its timestamps through
-// sqltime, not go-sqlite3's parser.
-func Lines(ctx context.Context, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) error {
-	if len(ids) == 0 {
-		return nil // "IN ()" is an error on PostgreSQL
-	}
-	drv := ent.FromContext(ctx).Driver()
-	return run(ctx, drv, linesQuery(drv.Dialect(), ids, byID, order, times))
-}
-
-// linesQuery is Lines' statement (ids not empty).
+// linesQuery reads the lines of the orders in byID (ids not empty), with
+// their parts' sku and name, in one statement scanned by hand (ent's
+// scanners would need one statement per type, or reflection per row); their
+// timestamps through sqltime, not go-sqlite3's parser.
 func linesQuery(name string, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) query {
 	args := make([]any, len(ids))
 	for i, id := range ids {
@@ -490,8 +463,9 @@ func buildLines(name string, times LineTimes) string {
 
 func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) }
 
-// Texts returns the statements' texts on the dialect (for tests): Order's,
-// LatestTracking's and PageWith's tracking statement for a page of one order.
+// Texts returns the statements' texts on the dialect (for tests): the order's,
+// the newest tracking entries' and PageWith's tracking statement for a page
+// of one order.
 func Texts(dialect string) []string {
 	s := byDialect[dialect]
 	return []string{s.order, s.tracking, in(dialect, s.pageTracking, 1)}

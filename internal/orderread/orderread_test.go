@@ -13,18 +13,13 @@ import (
 	"logistics/internal/resourceid"
 )
 
-// Lines and PageWith for no orders read nothing: their statement texts end in
+// PageWith for no orders reads nothing: their statement texts end in
 // an IN list, and "IN ()" is an error on PostgreSQL.
 func TestNoOrdersReadNothing(t *testing.T) {
 	counter := &apptest.StatementCounter{}
 	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
 	ctx := srv.Ctx(environment.Production)
 	counter.Reset()
-	for _, order := range []orderread.LineOrder{orderread.ByID, orderread.AsIndexed} {
-		if err := orderread.Lines(ctx, nil, map[resourceid.ID]*ent.Order{}, order, orderread.WithTimes); err != nil {
-			t.Fatalf("Lines of no orders: %v", err)
-		}
-	}
 	if err := orderread.PageWith(ctx, nil, orderread.Read{Tracking: true, Lines: true}); err != nil {
 		t.Fatalf("PageWith of no orders: %v", err)
 	}
@@ -69,7 +64,7 @@ func TestForUpdateLocksTheOrder(t *testing.T) {
 		if forUpdate {
 			tctx, lock = orderread.ForUpdate(tctx)
 		}
-		if o, err = orderread.Order(tctx, id); err != nil || o == nil {
+		if o, err = orderread.OrderWith(tctx, id, orderread.Read{}); err != nil || o == nil {
 			t.Fatalf("Order: %v, %v", o, err)
 		}
 		if !apptest.Postgres() {
@@ -192,7 +187,7 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 		t.Helper()
 		var orders []*ent.Order
 		for _, id := range []resourceid.ID{bare, full} {
-			o, err := orderread.Order(ctx, id)
+			o, err := orderread.OrderWith(ctx, id, orderread.Read{})
 			if err != nil || o == nil {
 				t.Fatalf("Order %s: %v, %v", id, o, err)
 			}
