@@ -506,29 +506,7 @@ func TestLargeTransaction(t *testing.T) {
 	ctx := s.Ctx(environment.Production)
 	base := lastSequence(t, s)
 	const n = 2345
-	err := service.WithTx(ctx, func(ctx context.Context) error {
-		for i := range n {
-			if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x", Object: map[string]any{"i": i}}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := eventlog.After(ctx, ent.FromContext(ctx), base, n+1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) != n {
-		t.Fatalf("%d events, want %d", len(evs), n)
-	}
-	for i, e := range evs {
-		if int64(*e.Sequence) != base+int64(i)+1 || e.Data["object"].(map[string]any)["i"] != float64(i) {
-			t.Fatalf("event %d: sequence %d, data %v", i, *e.Sequence, e.Data)
-		}
-	}
+	recordInOrder(t, ctx, base, n)
 	_ = service.WithTx(ctx, func(ctx context.Context) error {
 		_ = eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x"})
 		return fmt.Errorf("roll back")
@@ -554,33 +532,47 @@ func TestEventsWrittenInOneStatement(t *testing.T) {
 	for round, n := range []int{1, 1, 3} { // the first reads the webhook endpoints (none) too
 		base := lastSequence(t, s)
 		counter.Reset()
-		err := service.WithTx(ctx, func(ctx context.Context) error {
-			for i := range n {
-				if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x", Object: map[string]any{"i": i}}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stmts := counter.Statements(); round > 0 && len(stmts) != want {
+		stmts := recordInOrder(t, ctx, base, n, counter.Statements)
+		if round > 0 && len(stmts) != want {
 			t.Errorf("%d events: %d statements, want %d:\n%s", n, len(stmts), want, strings.Join(stmts, "\n"))
 		}
-		evs, err := eventlog.After(ctx, ent.FromContext(ctx), base, n+1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(evs) != n {
-			t.Fatalf("%d events read, want %d", len(evs), n)
-		}
-		for i, e := range evs {
-			if e.Data["object"].(map[string]any)["i"] != float64(i) {
-				t.Errorf("event %d of %d holds %v: numbered out of order", i, n, e.Data)
+	}
+}
+
+// recordInOrder records n events in one transaction, each with its index
+// in its object, and checks that the log holds them right after base,
+// numbered consecutively in the order recorded. With statements, it returns
+// what statements returned right after the commit.
+func recordInOrder(t *testing.T, ctx context.Context, base int64, n int, statements ...func() []string) []string {
+	t.Helper()
+	err := service.WithTx(ctx, func(ctx context.Context) error {
+		for i := range n {
+			if err := eventlog.Record(ctx, eventlog.Change{Type: "hub.updated", SubjectID: "hub_x", Object: map[string]any{"i": i}}); err != nil {
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	var stmts []string
+	for _, f := range statements {
+		stmts = f()
+	}
+	evs, err := eventlog.After(ctx, ent.FromContext(ctx), base, n+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != n {
+		t.Fatalf("%d events read, want %d", len(evs), n)
+	}
+	for i, e := range evs {
+		if int64(*e.Sequence) != base+int64(i)+1 || e.Data["object"].(map[string]any)["i"] != float64(i) {
+			t.Fatalf("event %d of %d: sequence %d after %d, data %v: not numbered in the order recorded", i, n, *e.Sequence, base, e.Data)
+		}
+	}
+	return stmts
 }
 
 // TestInvalidEventWritesNothing: an event that ent's validators refuse (an
