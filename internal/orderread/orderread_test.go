@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"logistics/ent"
 	"logistics/internal/apptest"
@@ -205,4 +206,47 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 	if f := piped[1]; len(f.Edges.Lines) != 2 || len(f.Edges.TrackingEntries) != orderread.Latest || piped[0].Edges.Lines == nil {
 		t.Errorf("a page: %d lines, %d entries", len(f.Edges.Lines), len(f.Edges.TrackingEntries))
 	}
+}
+
+// TestCancelledReadsLeaveThePoolUsable: reads whose request goes away at any
+// point — before, during or after the pipeline's round trip — give their
+// connection back (a pgx connection cancelled mid-batch is closed and
+// dropped by database/sql), and the next read answers in full.
+func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
+	srv := apptest.New(t)
+	var out struct{ ID resourceid.ID }
+	r := srv.Do(t, "POST", srv.Base(environment.Production)+"/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}}, nil)
+	if r.StatusCode != 201 {
+		t.Fatalf("hub: %d", r.StatusCode)
+	}
+	r = srv.Do(t, "POST", srv.Base(environment.Production)+"/v1/orders", map[string]any{"hub": "AMS1"}, nil)
+	if r.JSON(t, &out); r.StatusCode != 201 {
+		t.Fatalf("order: %d", r.StatusCode)
+	}
+	ctx := srv.Ctx(environment.Production)
+	read := orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes}
+	db := srv.Env(environment.Production).DB.SQL
+	if _, err := orderread.OrderWith(ctx, out.ID, read); err != nil {
+		t.Fatal(err)
+	}
+	held := db.Stats().InUse // the event log's listener holds one on PostgreSQL
+	cancelled := 0
+	for i := range 300 {
+		cctx, cancel := context.WithTimeout(ctx, time.Duration(i%100)*30*time.Microsecond) // 0–3 ms: before, during and after
+		if _, err := orderread.OrderWith(cctx, out.ID, read); err != nil {
+			cancelled++
+		}
+		cancel()
+	}
+	for deadline := time.Now().Add(5 * time.Second); db.Stats().InUse > held && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := db.Stats().InUse; n > held {
+		t.Fatalf("%d connections in use after the cancelled reads, %d before", n, held)
+	}
+	o, err := orderread.OrderWith(ctx, out.ID, read)
+	if err != nil || o == nil || o.ID != out.ID || o.Edges.Lines == nil || o.Edges.TrackingEntries == nil {
+		t.Fatalf("the read after them: %+v, %v", o, err)
+	}
+	t.Logf("%d of 300 reads cancelled", cancelled)
 }
