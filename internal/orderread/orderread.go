@@ -195,10 +195,10 @@ func found(o *ent.Order, err error) (*ent.Order, error) {
 	return o, nil
 }
 
-// orderQuery reads order id into o (with its hub); errNoOrder when there is
-// none.
-func orderQuery(text string, id resourceid.ID, o *ent.Order) query {
-	return query{text: text, args: []any{id}, scan: func(rows rowScanner) error {
+// orderQuery reads the order whose id is args[0] into o (with its hub);
+// errNoOrder when there is none.
+func orderQuery(text string, args []any, o *ent.Order) query {
+	return query{text: text, args: args, scan: func(rows rowScanner) error {
 		if !rows.Next() {
 			if err := rows.Err(); err != nil {
 				return err
@@ -243,21 +243,23 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 	drv := ent.FromContext(ctx).Driver()
 	stmts := byDialect[drv.Dialect()]
 	o := new(ent.Order)
-	qs := []query{orderQuery(orderText(ctx, drv.Dialect()), id, o)}
+	args := []any{id} // every statement's one argument
+	qs := []query{orderQuery(orderText(ctx, drv.Dialect()), args, o)}
 	if r.Tracking {
 		o.Edges.TrackingEntries = make([]*ent.TrackingEntry, 0, Latest)
-		qs = append(qs, trackingQuery(stmts.tracking, id, &o.Edges.TrackingEntries))
+		qs = append(qs, trackingQuery(stmts.tracking, args, &o.Edges.TrackingEntries))
 	}
 	if r.Lines {
 		o.Edges.Lines = []*ent.OrderLine{}
-		qs = append(qs, linesQuery(drv.Dialect(), []resourceid.ID{id}, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineTimes))
+		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineTimes))
 	}
 	return found(o, run(ctx, drv, qs...))
 }
 
-// trackingQuery appends order id's newest tracking entries to *out.
-func trackingQuery(text string, id resourceid.ID, out *[]*ent.TrackingEntry) query {
-	return query{text: text, args: []any{id}, scan: func(rows rowScanner) error {
+// trackingQuery appends the newest tracking entries of the order whose id is
+// args[0] to *out.
+func trackingQuery(text string, args []any, out *[]*ent.TrackingEntry) query {
+	return query{text: text, args: args, scan: func(rows rowScanner) error {
 		for rows.Next() {
 			t, err := scanTracking(rows)
 			if err != nil {
@@ -301,7 +303,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 		return nil // "IN ()" is an error on PostgreSQL
 	}
 	drv := ent.FromContext(ctx).Driver()
-	ids := make([]resourceid.ID, len(orders))
+	ids := make([]any, len(orders)) // both statements' arguments
 	byID := make(map[resourceid.ID]*ent.Order, len(orders))
 	for i, o := range orders {
 		ids[i], byID[o.ID] = o.ID, o
@@ -322,12 +324,9 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	return run(ctx, drv, qs...)
 }
 
-// pageTrackingQuery is PageWith's statement of the newest tracking entries (ids not empty).
-func pageTrackingQuery(name string, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order) query {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+// pageTrackingQuery is PageWith's statement of the newest tracking entries
+// of the orders whose ids are args (not empty).
+func pageTrackingQuery(name string, args []any, byID map[resourceid.ID]*ent.Order) query {
 	return query{text: in(name, byDialect[name].pageTracking, len(args)), args: args, scan: func(rows rowScanner) error {
 		for rows.Next() {
 			t, err := scanTracking(rows)
@@ -393,15 +392,12 @@ const (
 	WithoutTimes LineTimes = false
 )
 
-// linesQuery reads the lines of the orders in byID (ids not empty), with
+// linesQuery reads the lines of the orders in byID, whose ids are args (not
+// empty), with
 // their parts' sku and name, in one statement scanned by hand (ent's
 // scanners would need one statement per type, or reflection per row); their
 // timestamps through sqltime, not go-sqlite3's parser.
-func linesQuery(name string, ids []resourceid.ID, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) query {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) query {
 	text, ncols := byDialect[name].lines[0], 9
 	if times {
 		text, ncols = byDialect[name].lines[1], 11
