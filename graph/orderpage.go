@@ -55,8 +55,13 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 			return only(oc, f.Selections, "Hub", codeRefFields, nil)
 		},
 	})
+	firsts := map[string]int{} // each trackingEntries alias's first
 	pctx, tracking := withoutNodeFields(pctx, "Order", map[string]func(*graphql.OperationContext, graphql.CollectedField) bool{
-		"trackingEntries": newestTracking,
+		"trackingEntries": func(oc *graphql.OperationContext, f graphql.CollectedField) bool {
+			n, ok := newestTracking(oc, f)
+			firsts[f.Alias] = n
+			return ok
+		},
 	})
 	if hubs != nil {
 		query = refcolumn.Orders(query)
@@ -84,20 +89,14 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	if err := orderread.PageWith(ctx, orders, r); err != nil {
 		return nil, err
 	}
-	oc := graphql.GetOperationContext(ctx)
-	firsts := make([]int, len(tracking))
-	for i, f := range tracking {
-		n, _ := intArg(f.ArgumentMap(oc.Variables)["first"]) // newestTracking checked it
-		firsts[i] = int(n)
-	}
 	for _, o := range orders {
 		for _, f := range lines {
 			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
 		}
-		for i, f := range tracking {
+		for _, f := range tracking {
 			// The connection is built from what is set (entgql's build
 			// drops only a look-ahead row): at most first entries.
-			o.AppendNamedTrackingEntries(f.Alias, o.Edges.TrackingEntries[:min(firsts[i], len(o.Edges.TrackingEntries))]...)
+			o.AppendNamedTrackingEntries(f.Alias, o.Edges.TrackingEntries[:min(firsts[f.Alias], len(o.Edges.TrackingEntries))]...)
 		}
 	}
 	return conn, nil
@@ -110,14 +109,14 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 // latest_tracking), ties broken by id as ent's pager breaks them. No cursor,
 // pageInfo or totalCount: the connection is built from those entries alone
 // (entgql's Order.trackingEntries resolver builds it from the entries set
-// under its alias).
-func newestTracking(oc *graphql.OperationContext, f graphql.CollectedField) bool {
+// under its alias). first is the connection's first.
+func newestTracking(oc *graphql.OperationContext, f graphql.CollectedField) (first int, ok bool) {
 	args := f.ArgumentMap(oc.Variables)
 	n, ok := intArg(args["first"])
 	if len(args) != 2 || !ok || n < 0 || n > orderread.Latest || !occurredAtDesc(args["orderBy"]) {
-		return false
+		return 0, false
 	}
-	return only(oc, f.Selections, "TrackingEntryConnection", fieldSet(), map[string]func([]ast.Selection) bool{
+	return int(n), only(oc, f.Selections, "TrackingEntryConnection", fieldSet(), map[string]func([]ast.Selection) bool{
 		"edges": func(s []ast.Selection) bool {
 			return only(oc, s, "TrackingEntryEdge", fieldSet(), map[string]func([]ast.Selection) bool{
 				"node": func(s []ast.Selection) bool { return only(oc, s, "TrackingEntry", trackingReadFields, nil) },
