@@ -64,7 +64,7 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.CollectedField) (o *ent.Order, ok bool, err error) {
 	r := orderread.Read{Lines: len(lineFields) > 0, LineOrder: orderread.AsIndexed}
 	if r.Lines {
-		r.LineTimes = lineTimes(graphql.GetOperationContext(ctx), lineFields)
+		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lineFields)
 	}
 	if o, err = orderread.OrderWith(ctx, id, r); err != nil || o == nil {
 		return nil, false, err

@@ -84,7 +84,7 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	}
 	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed}
 	if r.Lines {
-		r.LineTimes = lineTimes(graphql.GetOperationContext(ctx), lines)
+		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lines)
 	}
 	if err := orderread.PageWith(ctx, orders, r); err != nil {
 		return nil, err
@@ -173,14 +173,28 @@ func withoutPageLines(ctx context.Context) (context.Context, []graphql.Collected
 	})
 }
 
-// lineTimes is whether a selection of lines asks for a line's timestamps.
-func lineTimes(oc *graphql.OperationContext, lines []graphql.CollectedField) orderread.LineTimes {
+// lineColumns are the optional columns of a line (orderread.LineColumns) a
+// selection of lines asks for: its timestamps, revision, part id (partID,
+// or part { id }).
+func lineColumns(oc *graphql.OperationContext, lines []graphql.CollectedField) orderread.LineColumns {
+	var c orderread.LineColumns
 	for _, f := range lines {
 		for _, g := range graphql.CollectFields(oc, f.Selections, []string{"OrderLine", "Node"}) {
-			if g.Name == "createdAt" || g.Name == "updatedAt" {
-				return orderread.WithTimes
+			switch g.Name {
+			case "createdAt", "updatedAt":
+				c |= orderread.LineTimes
+			case "revision":
+				c |= orderread.LineRevision
+			case "partID":
+				c |= orderread.LinePartID
+			case "part":
+				for _, h := range graphql.CollectFields(oc, g.Selections, []string{"Part", "Node"}) {
+					if h.Name == "id" {
+						c |= orderread.LinePartID
+					}
+				}
 			}
 		}
 	}
-	return orderread.WithoutTimes
+	return c
 }

@@ -18,7 +18,7 @@ import (
 // workflow, its lines with their parts, its newest tracking entries.
 func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
 	o, err := orderread.OrderWith(ctx, id, orderread.Read{
-		Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes,
+		Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns,
 	})
 	if err == nil && o == nil {
 		return nil, apperr.NotFound("order %s not found", id)

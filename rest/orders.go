@@ -159,7 +159,7 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 				return nil, nil, err
 			}
 			return rows, next, orderread.PageWith(ctx, rows, orderread.Read{
-				Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes,
+				Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns,
 			})
 		},
 		load:   d.loadOrder,

@@ -53,9 +53,10 @@ type statements struct {
 	orderLocked string
 	// pageTracking is the text of PageWith's tracking statement up to "o.id IN (".
 	pageTracking string
-	// lines is the text of Lines up to "IN (", without and with the
-	// timestamps (by LineTimes); Lines appends one placeholder per order.
-	lines [2]string
+	// lines is the text of the lines' statement up to "IN (", one per
+	// set of optional columns (by LineColumns); linesQuery appends one
+	// placeholder per order.
+	lines [AllLineColumns + 1]string
 }
 
 // in appends n placeholders and the closing parenthesis to an "IN (" text,
@@ -112,8 +113,11 @@ func buildStatements(name string) statements {
 	if name == dialect.Postgres {
 		locked += ` FOR NO KEY UPDATE OF "o"`
 	}
-	return statements{order: oq, orderLocked: locked, tracking: tq, pageTracking: buildPageTracking(name, o.C(order.FieldID), trackingColumns(name, t, th)),
-		lines: [2]string{buildLines(name, WithoutTimes), buildLines(name, WithTimes)}}
+	st := statements{order: oq, orderLocked: locked, tracking: tq, pageTracking: buildPageTracking(name, o.C(order.FieldID), trackingColumns(name, t, th))}
+	for c := range st.lines {
+		st.lines[c] = buildLines(name, LineColumns(c))
+	}
+	return st
 }
 
 // trackingColumns are the columns scanTracking reads: an entry of t and its
@@ -226,10 +230,10 @@ type Read struct {
 	// Tracking: the newest tracking entries (at most Latest).
 	Tracking bool
 	// Lines: the lines with their parts (linesQuery), in LineOrder, with
-	// LineTimes.
-	Lines     bool
-	LineOrder LineOrder
-	LineTimes LineTimes
+	// the optional LineColumns.
+	Lines       bool
+	LineOrder   LineOrder
+	LineColumns LineColumns
 }
 
 // OrderWith returns order id with its hub (id and code), or nil when there
@@ -251,7 +255,7 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 	}
 	if r.Lines {
 		o.Edges.Lines = []*ent.OrderLine{}
-		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineTimes))
+		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineColumns))
 	}
 	return found(o, run(ctx, drv, qs...))
 }
@@ -319,7 +323,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID))
 	}
 	if r.Lines {
-		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineTimes))
+		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineColumns))
 	}
 	return run(ctx, drv, qs...)
 }
@@ -380,37 +384,46 @@ const (
 	AsIndexed
 )
 
-// LineTimes says whether Lines reads the lines' created_at and updated_at.
-type LineTimes bool
+// LineColumns are the optional columns of a line linesQuery reads; it
+// always reads the line's id, order, quantities and its part's sku and name.
+// A column left out leaves its field zero. On SQLite every column read
+// costs about a tenth of a microsecond per line (go-sqlite3 copies and
+// boxes each value; bench/README session 19), so a GraphQL selection that
+// asks for fewer reads fewer: W3 and W3s ask for none of them.
+type LineColumns uint8
 
 const (
-	// WithTimes: every column (REST's documents).
-	WithTimes LineTimes = true
-	// WithoutTimes leaves CreatedAt and UpdatedAt zero: for a GraphQL
-	// selection that asks for neither. Two text columns per line are a
-	// fifth of the statement's time on SQLite (bench/README session 14).
-	WithoutTimes LineTimes = false
+	// LinePartID: the line's part_id (PartID, and the part's ID).
+	LinePartID LineColumns = 1 << iota
+	// LineRevision: the line's revision.
+	LineRevision
+	// LineTimes: the line's created_at and updated_at.
+	LineTimes
+	// AllLineColumns: every column (REST's documents).
+	AllLineColumns = LinePartID | LineRevision | LineTimes
 )
 
 // linesQuery reads the lines of the orders in byID, whose ids are args (not
-// empty), with
-// their parts' sku and name, in one statement scanned by hand (ent's
-// scanners would need one statement per type, or reflection per row); their
-// timestamps through sqltime, not go-sqlite3's parser.
-func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, times LineTimes) query {
-	text, ncols := byDialect[name].lines[0], 9
-	if times {
-		text, ncols = byDialect[name].lines[1], 11
-	}
-	return query{text: in(name, text, len(args)), args: args, scan: func(rows rowScanner) error {
-		dest := make([]any, ncols)
+// empty), with their parts' sku and name and the optional columns cols, in
+// one statement scanned by hand (ent's scanners would need one statement
+// per type, or reflection per row); their timestamps through sqltime, not
+// go-sqlite3's parser.
+func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, cols LineColumns) query {
+	cols &= AllLineColumns
+	return query{text: in(name, byDialect[name].lines[cols], len(args)), args: args, scan: func(rows rowScanner) error {
+		dest := make([]any, 0, 11)
 		for rows.Next() {
 			ln, pt := new(ent.OrderLine), new(ent.Part)
-			dest[0], dest[1], dest[2] = (*string)(&ln.ID), (*string)(&ln.OrderID), (*string)(&ln.PartID)
-			dest[3], dest[4], dest[5] = (*int64)(&ln.Quantity), (*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity)
-			dest[6], dest[7], dest[8] = &ln.Revision, &pt.Sku, &pt.PartName
-			if times {
-				dest[9], dest[10] = sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt}
+			dest = append(dest[:0], (*string)(&ln.ID), (*string)(&ln.OrderID), (*int64)(&ln.Quantity),
+				(*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity), &pt.Sku, &pt.PartName)
+			if cols&LinePartID != 0 {
+				dest = append(dest, (*string)(&ln.PartID))
+			}
+			if cols&LineRevision != 0 {
+				dest = append(dest, &ln.Revision)
+			}
+			if cols&LineTimes != 0 {
+				dest = append(dest, sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt})
 			}
 			if err := rows.Scan(dest...); err != nil {
 				return err
@@ -435,21 +448,27 @@ func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, orde
 	}}
 }
 
-// buildLines returns the text of Lines up to "IN (": the columns its
-// loop scans, in that order.
-func buildLines(name string, times LineTimes) string {
+// buildLines returns the text of the lines' statement up to "IN (" with
+// the optional columns cols: the columns linesQuery scans, in that order.
+func buildLines(name string, cols LineColumns) string {
 	b := sql.Dialect(name)
 	l, p := b.Table(orderline.Table), b.Table(part.Table).As("p")
-	cols := []string{
-		l.C(orderline.FieldID), l.C(orderline.FieldOrderID), l.C(orderline.FieldPartID),
-		l.C(orderline.FieldQuantity), l.C(orderline.FieldAllocatedQuantity), l.C(orderline.FieldShippedQuantity),
-		l.C(orderline.FieldRevision), p.C(part.FieldSku), p.C(part.FieldPartName),
+	names := []string{
+		l.C(orderline.FieldID), l.C(orderline.FieldOrderID), l.C(orderline.FieldQuantity),
+		l.C(orderline.FieldAllocatedQuantity), l.C(orderline.FieldShippedQuantity),
+		p.C(part.FieldSku), p.C(part.FieldPartName),
 	}
-	if times {
-		cols = append(cols, sqltime.Column(name, l.C(orderline.FieldCreatedAt)),
+	if cols&LinePartID != 0 {
+		names = append(names, l.C(orderline.FieldPartID))
+	}
+	if cols&LineRevision != 0 {
+		names = append(names, l.C(orderline.FieldRevision))
+	}
+	if cols&LineTimes != 0 {
+		names = append(names, sqltime.Column(name, l.C(orderline.FieldCreatedAt)),
 			sqltime.Column(name, l.C(orderline.FieldUpdatedAt)))
 	}
-	q, _ := b.Select(cols...).
+	q, _ := b.Select(names...).
 		From(l).
 		Join(p).On(l.C(orderline.FieldPartID), p.C(part.FieldID)).
 		Where(sql.In(l.C(orderline.FieldOrderID), "")).

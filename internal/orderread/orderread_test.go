@@ -144,8 +144,8 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 		t.Fatal("a wrapped driver pipelines")
 	}
 	for _, r := range []orderread.Read{
-		{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes},
-		{Lines: true, LineOrder: orderread.AsIndexed, LineTimes: orderread.WithoutTimes},
+		{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns},
+		{Lines: true, LineOrder: orderread.AsIndexed, LineColumns: 0},
 		{Tracking: true},
 		{},
 	} {
@@ -194,7 +194,7 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 			}
 			orders = append(orders, o)
 		}
-		if err := orderread.PageWith(ctx, orders, orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes}); err != nil {
+		if err := orderread.PageWith(ctx, orders, orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns}); err != nil {
 			t.Fatalf("PageWith: %v", err)
 		}
 		return orders
@@ -224,7 +224,7 @@ func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
 		t.Fatalf("order: %d", r.StatusCode)
 	}
 	ctx := srv.Ctx(environment.Production)
-	read := orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineTimes: orderread.WithTimes}
+	read := orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns}
 	db := srv.Env(environment.Production).DB.SQL
 	if _, err := orderread.OrderWith(ctx, out.ID, read); err != nil {
 		t.Fatal(err)
