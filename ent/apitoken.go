@@ -261,5 +261,19 @@ func (_m *APIToken) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*APIToken) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case apitoken.FieldID, apitoken.FieldCreatedAt, apitoken.FieldUpdatedAt, apitoken.FieldName, apitoken.FieldDisplayPrefix, apitoken.FieldSecretHash, apitoken.FieldEnvironment, apitoken.FieldScopes, apitoken.FieldExpiresAt, apitoken.FieldLastUsedAt, apitoken.FieldRevokedAt, apitoken.FieldUserID:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // APITokens is a parsable slice of APIToken.
 type APITokens []*APIToken

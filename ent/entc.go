@@ -52,6 +52,10 @@ func main() {
 			gen.MustParse(gen.NewTemplate("namedappend").ParseFiles("./ent/template/namedappend.tmpl")),
 			gen.MustParse(gen.NewTemplate("selected").ParseFiles("./ent/template/selected.tmpl")),
 			decodeTemplate(),
+			// One set of scan holders per query, not per row: ent's sqlAll
+			// allocated one holder per column per row (bench/README
+			// session 19).
+			gen.MustParse(gen.NewTemplate("reusescan").Funcs(gen.Funcs).ParseFiles("./ent/template/reusescan.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))

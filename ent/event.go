@@ -194,5 +194,19 @@ func (_m *Event) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Event) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // Events is a parsable slice of Event.
 type Events []*Event

@@ -351,6 +351,18 @@ func (_q *EventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Event,
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*Event).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
+	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -372,6 +384,18 @@ func (_q *EventQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
+	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*Event).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
 	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {

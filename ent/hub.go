@@ -344,6 +344,20 @@ func (_m *Hub) AppendNamedTrackingEntries(name string, edges ...*TrackingEntry) 
 	_m.appendNamedTrackingEntries(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Hub) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case hub.FieldID, hub.FieldCreatedAt, hub.FieldUpdatedAt, hub.FieldRevision, hub.FieldCode, hub.FieldName, hub.FieldKind, hub.FieldAddressLine1, hub.FieldCity, hub.FieldPostalCode, hub.FieldCountry, hub.FieldLatitude, hub.FieldLongitude, hub.FieldTimezone, hub.FieldActive:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedItems returns the Items named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Hub) NamedItems(name string) ([]*Item, error) {

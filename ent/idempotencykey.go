@@ -207,5 +207,19 @@ func (_m *IdempotencyKey) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*IdempotencyKey) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case idempotencykey.FieldID, idempotencykey.FieldCreatedAt, idempotencykey.FieldUpdatedAt, idempotencykey.FieldPrincipal, idempotencykey.FieldKey, idempotencykey.FieldMethod, idempotencykey.FieldPath, idempotencykey.FieldRequestHash, idempotencykey.FieldStatus, idempotencykey.FieldContentType, idempotencykey.FieldBody:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // IdempotencyKeys is a parsable slice of IdempotencyKey.
 type IdempotencyKeys []*IdempotencyKey

@@ -270,5 +270,19 @@ func (_m *Item) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Item) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case item.FieldID, item.FieldCreatedAt, item.FieldUpdatedAt, item.FieldRevision, item.FieldPartID, item.FieldHubID, item.FieldQuantity, item.FieldReservedQuantity, item.FieldLot, item.FieldSerial, item.FieldStatus, item.FieldExpiresAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // Items is a parsable slice of Item.
 type Items []*Item

@@ -397,6 +397,20 @@ func (_m *Order) AppendNamedEvents(name string, edges ...*OrderEvent) {
 	_m.appendNamedEvents(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Order) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case order.FieldID, order.FieldCreatedAt, order.FieldUpdatedAt, order.FieldRevision, order.FieldNumber, order.FieldStatus, order.FieldWorkflowID, order.FieldHubID, order.FieldCustomerRef, order.FieldPriority, order.FieldShipToName, order.FieldShipToLine1, order.FieldShipToLine2, order.FieldShipToCity, order.FieldShipToPostalCode, order.FieldShipToCountry, order.FieldDueAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedLines returns the Lines named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Order) NamedLines(name string) ([]*OrderLine, error) {

@@ -212,5 +212,19 @@ func (_m *OrderEvent) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*OrderEvent) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case orderevent.FieldID, orderevent.FieldCreatedAt, orderevent.FieldUpdatedAt, orderevent.FieldOrderID, orderevent.FieldFromState, orderevent.FieldToState, orderevent.FieldTransition, orderevent.FieldActor, orderevent.FieldOccurredAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // OrderEvents is a parsable slice of OrderEvent.
 type OrderEvents []*OrderEvent

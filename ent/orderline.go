@@ -232,5 +232,19 @@ func (_m *OrderLine) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*OrderLine) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case orderline.FieldID, orderline.FieldCreatedAt, orderline.FieldUpdatedAt, orderline.FieldRevision, orderline.FieldOrderID, orderline.FieldPartID, orderline.FieldQuantity, orderline.FieldAllocatedQuantity, orderline.FieldShippedQuantity:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // OrderLines is a parsable slice of OrderLine.
 type OrderLines []*OrderLine

@@ -428,6 +428,18 @@ func (_q *OrderLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Or
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*OrderLine).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
+	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -520,6 +532,18 @@ func (_q *OrderLineQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
+	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*OrderLine).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
 	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {

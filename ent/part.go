@@ -258,6 +258,20 @@ func (_m *Part) AppendNamedOrderLines(name string, edges ...*OrderLine) {
 	_m.appendNamedOrderLines(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Part) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case part.FieldID, part.FieldCreatedAt, part.FieldUpdatedAt, part.FieldRevision, part.FieldSku, part.FieldPartName, part.FieldDescription, part.FieldUnit, part.FieldUnitWeightKg, part.FieldHazardous:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedItems returns the Items named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Part) NamedItems(name string) ([]*Item, error) {

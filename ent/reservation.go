@@ -160,5 +160,19 @@ func (_m *Reservation) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Reservation) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case reservation.FieldID, reservation.FieldCreatedAt, reservation.FieldUpdatedAt, reservation.FieldOrderID, reservation.FieldOrderLineID, reservation.FieldItemID, reservation.FieldQuantity:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // Reservations is a parsable slice of Reservation.
 type Reservations []*Reservation

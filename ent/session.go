@@ -219,5 +219,19 @@ func (_m *Session) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Session) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case session.FieldID, session.FieldCreatedAt, session.FieldUpdatedAt, session.FieldTokenHash, session.FieldCsrfToken, session.FieldUserID, session.FieldExpiresAt, session.FieldLastSeenAt, session.FieldUserAgent, session.FieldRemoteAddr:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // Sessions is a parsable slice of Session.
 type Sessions []*Session

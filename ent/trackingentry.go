@@ -271,5 +271,19 @@ func (_m *TrackingEntry) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*TrackingEntry) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case trackingentry.FieldID, trackingentry.FieldCreatedAt, trackingentry.FieldUpdatedAt, trackingentry.FieldRevision, trackingentry.FieldOrderID, trackingentry.FieldTrackingNumber, trackingentry.FieldCarrier, trackingentry.FieldStatus, trackingentry.FieldHubID, trackingentry.FieldLocation, trackingentry.FieldDescription, trackingentry.FieldOccurredAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // TrackingEntries is a parsable slice of TrackingEntry.
 type TrackingEntries []*TrackingEntry

@@ -244,6 +244,20 @@ func (_m *User) AppendNamedSessions(name string, edges ...*Session) {
 	_m.appendNamedSessions(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*User) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case user.FieldID, user.FieldCreatedAt, user.FieldUpdatedAt, user.FieldEmail, user.FieldName, user.FieldPasswordHash, user.FieldRole, user.FieldDisabled, user.FieldLastLoginAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedTokens returns the Tokens named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *User) NamedTokens(name string) ([]*APIToken, error) {

@@ -297,5 +297,19 @@ func (_m *WebhookDelivery) String() string {
 	return builder.String()
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*WebhookDelivery) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case webhookdelivery.FieldID, webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldEndpointID, webhookdelivery.FieldEventID, webhookdelivery.FieldEventType, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldAttempts, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLastAttemptAt, webhookdelivery.FieldLastStatusCode, webhookdelivery.FieldLastLatencyMs, webhookdelivery.FieldLastResponse, webhookdelivery.FieldLastError, webhookdelivery.FieldDeliveredAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // WebhookDeliveries is a parsable slice of WebhookDelivery.
 type WebhookDeliveries []*WebhookDelivery

@@ -246,6 +246,20 @@ func (_m *WebhookEndpoint) AppendNamedDeliveries(name string, edges ...*WebhookD
 	_m.appendNamedDeliveries(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*WebhookEndpoint) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case webhookendpoint.FieldID, webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt, webhookendpoint.FieldURL, webhookendpoint.FieldDescription, webhookendpoint.FieldEventTypes, webhookendpoint.FieldDisabled, webhookendpoint.FieldDisabledReason, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret, webhookendpoint.FieldPreviousSecretExpiresAt:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedDeliveries returns the Deliveries named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *WebhookEndpoint) NamedDeliveries(name string) ([]*WebhookDelivery, error) {

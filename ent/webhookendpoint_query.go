@@ -393,6 +393,18 @@ func (_q *WebhookEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*WebhookEndpoint).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
+	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -459,6 +471,18 @@ func (_q *WebhookEndpointQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
+	}
+	if scan := _spec.ScanValues; scan != nil {
+		var scanned []any
+		_spec.ScanValues = func(columns []string) ([]any, error) {
+			if scanned != nil {
+				(*WebhookEndpoint).renewScanValues(nil, columns, scanned)
+				return scanned, nil
+			}
+			values, err := scan(columns)
+			scanned = values
+			return values, err
+		}
 	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {

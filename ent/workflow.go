@@ -252,6 +252,20 @@ func (_m *Workflow) AppendNamedOrders(name string, edges ...*Order) {
 	_m.appendNamedOrders(name, edges...)
 }
 
+// renewScanValues readies values, which scanValues made for columns and a
+// row was scanned into, for the next row of the same query: the holders
+// of the columns assignValues copies out of are reused; the others get new
+// ones (ent/template/reusescan.tmpl).
+func (*Workflow) renewScanValues(columns []string, values []any) {
+	for i := range columns {
+		switch columns[i] {
+		case workflow.FieldID, workflow.FieldCreatedAt, workflow.FieldUpdatedAt, workflow.FieldKey, workflow.FieldName, workflow.FieldVersion, workflow.FieldLatest, workflow.FieldBuiltIn, workflow.FieldStates, workflow.FieldInitialState, workflow.FieldTransitions:
+		default:
+			values[i] = selectedScanType(columns[i])
+		}
+	}
+}
+
 // NamedOrders returns the Orders named value or an error if the edge was not
 // loaded in eager-loading with this name.
 func (_m *Workflow) NamedOrders(name string) ([]*Order, error) {
