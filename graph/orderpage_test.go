@@ -44,11 +44,11 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 	// and answers as ent does either way.
 	for node, want := range map[string][]string{
 		`id lines { id quantity allocatedQuantity part { sku partName } }`: nil,
-		`id lines { id revision }`:                                         {"revision"},
-		`id lines { partID }`:                                              {"part_id"},
-		`id lines { part { id } }`:                                         {"part_id"},
-		`id lines { quantity } l2: lines { createdAt }`:                    {"created_at", "updated_at"},
-		`id lines { updatedAt part { __typename id } revision }`:           {"part_id", "revision", "created_at", "updated_at"},
+		`id lines { id revision }`:                               {"revision"},
+		`id lines { partID }`:                                    {"part_id"},
+		`id lines { part { id } }`:                               {"part_id"},
+		`id lines { quantity } l2: lines { createdAt }`:          {"created_at", "updated_at"},
+		`id lines { updatedAt part { __typename id } revision }`: {"part_id", "revision", "created_at", "updated_at"},
 	} {
 		read, _ := answer(node, "")
 		var cols string
