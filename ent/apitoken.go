@@ -178,7 +178,7 @@ func (_m *APIToken) assignValues(columns []string, values []any) error {
 				*_m.UserID = *value.S.(*resourceid.ID)
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -270,7 +270,7 @@ func (*APIToken) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case apitoken.FieldID, apitoken.FieldCreatedAt, apitoken.FieldUpdatedAt, apitoken.FieldName, apitoken.FieldDisplayPrefix, apitoken.FieldSecretHash, apitoken.FieldEnvironment, apitoken.FieldScopes, apitoken.FieldExpiresAt, apitoken.FieldLastUsedAt, apitoken.FieldRevokedAt, apitoken.FieldUserID:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

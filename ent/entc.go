@@ -120,11 +120,13 @@ func collectionTemplate() *gen.Template {
 	return gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Parse(src))
 }
 
-// decodeTemplate is ent's template of an entity's scanValues with one line
-// changed: a column the entity does not know (one a query modifier added)
-// gets its scan type from selectedScanType (ent/template/selected.tmpl), so
-// a text column named with TextColumn's prefix is scanned as text instead
-// of asking the driver for every column's type on every row. Its defines
+// decodeTemplate is ent's template of an entity's scanValues and
+// assignValues with two lines changed: a column the entity does not know
+// (one a query modifier added) gets its scan type from selectedScanType
+// (ent/template/selected.tmpl), so a text column named with TextColumn's
+// prefix is scanned as text instead of asking the driver for every column's
+// type on every row; and assignValues keeps what selectedValue gives of it
+// (such a column's text, not its holder, which the next row reuses). Its defines
 // replace ent's own of the same names; it is made from the template of the
 // ent version in go.mod, and generation stops if the line is no longer
 // there.
@@ -144,6 +146,11 @@ func decodeTemplate() *gen.Template {
 		log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's decodeTemplate", path, line, n)
 	}
 	src = strings.Replace(src, line, "values[i] = selectedScanType(columns[i])", 1)
+	const keep = "{{ $receiver }}.selectValues.Set(columns[i], values[i])"
+	if n := strings.Count(src, keep); n != 1 {
+		log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's decodeTemplate", path, keep, n)
+	}
+	src = strings.Replace(src, keep, "{{ $receiver }}.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))", 1)
 	return gen.MustParse(gen.NewTemplate("decode").Funcs(gen.Funcs).Parse(src))
 }
 

@@ -128,7 +128,7 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				*_m.PendingOrder = value.Int64
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -203,7 +203,7 @@ func (*Event) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

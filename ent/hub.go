@@ -224,7 +224,7 @@ func (_m *Hub) assignValues(columns []string, values []any) error {
 				_m.Active = value.Bool
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -353,7 +353,7 @@ func (*Hub) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case hub.FieldID, hub.FieldCreatedAt, hub.FieldUpdatedAt, hub.FieldRevision, hub.FieldCode, hub.FieldName, hub.FieldKind, hub.FieldAddressLine1, hub.FieldCity, hub.FieldPostalCode, hub.FieldCountry, hub.FieldLatitude, hub.FieldLongitude, hub.FieldTimezone, hub.FieldActive:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

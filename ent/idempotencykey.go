@@ -139,7 +139,7 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 				_m.Body = *value
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -216,7 +216,7 @@ func (*IdempotencyKey) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case idempotencykey.FieldID, idempotencykey.FieldCreatedAt, idempotencykey.FieldUpdatedAt, idempotencykey.FieldPrincipal, idempotencykey.FieldKey, idempotencykey.FieldMethod, idempotencykey.FieldPath, idempotencykey.FieldRequestHash, idempotencykey.FieldStatus, idempotencykey.FieldContentType, idempotencykey.FieldBody:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

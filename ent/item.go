@@ -187,7 +187,7 @@ func (_m *Item) assignValues(columns []string, values []any) error {
 				*_m.ExpiresAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -279,7 +279,7 @@ func (*Item) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case item.FieldID, item.FieldCreatedAt, item.FieldUpdatedAt, item.FieldRevision, item.FieldPartID, item.FieldHubID, item.FieldQuantity, item.FieldReservedQuantity, item.FieldLot, item.FieldSerial, item.FieldStatus, item.FieldExpiresAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

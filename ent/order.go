@@ -263,7 +263,7 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 				*_m.DueAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -406,7 +406,7 @@ func (*Order) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case order.FieldID, order.FieldCreatedAt, order.FieldUpdatedAt, order.FieldRevision, order.FieldNumber, order.FieldStatus, order.FieldWorkflowID, order.FieldHubID, order.FieldCustomerRef, order.FieldPriority, order.FieldShipToName, order.FieldShipToLine1, order.FieldShipToLine2, order.FieldShipToCity, order.FieldShipToPostalCode, order.FieldShipToCountry, order.FieldDueAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -145,7 +145,7 @@ func (_m *OrderEvent) assignValues(columns []string, values []any) error {
 				_m.OccurredAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -221,7 +221,7 @@ func (*OrderEvent) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case orderevent.FieldID, orderevent.FieldCreatedAt, orderevent.FieldUpdatedAt, orderevent.FieldOrderID, orderevent.FieldFromState, orderevent.FieldToState, orderevent.FieldTransition, orderevent.FieldActor, orderevent.FieldOccurredAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -160,7 +160,7 @@ func (_m *OrderLine) assignValues(columns []string, values []any) error {
 				_m.ShippedQuantity = decimal.Decimal(value.Int64)
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -241,7 +241,7 @@ func (*OrderLine) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case orderline.FieldID, orderline.FieldCreatedAt, orderline.FieldUpdatedAt, orderline.FieldRevision, orderline.FieldOrderID, orderline.FieldPartID, orderline.FieldQuantity, orderline.FieldAllocatedQuantity, orderline.FieldShippedQuantity:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -169,7 +169,7 @@ func (_m *Part) assignValues(columns []string, values []any) error {
 				_m.Hazardous = value.Bool
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -267,7 +267,7 @@ func (*Part) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case part.FieldID, part.FieldCreatedAt, part.FieldUpdatedAt, part.FieldRevision, part.FieldSku, part.FieldPartName, part.FieldDescription, part.FieldUnit, part.FieldUnitWeightKg, part.FieldHazardous:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -104,7 +104,7 @@ func (_m *Reservation) assignValues(columns []string, values []any) error {
 				_m.Quantity = decimal.Decimal(value.Int64)
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -169,7 +169,7 @@ func (*Reservation) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case reservation.FieldID, reservation.FieldCreatedAt, reservation.FieldUpdatedAt, reservation.FieldOrderID, reservation.FieldOrderLineID, reservation.FieldItemID, reservation.FieldQuantity:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

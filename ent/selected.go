@@ -23,3 +23,28 @@ func selectedScanType(column string) any {
 	}
 	return new(sql.UnknownType)
 }
+
+// selectedValue is what assignValues keeps of a column the entity does not
+// know: a TextColumn's text itself (nil when NULL), which Value gives back
+// as it is, and which frees the holder for the query's next row
+// (renewSelected); any other column's holder.
+func selectedValue(column string, v any) any {
+	if ns, ok := v.(*sql.NullString); ok && strings.HasPrefix(column, TextColumn) {
+		if !ns.Valid {
+			return nil
+		}
+		return ns.String
+	}
+	return v
+}
+
+// renewSelected is the holder of a column the entity does not know for the
+// next row of a query (ent/template/reusescan.tmpl): a TextColumn's, whose
+// text assignValues copied out (selectedValue), is v again; any other
+// column, whose holder assignValues kept, gets a new one.
+func renewSelected(column string, v any) any {
+	if _, ok := v.(*sql.NullString); ok && strings.HasPrefix(column, TextColumn) {
+		return v
+	}
+	return selectedScanType(column)
+}

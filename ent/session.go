@@ -151,7 +151,7 @@ func (_m *Session) assignValues(columns []string, values []any) error {
 				_m.RemoteAddr = value.String
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -228,7 +228,7 @@ func (*Session) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case session.FieldID, session.FieldCreatedAt, session.FieldUpdatedAt, session.FieldTokenHash, session.FieldCsrfToken, session.FieldUserID, session.FieldExpiresAt, session.FieldLastSeenAt, session.FieldUserAgent, session.FieldRemoteAddr:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -188,7 +188,7 @@ func (_m *TrackingEntry) assignValues(columns []string, values []any) error {
 				_m.OccurredAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -280,7 +280,7 @@ func (*TrackingEntry) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case trackingentry.FieldID, trackingentry.FieldCreatedAt, trackingentry.FieldUpdatedAt, trackingentry.FieldRevision, trackingentry.FieldOrderID, trackingentry.FieldTrackingNumber, trackingentry.FieldCarrier, trackingentry.FieldStatus, trackingentry.FieldHubID, trackingentry.FieldLocation, trackingentry.FieldDescription, trackingentry.FieldOccurredAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

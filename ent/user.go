@@ -157,7 +157,7 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				*_m.LastLoginAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -253,7 +253,7 @@ func (*User) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case user.FieldID, user.FieldCreatedAt, user.FieldUpdatedAt, user.FieldEmail, user.FieldName, user.FieldPasswordHash, user.FieldRole, user.FieldDisabled, user.FieldLastLoginAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -205,7 +205,7 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				*_m.DeliveredAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -306,7 +306,7 @@ func (*WebhookDelivery) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case webhookdelivery.FieldID, webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldEndpointID, webhookdelivery.FieldEventID, webhookdelivery.FieldEventType, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldAttempts, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLastAttemptAt, webhookdelivery.FieldLastStatusCode, webhookdelivery.FieldLastLatencyMs, webhookdelivery.FieldLastResponse, webhookdelivery.FieldLastError, webhookdelivery.FieldDeliveredAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -166,7 +166,7 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 				*_m.PreviousSecretExpiresAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -255,7 +255,7 @@ func (*WebhookEndpoint) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case webhookendpoint.FieldID, webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt, webhookendpoint.FieldURL, webhookendpoint.FieldDescription, webhookendpoint.FieldEventTypes, webhookendpoint.FieldDisabled, webhookendpoint.FieldDisabledReason, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret, webhookendpoint.FieldPreviousSecretExpiresAt:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }

@@ -172,7 +172,7 @@ func (_m *Workflow) assignValues(columns []string, values []any) error {
 				}
 			}
 		default:
-			_m.selectValues.Set(columns[i], values[i])
+			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
 		}
 	}
 	return nil
@@ -261,7 +261,7 @@ func (*Workflow) renewScanValues(columns []string, values []any) {
 		switch columns[i] {
 		case workflow.FieldID, workflow.FieldCreatedAt, workflow.FieldUpdatedAt, workflow.FieldKey, workflow.FieldName, workflow.FieldVersion, workflow.FieldLatest, workflow.FieldBuiltIn, workflow.FieldStates, workflow.FieldInitialState, workflow.FieldTransitions:
 		default:
-			values[i] = selectedScanType(columns[i])
+			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
 }
