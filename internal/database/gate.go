@@ -73,6 +73,9 @@ type gatedDriver struct {
 	gate *writeGate
 }
 
+// DB is the database the driver's statements go to.
+func (d *gatedDriver) DB() *sql.DB { return d.db }
+
 // errBusy is the answer to a transaction that waited out the timeout.
 func errBusy() error {
 	return apperr.Unavailable("the database is busy with other writes; retry shortly").WithCode("database_busy").WithHeader("Retry-After", "1")

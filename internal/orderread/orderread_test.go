@@ -100,8 +100,9 @@ func TestForUpdateLocksTheOrder(t *testing.T) {
 
 // TestPipelineReadsAsOneByOne: OrderWith through the environment's own
 // client (on PostgreSQL: one pipeline, the three statements in one round
-// trip) reads what the same statements sent one after the other read
-// (through a wrapped driver, which is never pipelined): an order with every
+// trip; on SQLite: on go-sqlite3's connection, outside database/sql's rows)
+// reads what the same statements sent one after the other through
+// database/sql read (through a wrapped driver, which is neither): an order with every
 // field, lines and entries with and without a hub; one with none of them;
 // an id with no order. A pipeline's statements are counted as statements.
 func TestPipelineReadsAsOneByOne(t *testing.T) {
@@ -140,8 +141,11 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 	}
 	counter := &apptest.StatementCounter{}
 	seqCtx := ent.NewContext(ctx, ent.NewClient(ent.Driver(counter.Wrap(drv))))
-	if orderread.Pipelined(counter.Wrap(drv)) != nil {
-		t.Fatal("a wrapped driver pipelines")
+	if got := orderread.SQLiteOwn(drv) != nil; got == apptest.Postgres() {
+		t.Fatalf("the environment's client reads on go-sqlite3's connection: %v, want %v (SQLite)", got, !apptest.Postgres())
+	}
+	if orderread.Pipelined(counter.Wrap(drv)) != nil || orderread.SQLiteOwn(counter.Wrap(drv)) != nil {
+		t.Fatal("a wrapped driver pipelines or reads on the driver's connection")
 	}
 	for _, r := range []orderread.Read{
 		{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns},

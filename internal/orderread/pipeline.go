@@ -51,6 +51,11 @@ func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
 			return err
 		}
 	}
+	if db := sqliteOwn(drv); db != nil {
+		if err := rawSQLite(ctx, db, qs); !errors.Is(err, errNotSQLite) {
+			return err
+		}
+	}
 	for _, q := range qs {
 		rows := &sql.Rows{}
 		if err := drv.Query(ctx, q.text, q.args, rows); err != nil {
@@ -74,6 +79,15 @@ func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
 // (not a transaction's, not wrapped), else nil.
 func pipelined(drv dialect.Driver) *stdsql.DB {
 	if d, ok := drv.(*sql.Driver); ok && d.Dialect() == dialect.Postgres {
+		return d.DB()
+	}
+	return nil
+}
+
+// sqliteOwn returns the database of a SQLite driver that is the service's
+// own (not a transaction's, not wrapped), else nil.
+func sqliteOwn(drv dialect.Driver) *stdsql.DB {
+	if d, ok := drv.(interface{ DB() *stdsql.DB }); ok && drv.Dialect() == dialect.SQLite {
 		return d.DB()
 	}
 	return nil
