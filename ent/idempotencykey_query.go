@@ -351,18 +351,7 @@ func (_q *IdempotencyKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*IdempotencyKey).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*IdempotencyKey)(nil).renewScanValues)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -385,18 +374,7 @@ func (_q *IdempotencyKeyQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*IdempotencyKey).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*IdempotencyKey)(nil).renewScanValues)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -428,18 +428,7 @@ func (_q *ItemQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Item, e
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*Item).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*Item)(nil).renewScanValues)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -533,18 +522,7 @@ func (_q *ItemQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*Item).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*Item)(nil).renewScanValues)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

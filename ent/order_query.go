@@ -543,18 +543,7 @@ func (_q *OrderQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Order,
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*Order).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*Order)(nil).renewScanValues)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -780,18 +769,7 @@ func (_q *OrderQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*Order).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*Order)(nil).renewScanValues)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

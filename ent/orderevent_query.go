@@ -391,18 +391,7 @@ func (_q *OrderEventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*O
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*OrderEvent).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*OrderEvent)(nil).renewScanValues)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -461,18 +450,7 @@ func (_q *OrderEventQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*OrderEvent).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*OrderEvent)(nil).renewScanValues)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

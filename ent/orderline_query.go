@@ -428,18 +428,7 @@ func (_q *OrderLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Or
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*OrderLine).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*OrderLine)(nil).renewScanValues)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -533,18 +522,7 @@ func (_q *OrderLineQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	if scan := _spec.ScanValues; scan != nil {
-		var scanned []any
-		_spec.ScanValues = func(columns []string) ([]any, error) {
-			if scanned != nil {
-				(*OrderLine).renewScanValues(nil, columns, scanned)
-				return scanned, nil
-			}
-			values, err := scan(columns)
-			scanned = values
-			return values, err
-		}
-	}
+	reuseScanned(_spec, (*OrderLine)(nil).renewScanValues)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 )
 
 // TextColumn is the prefix of the name of a column a query modifier adds
@@ -22,6 +23,27 @@ func selectedScanType(column string) any {
 		return new(sql.NullString)
 	}
 	return new(sql.UnknownType)
+}
+
+// reuseScanned has the query of spec scan every row into the holders
+// ScanValues made for its first, readied for each next row by renew
+// (ent/template/reusescan.tmpl); a spec without ScanValues (sqlCount's) is
+// left as it is.
+func reuseScanned(spec *sqlgraph.QuerySpec, renew func(columns []string, values []any)) {
+	scan := spec.ScanValues
+	if scan == nil {
+		return
+	}
+	var scanned []any
+	spec.ScanValues = func(columns []string) ([]any, error) {
+		if scanned != nil {
+			renew(columns, scanned)
+			return scanned, nil
+		}
+		values, err := scan(columns)
+		scanned = values
+		return values, err
+	}
 }
 
 // selectedValue is what assignValues keeps of a column the entity does not
