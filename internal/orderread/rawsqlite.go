@@ -34,8 +34,21 @@ func rawSQLite(ctx context.Context, db *stdsql.DB, qs []query) error {
 		if !ok {
 			return errNotSQLite
 		}
+		var (
+			from []any // the argument list args was converted from
+			args []driver.NamedValue
+		)
 		for _, q := range qs {
-			if err := rawQuery(ctx, c, q); err != nil {
+			// A read's statements share one argument list (the order's id,
+			// the page's ids): it is converted once.
+			if len(q.args) == 0 || len(from) != len(q.args) || &from[0] != &q.args[0] {
+				var err error
+				if args, err = namedValues(q.args); err != nil {
+					return err
+				}
+				from = q.args
+			}
+			if err := rawQuery(ctx, c, q.text, args, q.scan); err != nil {
 				return err
 			}
 		}
@@ -43,22 +56,28 @@ func rawSQLite(ctx context.Context, db *stdsql.DB, qs []query) error {
 	})
 }
 
-// rawQuery runs q on c and scans its rows.
-func rawQuery(ctx context.Context, c *sqlite3.SQLiteConn, q query) error {
-	args := make([]driver.NamedValue, len(q.args))
-	for i, a := range q.args {
+// namedValues converts args as database/sql converts a statement's
+// arguments for a driver (a driver.Valuer gives its value).
+func namedValues(args []any) ([]driver.NamedValue, error) {
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
-			return fmt.Errorf("orderread: argument %d: %w", i+1, err)
+			return nil, fmt.Errorf("orderread: argument %d: %w", i+1, err)
 		}
-		args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
-	rows, err := c.QueryContext(ctx, q.text, args)
+	return named, nil
+}
+
+// rawQuery runs text with args on c and scans its rows with scan.
+func rawQuery(ctx context.Context, c *sqlite3.SQLiteConn, text string, args []driver.NamedValue, scan func(rowScanner) error) error {
+	rows, err := c.QueryContext(ctx, text, args)
 	if err != nil {
 		return err
 	}
 	r := &driverRows{rows: rows, vals: make([]driver.Value, len(rows.Columns()))}
-	err = q.scan(r)
+	err = scan(r)
 	if err == nil {
 		err = r.err
 	}
