@@ -1,7 +1,24 @@
 package orderread
 
-// Pipelined is pipelined, for tests.
-var Pipelined = pipelined
+import (
+	stdsql "database/sql"
 
-// SQLiteOwn is sqliteOwn, for tests.
-var SQLiteOwn = sqliteOwn
+	"entgo.io/ent/dialect"
+)
+
+// Pipelined is the database whose reads drv pipelines (PostgreSQL), for tests.
+func Pipelined(drv dialect.Driver) *stdsql.DB {
+	if drv.Dialect() != dialect.Postgres {
+		return nil
+	}
+	return own(drv)
+}
+
+// SQLiteOwn is the database whose reads drv runs on go-sqlite3's
+// connection (SQLite), for tests.
+func SQLiteOwn(drv dialect.Driver) *stdsql.DB {
+	if drv.Dialect() != dialect.SQLite {
+		return nil
+	}
+	return own(drv)
+}

@@ -43,15 +43,18 @@ type rowScanner interface {
 	Err() error
 }
 
-// run runs qs in order: in one pipeline when drv allows it (pipelined),
-// else one after the other; a scan's error (errNoOrder) ends it.
+// run runs qs in order — through the service's own driver (own) on
+// PostgreSQL in one pipeline, on SQLite on go-sqlite3's connection
+// (rawsqlite.go); otherwise one after the other through database/sql — and
+// a scan's error (errNoOrder) ends it.
 func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
-	if db := pipelined(drv); db != nil && len(qs) > 1 {
+	switch db := own(drv); {
+	case db == nil:
+	case drv.Dialect() == dialect.Postgres && len(qs) > 1:
 		if err := pipeline(ctx, db, qs); !errors.Is(err, errNotPgx) {
 			return err
 		}
-	}
-	if db := sqliteOwn(drv); db != nil {
+	case drv.Dialect() == dialect.SQLite:
 		if err := rawSQLite(ctx, db, qs); !errors.Is(err, errNotSQLite) {
 			return err
 		}
@@ -75,19 +78,12 @@ func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
 	return nil
 }
 
-// pipelined returns the database of a PostgreSQL driver that is ent's own
-// (not a transaction's, not wrapped), else nil.
-func pipelined(drv dialect.Driver) *stdsql.DB {
-	if d, ok := drv.(*sql.Driver); ok && d.Dialect() == dialect.Postgres {
-		return d.DB()
-	}
-	return nil
-}
-
-// sqliteOwn returns the database of a SQLite driver that is the service's
-// own (not a transaction's, not wrapped), else nil.
-func sqliteOwn(drv dialect.Driver) *stdsql.DB {
-	if d, ok := drv.(interface{ DB() *stdsql.DB }); ok && drv.Dialect() == dialect.SQLite {
+// own returns the database of a driver that is the service's own — ent's
+// (PostgreSQL) or the write gate's over it (SQLite) — not a transaction's
+// and not wrapped (a wrapper embeds the driver interface, which has no DB),
+// else nil.
+func own(drv dialect.Driver) *stdsql.DB {
+	if d, ok := drv.(interface{ DB() *stdsql.DB }); ok {
 		return d.DB()
 	}
 	return nil
