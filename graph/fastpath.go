@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"io"
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -47,7 +46,7 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 			if st := requestCost(ctx); st != nil {
 				st.actual.Add(int64(fields)) // as costFields counts them
 			}
-			return rawJSON(out)
+			return out
 		}
 		counts.Declined.Add(1)
 		return next(ctx)
@@ -91,11 +90,6 @@ func setSelectsAggregate(set ast.SelectionSet, frags ast.FragmentDefinitionList,
 // FastPathCounts counts the root query fields the fast path served and those
 // it declined (gqlgen executed them). /metrics shows them.
 type FastPathCounts struct{ Served, Declined atomic.Int64 }
-
-// rawJSON is an already encoded JSON value.
-type rawJSON []byte
-
-func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 
 // allowType is scopeGuard's type rule (auth.RequireType) for the fast path,
 // which declines rather than reporting the error: gqlgen then reports it.

@@ -5,6 +5,7 @@ package generated
 import (
 	"bytes"
 	"context"
+	"io"
 	"logistics/ent"
 	"logistics/graph/model"
 	"logistics/internal/decimal"
@@ -52,7 +53,7 @@ func NewFastPath(es graphql.ExecutableSchema, allow func(ctx context.Context, ty
 // as gqlgen's field middleware would have seen them.
 // ok is false when the fast path declined: then nothing it did is visible
 // (errors it met are not recorded) and gqlgen should execute the field.
-func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out []byte, fields int, ok bool) {
+func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField) (out *FastJSON, fields int, ok bool) {
 	if p == nil {
 		return nil, 0, false
 	}
@@ -70,11 +71,40 @@ func (p *FastPath) QueryField(ctx context.Context, field graphql.CollectedField)
 	if w.maxList <= 0 {
 		w.maxList = int(^uint(0) >> 1)
 	}
-	defer w.release()
+	kept := false
+	defer func() {
+		if !kept {
+			w.release()
+		}
+	}()
 	if !ec.fastQueryField(ctx, field, w) || len(graphql.GetErrors(ctx)) > 0 {
 		return nil, 0, false
 	}
-	return bytes.Clone(w.b.Bytes()), 1 + w.fields, true
+	kept = true
+	return &FastJSON{w: w}, 1 + w.fields, true
+}
+
+// FastJSON is a root field's JSON as QueryField wrote it, still in the
+// pooled buffer it was written to: the executor copies it into the
+// response (MarshalGQL), and the buffer goes back to the pool then, where
+// a copy of it (tens of kilobytes a page) used to be made first. A FastJSON
+// the executor never writes (a request given up) leaves its buffer to the
+// collector.
+type FastJSON struct{ w *fastWriter }
+
+// MarshalGQL writes the JSON to out, once: the buffer is reused after it.
+// A bytes.Buffer (the executor's) grows once to hold it, not by doubling.
+func (j *FastJSON) MarshalGQL(out io.Writer) {
+	w := j.w
+	if w == nil {
+		panic("generated: FastJSON written twice")
+	}
+	j.w = nil
+	if b, ok := out.(*bytes.Buffer); ok {
+		b.Grow(w.b.Len())
+	}
+	_, _ = out.Write(w.b.Bytes())
+	w.release()
 }
 
 // fastWriters keeps the buffers of earlier responses: a page of 50 objects
