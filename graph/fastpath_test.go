@@ -3,7 +3,9 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -224,4 +226,81 @@ func TestFastPathDeclinesAggregates(t *testing.T) {
 	if m := regexp.MustCompile(`\w+Aggregate\(ctx|fast_\w+Group\b|case "aggregate"`).Find(src); m != nil {
 		t.Errorf("the generated fast path handles an aggregate: %s", m)
 	}
+}
+
+// TestFastPathBuffersUnderConcurrency sends queries with different answers
+// from several clients at once, one with two root fields the fast path
+// serves: each root field's JSON is written into the response from a pooled
+// buffer that another request reuses afterwards, so a buffer given back
+// before its JSON is copied out would show up here as a wrong answer.
+func TestFastPathBuffersUnderConcurrency(t *testing.T) {
+	srv := apptest.New(t)
+	f := newFixture(t, srv, prod)
+	ams, rtm := f.hub("AMS1", "Amsterdam", "NL"), f.hub("RTM2", "Rotterdam", "NL")
+	bolt, nut := f.part("BLT-M8", "Hex bolt M8"), f.part("NUT-M8", "Nut M8")
+	f.item(bolt, ams, "12.5")
+	f.order(rtm, nut, "3")
+
+	queries := []string{
+		`{ hubs { edges { node { id code name } } } }`,
+		`{ parts { edges { node { id sku partName } } } }`,
+		`{ orders { edges { node { id number lines { quantity part { sku } } } } } items { edges { node { id quantity } } } }`,
+	}
+	want := make([][]byte, len(queries))
+	for i, q := range queries {
+		resp := srv.Do(t, http.MethodPost, srv.URL+"/graphql", map[string]any{"query": q}, nil)
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(resp.Body, []byte(`"edges":[{`)) {
+			t.Fatalf("%s: %d %s", q, resp.StatusCode, resp.Body)
+		}
+		want[i] = resp.Body
+	}
+	served := srv.App.FastPath.Served.Load()
+	const clients, rounds = 6, 30
+	errs := make(chan error, clients)
+	for c := range clients {
+		go func() {
+			for r := range rounds {
+				i := (c + r) % len(queries)
+				body, code, err := postGraphQL(srv.URL+"/graphql", apptest.Bearer(srv.Keys[prod]), queries[i])
+				if err == nil && (code != http.StatusOK || !bytes.Equal(body, want[i])) {
+					err = fmt.Errorf("%s: %d %s\nwant %s", queries[i], code, body, want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.App.FastPath.Served.Load() - served; n < clients*rounds {
+		t.Fatalf("the fast path served %d root fields of %d requests", n, clients*rounds)
+	}
+}
+
+// postGraphQL posts query from any goroutine (srv.Do fails the test, which
+// only the test's own goroutine may do).
+func postGraphQL(url string, header http.Header, query string) ([]byte, int, error) {
+	b, err := json.Marshal(map[string]string{"query": query})
+	if err != nil {
+		return nil, 0, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return body, resp.StatusCode, err
 }
