@@ -359,3 +359,61 @@ func BenchmarkDollarPlaceholders(b *testing.B) {
 		}
 	})
 }
+
+func TestCallgrindCounts(t *testing.T) {
+	// A dump with cache simulation (callgrind leaves trailing zero totals
+	// out) and one without.
+	sim := "version: 1\ncreator: callgrind-3.19.0\ncmd: logistics serve\npart: 1\n\ndesc: I1 cache: 32768 B, 64 B, 8-way associative\n" +
+		"events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n\nfl=(1) x.go\nfn=(1) main\n0 5 1 1\n\ntotals: 560619093 139575123 80878043 5739798 1788876 820426 29701 144393\n"
+	ev, err := parseCallgrindTotals(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev["Ir"] != 560619093 || ev["DLmr"] != 144393 || ev["DLmw"] != 0 || len(ev) != 9 {
+		t.Fatalf("events %v", ev)
+	}
+	n := &callgrindCount{Requests: 60, Events: ev}
+	if ir, ok := n.per("Ir"); !ok || ir != 560619093.0/60 {
+		t.Fatalf("Ir/request %v %v", ir, ok)
+	}
+	if ll, ok := n.lastLevelMisses(); !ok || ll != (29701.0+144393)/60 {
+		t.Fatalf("LL misses/request %v %v", ll, ok)
+	}
+	plain, err := parseCallgrindTotals("events: Ir\nsummary: 1700\n")
+	if err != nil || plain["Ir"] != 1700 {
+		t.Fatalf("summary only: %v %v", plain, err)
+	}
+	if _, ok := (&callgrindCount{Requests: 10, Events: plain}).lastLevelMisses(); ok {
+		t.Fatal("last-level misses without a cache simulation")
+	}
+	if _, ok := (*callgrindCount)(nil).per("Ir"); ok {
+		t.Fatal("a cell that was not counted has a count")
+	}
+	for _, bad := range []string{"", "events: Ir\n", "totals: 5\n", "events: Ir\ntotals: 1 2\n", "events: Ir Dr\ntotals: 1 x\n"} {
+		if _, err := parseCallgrindTotals(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	vg, args := callgrindCommand([]string{"--cache-sim=yes"}, "/out/w3-rest.callgrind", "/bin/logistics", []string{"serve", "--addr", "{addr}"})
+	if vg != "valgrind" || strings.Join(args, " ") != "--tool=callgrind --instr-atstart=no --callgrind-out-file=/out/w3-rest.callgrind --cache-sim=yes /bin/logistics serve --addr {addr}" {
+		t.Fatalf("command %s %q", vg, args)
+	}
+	for _, bad := range [][]string{{"--callgrind", "-1"}, {"--callgrind-args", "--cache-sim=yes"}, {"--callgrind", "100001"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	c, err := parseFlags([]string{"--callgrind", "50", "--callgrind-args", "--cache-sim=yes", "--workloads", "W3"}, io.Discard)
+	if err != nil || c.Callgrind != 50 {
+		t.Fatalf("%v %v", c, err)
+	}
+	// The report's table: per request, and as a ratio to the floor's.
+	fl := &cell{Counted: &callgrindCount{Requests: 50, Events: map[string]int64{"Ir": 400e6, "ILmr": 0, "DLmr": 1000, "DLmw": 4000}}}
+	rest := &cell{Counted: &callgrindCount{Requests: 50, Events: map[string]int64{"Ir": 460e6, "ILmr": 500, "DLmr": 2500, "DLmw": 7000}}}
+	md := (&report{Config: c, Cells: map[string]*cell{"W3/rest": rest, "W3/floor": fl, "W3/graphql": {Skip: "error"}}}).markdown()
+	for _, want := range []string{"| W3 | rest | 9.20 M | 1.15× | 200 | 2.00× |", "| W3 | floor | 8.00 M |  | 100 |  |", "valgrind --cache-sim=yes", "- load: none"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}

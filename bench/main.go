@@ -77,6 +77,10 @@ type config struct {
 	RateLimit     string
 	FloorGC       string
 	W4Stock       int64
+	// Callgrind, when above 0, counts instructions over this many requests
+	// per cell under valgrind instead of loading with wrk (callgrind.go).
+	Callgrind     int
+	CallgrindArgs string
 	// floorArgs are the floor process's flags that mirror the server's
 	// configuration (its SQLite memory bound).
 	floorArgs []string
@@ -110,6 +114,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
 	fs.StringVar(&c.FloorGC, "floor-gc", floorGCServer, "the floor's garbage collector: 'server' (the server's --gc-percent/--memory-limit, as GOGC/GOMEMLIMIT) or 'go-default' (Go's default, the floor inherits the environment as before issue 16)")
 	fs.Int64Var(&c.W4Stock, "w4-stock", 1_000_000, "W4: units of stock made available on each of the 20 contended items before every W4 row (lower it to see insufficient_stock conflicts)")
+	fs.IntVar(&c.Callgrind, "callgrind", 0, "instead of wrk, run each cell's process under valgrind's callgrind and count the instructions of this many requests sent one at a time (deterministic: for A/B comparisons the machine's noise hides); figures of such a run are not the reference")
+	fs.StringVar(&c.CallgrindArgs, "callgrind-args", "", "extra valgrind options with --callgrind, e.g. '--cache-sim=yes --LL=4194304,16,64' to count simulated last-level cache misses too")
 	fs.StringVar(&c.ServerBin, "server-bin", "", "prebuilt server binary (default: go build the module's main package)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -150,6 +156,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.W4Stock < 1 {
 		return nil, errors.New("--w4-stock must be at least 1")
+	}
+	if c.Callgrind < 0 || c.Callgrind > 100_000 {
+		return nil, errors.New("--callgrind must be between 0 and 100000 requests")
+	}
+	if c.CallgrindArgs != "" && c.Callgrind == 0 {
+		return nil, errors.New("--callgrind-args needs --callgrind")
 	}
 	return c, nil
 }
@@ -327,7 +339,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	// Phase 2, under load: each workload × interface on a fresh child process.
-	if !c.SkipLoad {
+	if c.Callgrind > 0 && !c.SkipLoad {
+		if err := runCallgrind(ctx, c, rep, bin, serverArgs, floorEnv, base, token, fix, pg, log); err != nil {
+			return err
+		}
+	} else if !c.SkipLoad {
 		if err := wrkVersion(c.Wrk); err != nil {
 			return err
 		}

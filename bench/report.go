@@ -28,6 +28,8 @@ type cell struct {
 	// PeakSQLite and PeakGoSys are the server's SQLite high-water mark and
 	// Go runtime memory in the round of PeakRSS (wrkResult; 0: unknown).
 	PeakSQLite, PeakGoSys int64
+	// Counted is what callgrind counted (--callgrind), or nil.
+	Counted *callgrindCount
 }
 
 // add records one round.
@@ -195,8 +197,12 @@ func (r *report) markdown() string {
 	if !r.Token {
 		auth = "**off** (no API key: the server had no auth, or --no-token)"
 	}
-	fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
-		min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
+	if c.Callgrind > 0 {
+		fmt.Fprintf(&b, "- load: none; every process ran under callgrind and served %d counted requests one at a time (table below), 127.0.0.1, a fresh process per row; auth %s\n", c.Callgrind, auth)
+	} else {
+		fmt.Fprintf(&b, "- load: wrk -t%d -c%d -d%s --latency (after %s warm-up), 127.0.0.1, a fresh server process per row; auth %s\n",
+			min(c.Threads, c.Connections), c.Connections, wrkDuration(c.Duration), c.Warmup, auth)
+	}
 	if c.Rounds > 1 {
 		fmt.Fprintf(&b, "- %d rounds, interleaved: req/s and latencies are those of the round with the median req/s; every × floor (req/s, p99, p999) is the median of the per-round ratios (lowest–highest); peak RSS the highest\n", c.Rounds)
 	}
@@ -286,6 +292,9 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "\n- %s: %s", w, workloadByName(w).Title)
 	}
 	b.WriteString("\n")
+	if c.Callgrind > 0 {
+		r.callgrindMarkdown(&b)
+	}
 	if len(r.Invariants) > 0 {
 		b.WriteString("\nW4 post-run checks (reservations of the 20 contended items):\n")
 		for _, iv := range r.Invariants {
