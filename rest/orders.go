@@ -81,7 +81,7 @@ func renderOrder(o *ent.Order) orderJSON {
 		CustomerRef: o.CustomerRef, Priority: o.Priority.String(),
 		ShipTo: shipToJSON{Name: o.ShipToName, Line1: o.ShipToLine1, Line2: o.ShipToLine2, City: o.ShipToCity,
 			PostalCode: o.ShipToPostalCode, Country: o.ShipToCountry},
-		DueAt: tsp(o.DueAt), Lines: []orderLineJSON{},
+		DueAt: tsp(o.DueAt), Lines: make([]orderLineJSON, 0, len(o.Edges.Lines)),
 		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
 	}
 	if h := o.Edges.Hub; h != nil {
@@ -101,7 +101,7 @@ func renderOrder(o *ent.Order) orderJSON {
 		}
 		out.Lines = append(out.Lines, lj)
 	}
-	out.LatestTracking = []trackingJSON{}
+	out.LatestTracking = make([]trackingJSON, 0, min(len(o.Edges.TrackingEntries), orderread.Latest))
 	for i, t := range o.Edges.TrackingEntries {
 		if i == orderread.Latest {
 			break

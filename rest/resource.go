@@ -130,9 +130,13 @@ func (rs *resource[T, W, J, In]) pageJSON(r *http.Request, q listQuery[W]) (list
 	if err != nil {
 		return listJSON{}, err
 	}
+	// The representations in one slice, each element pointing into it: a
+	// J put in an any directly would be copied to the heap one by one.
+	rendered := make([]J, len(rows))
 	out := listJSON{Data: make([]any, len(rows))}
 	for i, v := range rows {
-		out.Data[i] = rs.render(r, v)
+		rendered[i] = rs.render(r, v)
+		out.Data[i] = &rendered[i]
 	}
 	if next != nil {
 		out.HasMore, out.NextCursor = true, encodeCursor(q.page.key, next)

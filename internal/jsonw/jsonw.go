@@ -34,9 +34,16 @@ var (
 	writers = map[reflect.Type]func(b []byte, v any) ([]byte, bool){}
 )
 
-// Register makes Append and Marshal write T's values with T's AppendJSON.
+// Register makes Append and Marshal write T's values, and pointers to them
+// (null for nil, as encoding/json), with T's AppendJSON.
 func Register[T Appender]() {
 	RegisterFunc(func(b []byte, v T) ([]byte, bool) { return v.AppendJSON(b), true })
+	RegisterFunc(func(b []byte, v *T) ([]byte, bool) {
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		return (*v).AppendJSON(b), true
+	})
 }
 
 // RegisterFunc makes Append and Marshal write T's values with f, which may

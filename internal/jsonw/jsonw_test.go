@@ -100,6 +100,13 @@ func TestArrayAndMarshal(t *testing.T) {
 	if got, ok := Append(nil, point{5, 6}); !ok || string(got) != `{"X":5,"Y":6}` {
 		t.Errorf("Append(point) = %s, %v", got, ok)
 	}
+	// A pointer to a registered type is written as encoding/json writes it.
+	for _, v := range []*point{{7, 8}, nil} {
+		want, _ := json.Marshal(v)
+		if got, ok := Append(nil, v); !ok || string(got) != string(want) {
+			t.Errorf("Append(%v) = %s, %v; encoding/json %s", v, got, ok, want)
+		}
+	}
 	// A struct embedding a registered type has its AppendJSON (promoted)
 	// but no writer: encoding/json writes all its fields.
 	type labelled struct {
