@@ -117,6 +117,7 @@ func (w *fastWriter) release() {
 	w.fields = 0
 	clear(w.collected)
 	clear(w.contexts)
+	clear(w.derived)
 	if w.b.Cap() > 1<<20 {
 		return
 	}
@@ -138,6 +139,10 @@ type fastWriter struct {
 	// object of a page, so worked out once rather than once per object.
 	collected map[collectKey][]graphql.CollectedField
 	contexts  map[contextKey]*graphql.FieldContext
+	// derived holds the context made for a field context under a parent
+	// context: the objects of a list share their parent's context, so a
+	// field's context is made once per list, not once per object.
+	derived map[derivedKey]context.Context
 }
 
 // contextKey identifies a collected field: its node in the document and the
@@ -193,6 +198,30 @@ func (w *fastWriter) fieldContext(field graphql.CollectedField, make func() (*gr
 	}
 	w.contexts[k] = fc
 	return fc, nil
+}
+
+// derivedKey identifies a context made by withField.
+type derivedKey struct {
+	fc     *graphql.FieldContext
+	parent context.Context
+}
+
+// withField returns ctx with fc as its field context
+// (graphql.WithFieldContext), the one made for the same field context and
+// parent earlier in the request when there is one. Either way fc's parent
+// is set afresh, as WithFieldContext sets it.
+func (w *fastWriter) withField(ctx context.Context, fc *graphql.FieldContext) context.Context {
+	k := derivedKey{fc, ctx}
+	if c, ok := w.derived[k]; ok {
+		fc.Parent = graphql.GetFieldContext(ctx)
+		return c
+	}
+	c := graphql.WithFieldContext(ctx, fc)
+	if w.derived == nil {
+		w.derived = map[derivedKey]context.Context{}
+	}
+	w.derived[k] = c
+	return c
 }
 
 // time writes t as graphql.MarshalTime does for a time that is not zero.
@@ -262,7 +291,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (ent.Noder, error) {
 			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(resourceid.ID))
 		}(ctx)
@@ -281,7 +310,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) ([]ent.Noder, error) {
 			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]resourceid.ID))
 		}(ctx)
@@ -300,7 +329,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.EventConnection, error) {
 			return ec.Resolvers.Query().Events(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.EventOrder), fc.Args["where"].(*ent.EventWhereInput))
 		}(ctx)
@@ -319,7 +348,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.HubConnection, error) {
 			return ec.Resolvers.Query().Hubs(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.HubOrder), fc.Args["where"].(*ent.HubWhereInput))
 		}(ctx)
@@ -338,7 +367,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 			return ec.Resolvers.Query().Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 		}(ctx)
@@ -357,7 +386,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
 			return ec.Resolvers.Query().Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 		}(ctx)
@@ -376,7 +405,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.OrderEventConnection, error) {
 			return ec.Resolvers.Query().OrderEvents(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderEventOrder), fc.Args["where"].(*ent.OrderEventWhereInput))
 		}(ctx)
@@ -395,7 +424,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.OrderLineConnection, error) {
 			return ec.Resolvers.Query().OrderLines(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderLineOrder), fc.Args["where"].(*ent.OrderLineWhereInput))
 		}(ctx)
@@ -414,7 +443,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.PartConnection, error) {
 			return ec.Resolvers.Query().Parts(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.PartOrder), fc.Args["where"].(*ent.PartWhereInput))
 		}(ctx)
@@ -433,7 +462,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
 			return ec.Resolvers.Query().TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 		}(ctx)
@@ -452,7 +481,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allowArgs(ctx, fc) {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*ent.WorkflowConnection, error) {
 			return ec.Resolvers.Query().Workflows(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.WorkflowOrder), fc.Args["where"].(*ent.WorkflowWhereInput))
 		}(ctx)
@@ -468,7 +497,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "Account") {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*model.Account, error) {
 			return ec.Resolvers.Query().Me(ctx)
 		}(ctx)
@@ -484,7 +513,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "Viewer") {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) (*model.Viewer, error) {
 			return ec.Resolvers.Query().Viewer(ctx)
 		}(ctx)
@@ -500,7 +529,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if !w.allow(ctx, "ApiToken") {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) ([]*ent.APIToken, error) {
 			return ec.Resolvers.Query().APITokens(ctx)
 		}(ctx)
@@ -513,7 +542,7 @@ func (ec *executionContext) fastQueryField(ctx context.Context, field graphql.Co
 		if err != nil {
 			return false
 		}
-		ctx := graphql.WithFieldContext(ctx, fc)
+		ctx := w.withField(ctx, fc)
 		v, err := func(ctx context.Context) ([]string, error) {
 			return ec.Resolvers.Query().Scopes(ctx)
 		}(ctx)
@@ -578,7 +607,7 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 				if err != nil {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (string, error) {
 					return ec.Resolvers.ApiToken().Prefix(ctx, obj)
 				}(ctx)
@@ -793,7 +822,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
@@ -816,7 +845,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
 					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
@@ -839,7 +868,7 @@ func (ec *executionContext) fast_Hub(ctx context.Context, sel ast.SelectionSet, 
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
 					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
@@ -982,7 +1011,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 				if !w.allow(ctx, "Part") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Part, error) {
 					return obj.Part(ctx)
 				}(ctx)
@@ -1002,7 +1031,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 				if !w.allow(ctx, "Hub") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Hub, error) {
 					return obj.Hub(ctx)
 				}(ctx)
@@ -1019,7 +1048,7 @@ func (ec *executionContext) fast_Item(ctx context.Context, sel ast.SelectionSet,
 				if err != nil {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (decimal.Decimal, error) {
 					return ec.Resolvers.Item().AvailableQuantity(ctx, obj)
 				}(ctx)
@@ -1173,7 +1202,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allow(ctx, "Hub") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Hub, error) {
 					return obj.Hub(ctx)
 				}(ctx)
@@ -1193,7 +1222,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allow(ctx, "Workflow") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Workflow, error) {
 					return obj.Workflow(ctx)
 				}(ctx)
@@ -1213,7 +1242,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allow(ctx, "OrderLine") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) ([]*ent.OrderLine, error) {
 					return obj.Lines(ctx)
 				}(ctx)
@@ -1239,7 +1268,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.TrackingEntryConnection, error) {
 					return obj.TrackingEntries(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.TrackingEntryOrder), fc.Args["where"].(*ent.TrackingEntryWhereInput))
 				}(ctx)
@@ -1259,7 +1288,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if !w.allow(ctx, "OrderEvent") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) ([]*ent.OrderEvent, error) {
 					return obj.Events(ctx)
 				}(ctx)
@@ -1279,7 +1308,7 @@ func (ec *executionContext) fast_Order(ctx context.Context, sel ast.SelectionSet
 				if err != nil {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) ([]string, error) {
 					return ec.Resolvers.Order().AllowedTransitions(ctx, obj)
 				}(ctx)
@@ -1421,7 +1450,7 @@ func (ec *executionContext) fast_OrderEvent(ctx context.Context, sel ast.Selecti
 				if !w.allow(ctx, "Order") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Order, error) {
 					return obj.Order(ctx)
 				}(ctx)
@@ -1558,7 +1587,7 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 				if !w.allow(ctx, "Order") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Order, error) {
 					return obj.Order(ctx)
 				}(ctx)
@@ -1578,7 +1607,7 @@ func (ec *executionContext) fast_OrderLine(ctx context.Context, sel ast.Selectio
 				if !w.allow(ctx, "Part") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Part, error) {
 					return obj.Part(ctx)
 				}(ctx)
@@ -1750,7 +1779,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.ItemConnection, error) {
 					return obj.Items(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.ItemOrder), fc.Args["where"].(*ent.ItemWhereInput))
 				}(ctx)
@@ -1770,7 +1799,7 @@ func (ec *executionContext) fast_Part(ctx context.Context, sel ast.SelectionSet,
 				if !w.allow(ctx, "OrderLine") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) ([]*ent.OrderLine, error) {
 					return obj.OrderLines(ctx)
 				}(ctx)
@@ -1920,7 +1949,7 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 				if !w.allow(ctx, "Order") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Order, error) {
 					return obj.Order(ctx)
 				}(ctx)
@@ -1940,7 +1969,7 @@ func (ec *executionContext) fast_TrackingEntry(ctx context.Context, sel ast.Sele
 				if !w.allow(ctx, "Hub") {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.Hub, error) {
 					return obj.Hub(ctx)
 				}(ctx)
@@ -2130,7 +2159,7 @@ func (ec *executionContext) fast_Workflow(ctx context.Context, sel ast.Selection
 				if !w.allowArgs(ctx, fc) {
 					return false
 				}
-				ctx := graphql.WithFieldContext(ctx, fc)
+				ctx := w.withField(ctx, fc)
 				v, err := func(ctx context.Context) (*ent.OrderConnection, error) {
 					return obj.Orders(ctx, fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[resourceid.ID]), fc.Args["last"].(*int), fc.Args["orderBy"].([]*ent.OrderOrder), fc.Args["where"].(*ent.OrderWhereInput))
 				}(ctx)
