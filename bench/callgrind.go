@@ -116,7 +116,11 @@ func measureCallgrind(ctx context.Context, c *config, w workload, iface, bin, se
 		args = append(args, serverArgs...)
 	}
 	// Go preempts goroutines with signals, which callgrind does not survive.
-	env = append(append([]string{}, env...), "GODEBUG=asyncpreemptoff=1")
+	// One P: callgrind runs one thread at a time anyway, and with more the
+	// scheduler's idle Ps spin while a request waits (W4's write gate
+	// waiting for writers to join its group): counted, and as long as the
+	// wait, those spins moved a cell several-fold between identical runs.
+	env = append(append([]string{}, env...), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
 	outFile, err := filepath.Abs(filepath.Join(c.Out, name+".callgrind"))
 	if err != nil {
 		return nil, err
@@ -210,7 +214,7 @@ func (r *report) callgrindMarkdown(b *strings.Builder) {
 			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 		}
 	}
-	b.WriteString("\nInstructions of every thread of the process (Go's collector included), user space only (the kernel's work is not counted), divided by the counted requests; the same binary, data and requests give the same figures within about 1%. Instructions are not time: the last-level misses say how much fresh memory the process touched.\n")
+	b.WriteString("\nInstructions of every thread of the process (Go's collector included), user space only (the kernel's work is not counted), divided by the counted requests; one P (GOMAXPROCS=1): the same binary, data and requests give the same figures within about 2%. Instructions are not time: the last-level misses say how much fresh memory the process touched.\n")
 }
 
 // counted is the cell's callgrind count (nil for a nil cell).
