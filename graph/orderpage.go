@@ -86,6 +86,9 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	if r.Lines {
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lines)
 	}
+	if r.Tracking {
+		r.TrackingColumns = trackingColumns(graphql.GetOperationContext(ctx), tracking)
+	}
 	if err := orderread.PageWith(ctx, orders, r); err != nil {
 		return nil, err
 	}
@@ -171,6 +174,33 @@ func withoutPageLines(ctx context.Context) (context.Context, []graphql.Collected
 			})
 		},
 	})
+}
+
+// trackingColumns are the optional columns of a tracking entry
+// (orderread.TrackingColumns) the entries' selections ask for, under
+// edges { node { … } } (newestTracking accepted nothing else): their
+// timestamps, revision, hub id, description.
+func trackingColumns(oc *graphql.OperationContext, tracking []graphql.CollectedField) orderread.TrackingColumns {
+	var c orderread.TrackingColumns
+	for _, f := range tracking {
+		for _, e := range graphql.CollectFields(oc, f.Selections, []string{"TrackingEntryConnection"}) {
+			for _, n := range graphql.CollectFields(oc, e.Selections, []string{"TrackingEntryEdge"}) {
+				for _, g := range graphql.CollectFields(oc, n.Selections, []string{"TrackingEntry", "Node"}) {
+					switch g.Name {
+					case "createdAt", "updatedAt":
+						c |= orderread.TrackingTimes
+					case "revision":
+						c |= orderread.TrackingRevision
+					case "hubID":
+						c |= orderread.TrackingHub
+					case "description":
+						c |= orderread.TrackingDescription
+					}
+				}
+			}
+		}
+	}
+	return c
 }
 
 // lineColumns are the optional columns of a line (orderread.LineColumns) a

@@ -182,7 +182,7 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 	parts := f.lineArgs(2, "1")
 	entry := func(order, number, at string, hub bool) {
 		t.Helper()
-		in := map[string]any{"orderID": order, "trackingNumber": number, "carrier": "DHL", "status": "in_transit", "occurredAt": at, "location": "L-" + number}
+		in := map[string]any{"orderID": order, "trackingNumber": number, "carrier": "DHL", "status": "in_transit", "occurredAt": at, "location": "L-" + number, "description": "D-" + number}
 		if hub {
 			in["hubID"] = ams
 		}
@@ -228,6 +228,42 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 		}
 		if len(readStmts) > len(entStmts) {
 			t.Errorf("%s: %d statements, ent %d", c.query, len(readStmts), len(entStmts))
+		}
+	}
+	// orderread reads an entry's optional columns (timestamps, revision,
+	// hub, description) only when the selection asks for them, under any
+	// alias, and answers as ent does either way.
+	for node, want := range map[string][]string{
+		`id trackingNumber carrier status location occurredAt`: nil,
+		`id revision`:                         {"revision"},
+		`hubID`:                               {"hub_id", "LEFT JOIN"},
+		`description occurredAt`:              {"description"},
+		`createdAt status`:                    {"created_at", "updated_at"},
+		`updatedAt hubID description orderID`: {"updated_at", "created_at", "hub_id", "LEFT JOIN", "description"},
+	} {
+		conn := func(alias string) string {
+			return alias + `trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { ` + node + ` } } }`
+		}
+		for _, q := range []string{conn(""), `id ` + conn("") + ` t2: trackingEntries(first: 1, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { id } } }`, conn("t3: ")} {
+			read, stmts := answer(`query { orders(first: 10) { edges { node { id `+q+` } } } }`, "", nil)
+			var cols string
+			for _, st := range stmts {
+				if strings.Contains(st, "tracking_entries") && !ent(st) {
+					cols = st
+				}
+			}
+			if cols == "" {
+				t.Fatalf("%s: no tracking statement of orderread's in %q", q, stmts)
+			}
+			for _, c := range []string{"created_at", "updated_at", "revision", "hub_id", "LEFT JOIN", "description"} {
+				if strings.Contains(cols, c) != slices.Contains(want, c) {
+					t.Errorf("%s: the entries' statement has %s: %v, want %v (%s)", q, c, strings.Contains(cols, c), slices.Contains(want, c), cols)
+				}
+			}
+			viaEnt, _ := answer(`query { orders(first: 10) { edges { node { ...F `+q+` } } } }`, ` fragment F on Order { id }`, nil)
+			if read != viaEnt {
+				t.Fatalf("%s:\norderread answered\n%s\nent\n%s", q, read, viaEnt)
+			}
 		}
 	}
 	if read, _ := answer(`query { orders(first: 10) { edges { node { `+newest+` } } } }`, "", nil); !strings.Contains(read, `"trackingNumber":"M4"`) ||

@@ -160,6 +160,7 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 			}
 			return rows, next, orderread.PageWith(ctx, rows, orderread.Read{
 				Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns,
+				TrackingColumns: orderread.AllTrackingColumns,
 			})
 		},
 		load:   d.loadOrder,

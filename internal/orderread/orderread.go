@@ -51,8 +51,9 @@ type statements struct {
 	// orderLocked is order taking the row lock an UPDATE of the order takes
 	// (PostgreSQL; order itself on SQLite): ForUpdate.
 	orderLocked string
-	// pageTracking is the text of PageWith's tracking statement up to "o.id IN (".
-	pageTracking string
+	// pageTracking is the text of PageWith's tracking statement up to
+	// "o.id IN (", one per set of optional columns (by TrackingColumns).
+	pageTracking [AllTrackingColumns + 1]string
 	// lines is the text of the lines' statement up to "IN (", one per
 	// set of optional columns (by LineColumns); linesQuery appends one
 	// placeholder per order.
@@ -104,7 +105,7 @@ func buildStatements(name string) statements {
 	// Newest first, ties by id: the order of GraphQL's pager, read from the
 	// index trackingentry_order_id_occurred_at_id.
 	t, th := b.Table(trackingentry.Table).As("t"), b.Table(hub.Table).As("h")
-	tq, _ := b.Select(trackingColumns(name, t, th)...).
+	tq, _ := b.Select(trackingColumns(name, t, th, AllTrackingColumns)...).
 		From(t).LeftJoin(th).On(t.C(trackingentry.FieldHubID), th.C(hub.FieldID)).
 		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
 		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
@@ -113,31 +114,45 @@ func buildStatements(name string) statements {
 	if name == dialect.Postgres {
 		locked += ` FOR NO KEY UPDATE OF "o"`
 	}
-	st := statements{order: oq, orderLocked: locked, tracking: tq, pageTracking: buildPageTracking(name, o.C(order.FieldID), trackingColumns(name, t, th))}
+	st := statements{order: oq, orderLocked: locked, tracking: tq}
+	for c := range st.pageTracking {
+		st.pageTracking[c] = buildPageTracking(name, o.C(order.FieldID), TrackingColumns(c), trackingColumns(name, t, th, TrackingColumns(c)))
+	}
 	for c := range st.lines {
 		st.lines[c] = buildLines(name, LineColumns(c))
 	}
 	return st
 }
 
-// trackingColumns are the columns scanTracking reads: an entry of t and its
-// hub's code from th.
-func trackingColumns(name string, t, th *sql.SelectTable) []string {
+// trackingColumns are the columns scanTracking reads with cols: an entry
+// of t and, with TrackingHub, its hub's code from th.
+func trackingColumns(name string, t, th *sql.SelectTable, cols TrackingColumns) []string {
 	ts := sqltime.Columns(name)
-	return []string{
-		t.C(trackingentry.FieldID), ts(t.C(trackingentry.FieldCreatedAt)), ts(t.C(trackingentry.FieldUpdatedAt)),
-		t.C(trackingentry.FieldRevision), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
-		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldHubID),
-		t.C(trackingentry.FieldLocation), t.C(trackingentry.FieldDescription), ts(t.C(trackingentry.FieldOccurredAt)),
-		th.C(hub.FieldCode),
+	out := []string{
+		t.C(trackingentry.FieldID), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
+		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldLocation),
+		ts(t.C(trackingentry.FieldOccurredAt)),
 	}
+	if cols&TrackingTimes != 0 {
+		out = append(out, ts(t.C(trackingentry.FieldCreatedAt)), ts(t.C(trackingentry.FieldUpdatedAt)))
+	}
+	if cols&TrackingRevision != 0 {
+		out = append(out, t.C(trackingentry.FieldRevision))
+	}
+	if cols&TrackingHub != 0 {
+		out = append(out, t.C(trackingentry.FieldHubID), th.C(hub.FieldCode))
+	}
+	if cols&TrackingDescription != 0 {
+		out = append(out, t.C(trackingentry.FieldDescription))
+	}
+	return out
 }
 
 // buildPageTracking returns the text of the newest entries of a page of
 // orders up to the list of their ids ("o.id IN ("): an index seek per order that
 // stops after Latest rows, as the floor of W3 does (LATERAL on
 // PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
-func buildPageTracking(name, pageID string, cols []string) string {
+func buildPageTracking(name, pageID string, tc TrackingColumns, cols []string) string {
 	newest := `WHERE l.` + trackingentry.FieldOrderID + ` = o.` + order.FieldID +
 		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(Latest)
 	from := `FROM ` + order.Table + ` o JOIN ` + trackingentry.Table + ` t ON t.` + trackingentry.FieldID +
@@ -147,8 +162,10 @@ func buildPageTracking(name, pageID string, cols []string) string {
 	}
 	// No ORDER BY: PageWith sorts each order's few entries (on SQLite the
 	// statement's sort was a temporary B-tree, 9% of its time).
-	return `SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID +
-		` = t.` + trackingentry.FieldHubID + ` WHERE ` + pageID + ` IN (`
+	if tc&TrackingHub != 0 {
+		from += ` LEFT JOIN ` + hub.Table + ` h ON h.` + hub.FieldID + ` = t.` + trackingentry.FieldHubID
+	}
+	return `SELECT ` + strings.Join(cols, ", ") + ` ` + from + ` WHERE ` + pageID + ` IN (`
 }
 
 // Lock says whether an Order read with ForUpdate's context took the row
@@ -234,6 +251,9 @@ type Read struct {
 	Lines       bool
 	LineOrder   LineOrder
 	LineColumns LineColumns
+	// TrackingColumns are the optional columns of PageWith's entries
+	// (OrderWith reads them all).
+	TrackingColumns TrackingColumns
 }
 
 // OrderWith returns order id with its hub (id and code), or nil when there
@@ -264,8 +284,9 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 // args[0] to *out.
 func trackingQuery(text string, args []any, out *[]*ent.TrackingEntry) query {
 	return query{text: text, args: args, scan: func(rows rowScanner) error {
+		dest := make([]any, 0, 13)
 		for rows.Next() {
-			t, err := scanTracking(rows)
+			t, err := scanTracking(rows, AllTrackingColumns, dest)
 			if err != nil {
 				return err
 			}
@@ -275,17 +296,27 @@ func trackingQuery(text string, args []any, out *[]*ent.TrackingEntry) query {
 	}}
 }
 
-// scanTracking reads the row of trackingColumns: an entry with its hub (id
-// and code) when it has one.
-func scanTracking(rows rowScanner) (*ent.TrackingEntry, error) {
+// scanTracking reads a row of trackingColumns with cols: an entry with,
+// when TrackingHub is among them, its hub (id and code) if it has one.
+// dest is room for the row's destinations, reused from row to row.
+func scanTracking(rows rowScanner, cols TrackingColumns, dest []any) (*ent.TrackingEntry, error) {
 	t := new(ent.TrackingEntry)
 	var hubID, hubCode stdsql.NullString
-	err := rows.Scan((*string)(&t.ID), sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
-		&t.Revision, (*string)(&t.OrderID), &t.TrackingNumber,
-		&t.Carrier, (*string)(&t.Status), &hubID,
-		&t.Location, &t.Description, sqltime.Time{T: &t.OccurredAt},
-		&hubCode)
-	if err != nil {
+	dest = append(dest[:0], (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
+		&t.Location, sqltime.Time{T: &t.OccurredAt})
+	if cols&TrackingTimes != 0 {
+		dest = append(dest, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt})
+	}
+	if cols&TrackingRevision != 0 {
+		dest = append(dest, &t.Revision)
+	}
+	if cols&TrackingHub != 0 {
+		dest = append(dest, &hubID, &hubCode)
+	}
+	if cols&TrackingDescription != 0 {
+		dest = append(dest, &t.Description)
+	}
+	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if hubID.Valid {
@@ -295,6 +326,27 @@ func scanTracking(rows rowScanner) (*ent.TrackingEntry, error) {
 	}
 	return t, nil
 }
+
+// TrackingColumns are the optional columns of a tracking entry PageWith
+// reads; it always reads the entry's id, order, tracking number, carrier,
+// status, location and time. A column left out leaves its field zero (the
+// hub's: HubID nil, no hub edge). A GraphQL page reads the columns its
+// selection names (W3s none: 7 columns of 13, no join with the hubs); REST
+// reads them all.
+type TrackingColumns uint8
+
+const (
+	// TrackingTimes: the entry's created_at and updated_at.
+	TrackingTimes TrackingColumns = 1 << iota
+	// TrackingRevision: the entry's revision.
+	TrackingRevision
+	// TrackingHub: the entry's hub_id and its hub's code.
+	TrackingHub
+	// TrackingDescription: the entry's description.
+	TrackingDescription
+	// AllTrackingColumns: every column (REST's documents).
+	AllTrackingColumns = TrackingTimes | TrackingRevision | TrackingHub | TrackingDescription
+)
 
 // PageWith fills, as r asks, the newest tracking entries (at most Latest,
 // with their hubs' codes) of every order of a page — one statement, where
@@ -320,7 +372,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	}
 	var qs []query
 	if r.Tracking {
-		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID))
+		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID, r.TrackingColumns))
 	}
 	if r.Lines {
 		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineColumns))
@@ -330,10 +382,12 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 
 // pageTrackingQuery is PageWith's statement of the newest tracking entries
 // of the orders whose ids are args (not empty).
-func pageTrackingQuery(name string, args []any, byID map[resourceid.ID]*ent.Order) query {
-	return query{text: in(name, byDialect[name].pageTracking, len(args)), args: args, scan: func(rows rowScanner) error {
+func pageTrackingQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, cols TrackingColumns) query {
+	cols &= AllTrackingColumns
+	return query{text: in(name, byDialect[name].pageTracking[cols], len(args)), args: args, scan: func(rows rowScanner) error {
+		dest := make([]any, 0, 13)
 		for rows.Next() {
-			t, err := scanTracking(rows)
+			t, err := scanTracking(rows, cols, dest)
 			if err != nil {
 				return err
 			}
@@ -483,5 +537,5 @@ func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), st
 // of one order.
 func Texts(dialect string) []string {
 	s := byDialect[dialect]
-	return []string{s.order, s.tracking, in(dialect, s.pageTracking, 1)}
+	return []string{s.order, s.tracking, in(dialect, s.pageTracking[AllTrackingColumns], 1)}
 }
