@@ -339,67 +339,37 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	// Phase 2, under load: each workload × interface on a fresh child process.
-	if c.Callgrind > 0 && !c.SkipLoad {
-		if err := runCallgrind(ctx, c, rep, bin, serverArgs, floorEnv, base, token, fix, pg, log); err != nil {
-			return err
-		}
-	} else if !c.SkipLoad {
-		if err := wrkVersion(c.Wrk); err != nil {
-			return err
+	if !c.SkipLoad {
+		if c.Callgrind == 0 {
+			if err := wrkVersion(c.Wrk); err != nil {
+				return err
+			}
 		}
 		self, err := os.Executable()
 		if err != nil {
 			return err
 		}
-		var stockDB *database.DB
-		if slices.Contains(c.Workloads, "W4") {
-			if stockDB, err = database.Open(ctx, c.SandboxDB, database.Options{}); err != nil {
+		rounds, one := c.Rounds, func(w workload, iface string, round int, cl *cell) error {
+			res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token, fix)
+			if err != nil {
 				return err
 			}
-			defer stockDB.Close()
-		}
-		for round := 1; round <= c.Rounds; round++ {
-			for _, wn := range c.Workloads {
-				w := workloadByName(wn)
-				for _, iface := range c.Interfaces {
-					cl := rep.cell(w.Name, iface)
-					if cl.Skip != "" {
-						continue
-					}
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, c.Rounds, c.Duration, c.Warmup, c.Connections)
-					if w.Name == "W4" {
-						if err := topUpW4(ctx, stockDB.SQL, pg, fix, c.W4Stock); err != nil {
-							return fmt.Errorf("W4 stock: %w", err)
-						}
-					}
-					res, rss, err := measure(ctx, c, w, iface, round, bin, self, serverArgs, floorEnv, base, token, fix)
-					if w.Name == "W4" {
-						iv := invariantResult{Row: fmt.Sprintf("W4 %s round %d", iface, round)}
-						iv.Summary, iv.Err = checkW4(ctx, stockDB.SQL, pg, fix)
-						rep.Invariants = append(rep.Invariants, iv)
-						if iv.Err != nil {
-							log("W4 %s: reservations INCONSISTENT after the run: %v", iface, iv.Err)
-						} else {
-							log("W4 %s: reservations consistent: %s", iface, iv.Summary)
-						}
-					}
-					if err != nil {
-						cl.Skip = "error"
-						log("%s %s: %v", w.Name, iface, err)
-						continue
-					}
-					cl.add(res, rss)
-					mem := ""
-					if res.GoSys > 0 {
-						mem = fmt.Sprintf(" (Go runtime %.0f MiB, SQLite high-water %.0f MiB)", float64(res.GoSys)/(1<<20), float64(res.SQLiteHighwater)/(1<<20))
-					}
-					log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
-						fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
-				}
+			cl.add(res, rss)
+			mem := ""
+			if res.GoSys > 0 {
+				mem = fmt.Sprintf(" (Go runtime %.0f MiB, SQLite high-water %.0f MiB)", float64(res.GoSys)/(1<<20), float64(res.SQLiteHighwater)/(1<<20))
 			}
+			log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
+				fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
+			return nil
+		}
+		if c.Callgrind > 0 {
+			if rounds, one, err = countCell(ctx, c, bin, self, serverArgs, floorEnv, base, token, fix, log); err != nil {
+				return err
+			}
+		}
+		if err := eachCell(ctx, c, rep, rounds, pg, fix, log, one); err != nil {
+			return err
 		}
 	}
 
@@ -412,6 +382,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log("wrote %s", path)
+	return nil
+}
+
+// eachCell runs one for every workload × interface rounds times, interleaved
+// (W1 rest, graphql, floor, W2 …, then again), W4's stock topped up before
+// each of its rows and its reservations checked after. A cell whose one
+// fails is marked and left out of later rounds.
+func eachCell(ctx context.Context, c *config, rep *report, rounds int, pg bool, fix fixture, log func(string, ...any), one func(w workload, iface string, round int, cl *cell) error) error {
+	var stockDB *database.DB
+	if slices.Contains(c.Workloads, "W4") {
+		var err error
+		if stockDB, err = database.Open(ctx, c.SandboxDB, database.Options{}); err != nil {
+			return err
+		}
+		defer stockDB.Close()
+	}
+	for round := 1; round <= rounds; round++ {
+		for _, wn := range c.Workloads {
+			w := workloadByName(wn)
+			for _, iface := range c.Interfaces {
+				cl := rep.cell(w.Name, iface)
+				if cl.Skip != "" {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if c.Callgrind > 0 {
+					log("%s %s: %d requests under callgrind", w.Name, iface, c.Callgrind)
+				} else {
+					log("%s %s (round %d/%d): load %s (+%s warm-up), %d connections", w.Name, iface, round, rounds, c.Duration, c.Warmup, c.Connections)
+				}
+				if w.Name == "W4" {
+					if err := topUpW4(ctx, stockDB.SQL, pg, fix, c.W4Stock); err != nil {
+						return fmt.Errorf("W4 stock: %w", err)
+					}
+				}
+				err := one(w, iface, round, cl)
+				if w.Name == "W4" {
+					iv := invariantResult{Row: fmt.Sprintf("W4 %s round %d", iface, round)}
+					iv.Summary, iv.Err = checkW4(ctx, stockDB.SQL, pg, fix)
+					rep.Invariants = append(rep.Invariants, iv)
+					if iv.Err != nil {
+						log("W4 %s: reservations INCONSISTENT after the run: %v", iface, iv.Err)
+					} else {
+						log("W4 %s: reservations consistent: %s", iface, iv.Summary)
+					}
+				}
+				if err != nil {
+					cl.Skip = "error"
+					log("%s %s: %v", w.Name, iface, err)
+				}
+			}
+		}
+	}
 	return nil
 }
 
