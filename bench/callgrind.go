@@ -22,7 +22,9 @@ import (
 // --callgrind-args='--cache-sim=yes --LL=4194304,16,64' it also simulates
 // the caches, and gives the last-level misses per request (reads and
 // writes): a process can execute few more instructions than the floor and
-// still take much longer, when it touches more fresh memory.
+// still take much longer, when it touches more fresh memory. The figures
+// do not move with the machine's load; runs differ by whether a collection
+// cycle falls inside the counted requests (count enough of them).
 
 // callgrindWarmup is the number of requests each process serves before
 // counting starts (caches, prepared statements, the API key's bookkeeping).
@@ -211,7 +213,7 @@ func (r *report) callgrindMarkdown(b *strings.Builder) {
 			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 		}
 	}
-	b.WriteString("\nInstructions of every thread of the process (Go's collector included), user space only (the kernel's work is not counted), divided by the counted requests; one P (GOMAXPROCS=1): at 200 requests the same binary, data and requests give the same figures within about 2% (at 50, a collection falling inside the counted requests or not moves a small request's figure by up to 12%). Instructions are not time: the last-level misses say how much fresh memory the process touched.\n")
+	b.WriteString("\nInstructions of every thread of the process (Go's collector included), user space only (the kernel's work is not counted), divided by the counted requests; one P (GOMAXPROCS=1). Runs of one binary differ by whether a collection cycle (tens of millions of instructions) falls inside the counted requests: about ±0.35 M instructions per request at 200 requests, four times that at 50. Instructions are not time: the last-level misses say how much fresh memory the process touched.\n")
 }
 
 // counted is the cell's callgrind count (nil for a nil cell).
