@@ -89,15 +89,21 @@ func own(drv dialect.Driver) *stdsql.DB {
 	return nil
 }
 
-// pipeline sends qs in one pgx batch on a connection of db and scans their
-// answers in order.
-func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
+// onDriverConn runs f with the driver's connection of one connection of db
+// (database/sql's Conn.Raw), which goes back to the pool after.
+func onDriverConn(ctx context.Context, db *stdsql.DB, f func(dc any) error) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error {
+	return conn.Raw(f)
+}
+
+// pipeline sends qs in one pgx batch on a connection of db and scans their
+// answers in order.
+func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
+	return onDriverConn(ctx, db, func(dc any) error {
 		pc, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return errNotPgx

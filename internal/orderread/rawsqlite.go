@@ -24,12 +24,7 @@ var errNotSQLite = errors.New("orderread: not a go-sqlite3 connection")
 
 // rawSQLite runs qs one after the other on one go-sqlite3 connection of db.
 func rawSQLite(ctx context.Context, db *stdsql.DB, qs []query) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
+	return onDriverConn(ctx, db, func(dc any) error {
 		c, ok := dc.(*sqlite3.SQLiteConn)
 		if !ok {
 			return errNotSQLite
