@@ -169,7 +169,7 @@ func exportEventsAfter(d Deps, w http.ResponseWriter, r *http.Request, q listQue
 		return err
 	}
 	after, batch := *eq.after, int(exportBatch.Load())
-	return exportRows(d, w, r, f, "events", renderEvent, func() ([]*ent.Event, bool, error) {
+	return exportRows(d, w, r, f, "events", eachRow(renderEvent), func() ([]*ent.Event, bool, error) {
 		evs, err := eventlog.After(r.Context(), ent.FromContext(r.Context()), after, batch, preds...)
 		if len(evs) > 0 && evs[len(evs)-1].Sequence != nil {
 			after = int64(*evs[len(evs)-1].Sequence)

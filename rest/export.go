@@ -34,7 +34,7 @@ func negotiate(r *http.Request) (export.Format, error) {
 func (rs *resource[T, W, J, In]) export(d Deps, w http.ResponseWriter, r *http.Request, q listQuery[W], f export.Format) error {
 	p := q.page
 	p.first, p.after = int(exportBatch.Load()), nil
-	return exportRows(d, w, r, f, rs.table.Resource, rs.render, func() ([]T, bool, error) {
+	return exportRows(d, w, r, f, rs.table.Resource, rs.renderRows, func() ([]T, bool, error) {
 		rows, next, err := rs.page(r, q.where, p)
 		p.after = next
 		return rows, next != nil, err
@@ -47,7 +47,7 @@ func (rs *resource[T, W, J, In]) export(d Deps, w http.ResponseWriter, r *http.R
 // (the caller writes the error returned); after it, export.Writer.Fail ends
 // the response so that the client cannot take it for a whole export.
 func exportRows[T, J any](d Deps, w http.ResponseWriter, r *http.Request, f export.Format, resource string,
-	render func(*http.Request, T) J, next func() ([]T, bool, error)) error {
+	render func(*http.Request, []T) ([]J, error), next func() ([]T, bool, error)) error {
 	opt := export.Options{WriteTimeout: d.WriteTimeout, Log: d.Log}
 	if q, _ := filter.Params(r.URL.RawQuery); q[export.Param] != "" {
 		opt.Filename = strings.ReplaceAll(resource, " ", "-") + "." + f.String()
@@ -64,12 +64,15 @@ func exportRows[T, J any](d Deps, w http.ResponseWriter, r *http.Request, f expo
 		if rows, more, err = next(); err != nil {
 			return ew.Fail(err)
 		}
-		for _, v := range rows {
-			j := render(r, v)
+		js, err := render(r, rows)
+		if err != nil {
+			return ew.Fail(err)
+		}
+		for i := range js {
 			if f == export.CSV {
-				cells = cols.Cells(cells[:0], &j)
+				cells = cols.Cells(cells[:0], &js[i])
 			}
-			if err := ew.Row(&j, cells); err != nil {
+			if err := ew.Row(&js[i], cells); err != nil {
 				return ew.Fail(err)
 			}
 		}

@@ -1,10 +1,15 @@
 package rest_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
@@ -80,4 +85,110 @@ func TestEmbeddedLinesMatchLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A page of orders reads what its orders embed as rows for the whole page
+// (orderread.Read.LineRows, TrackingRows); one order alone reads it as ent's
+// entities (orderread.OrderWith). Every order of a page, in a list and in an
+// NDJSON export, must be the document GET /v1/orders/{id} returns: lines in
+// id order, at most the 3 newest tracking entries (ties in time by id),
+// entries with and without a hub, an order without lines or entries, at
+// page sizes that cut the list anywhere.
+func TestOrderPageMatchesOrders(t *testing.T) {
+	srv := apptest.New(t)
+	do := func(method, path string, body map[string]any, want int) []byte {
+		t.Helper()
+		resp := srv.Do(t, method, srv.URL+path, body, nil)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, resp.Body)
+		}
+		return resp.Body
+	}
+	id := func(body []byte) string {
+		var v struct{ ID string }
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.ID
+	}
+	for _, h := range []string{"AMS1", "RTM1"} {
+		do("POST", "/v1/hubs", map[string]any{"code": h, "name": h, "address": map[string]any{"country": "NL"}}, http.StatusCreated)
+	}
+	for i := range 4 {
+		sku := fmt.Sprintf("P-%d", i)
+		do("POST", "/v1/parts", map[string]any{"sku": sku, "part_name": "Part " + sku}, http.StatusCreated)
+	}
+	var orders []string
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		var lines []any
+		for j := range (i * 3) % 5 { // 0, 3, 1, 4, 2 lines
+			lines = append(lines, map[string]any{"sku": fmt.Sprintf("P-%d", j), "quantity": 1 + i + j})
+		}
+		o := id(do("POST", "/v1/orders", map[string]any{"hub": "AMS1", "lines": lines}, http.StatusCreated))
+		orders = append(orders, o)
+		for k := range (i * 2) % 6 { // 0, 2, 4, 0, 2 entries; two at one time
+			e := map[string]any{"order_id": o, "tracking_number": fmt.Sprintf("TN%d", k), "carrier": "DHL",
+				"status": "in_transit", "location": "Loc", "description": fmt.Sprintf("entry %d", k),
+				"occurred_at": at.Add(time.Duration(k/2) * time.Hour).Format(time.RFC3339)}
+			if k%2 == 0 {
+				e["hub"] = []string{"AMS1", "RTM1"}[k%4/2]
+			}
+			do("POST", "/v1/tracking-entries", e, http.StatusCreated)
+		}
+	}
+	alone := map[string]string{}
+	for _, o := range orders {
+		alone[o] = compactJSON(t, do("GET", "/v1/orders/"+o, nil, http.StatusOK))
+	}
+	var seen map[string]string // the orders not met yet
+	check := func(where string, raw json.RawMessage) {
+		t.Helper()
+		o := id(raw)
+		if got := compactJSON(t, raw); got != alone[o] {
+			t.Errorf("%s: order %s\n%s\nGET /v1/orders/{id} gives\n%s", where, o, got, alone[o])
+		}
+		delete(seen, o)
+	}
+	for _, limit := range []int{1, 2, 5, 10} {
+		seen = maps.Clone(alone)
+		path := fmt.Sprintf("/v1/orders?limit=%d", limit)
+		for path != "" {
+			var page struct {
+				Data       []json.RawMessage
+				HasMore    bool   `json:"has_more"`
+				NextCursor string `json:"next_cursor"`
+			}
+			if err := json.Unmarshal(do("GET", path, nil, http.StatusOK), &page); err != nil {
+				t.Fatal(err)
+			}
+			for _, raw := range page.Data {
+				check(path, raw)
+			}
+			path = ""
+			if page.HasMore {
+				path = fmt.Sprintf("/v1/orders?limit=%d&cursor=%s", limit, page.NextCursor)
+			}
+		}
+		if len(seen) != 0 {
+			t.Errorf("limit %d: orders not listed: %v", limit, slices.Collect(maps.Keys(seen)))
+		}
+	}
+	seen = maps.Clone(alone)
+	for line := range strings.SplitSeq(strings.TrimSpace(string(do("GET", "/v1/orders?format=ndjson", nil, http.StatusOK))), "\n") {
+		check("ndjson", json.RawMessage(line))
+	}
+	if len(seen) != 0 {
+		t.Errorf("ndjson: orders not exported: %v", slices.Collect(maps.Keys(seen)))
+	}
+}
+
+// compactJSON is raw with its insignificant space removed.
+func compactJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

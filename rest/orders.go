@@ -75,25 +75,8 @@ func renderOrderLine(l *ent.OrderLine) orderLineJSON {
 }
 
 func renderOrder(o *ent.Order) orderJSON {
-	out := orderJSON{
-		ID: o.ID, Number: o.Number, Status: o.Status,
-		Workflow: workflowRefJSON{ID: o.WorkflowID}, Hub: hubRefJSON{ID: o.HubID},
-		CustomerRef: o.CustomerRef, Priority: o.Priority.String(),
-		ShipTo: shipToJSON{Name: o.ShipToName, Line1: o.ShipToLine1, Line2: o.ShipToLine2, City: o.ShipToCity,
-			PostalCode: o.ShipToPostalCode, Country: o.ShipToCountry},
-		DueAt: tsp(o.DueAt), Lines: make([]orderLineJSON, 0, len(o.Edges.Lines)),
-		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
-	}
-	if h := o.Edges.Hub; h != nil {
-		out.Hub.Code = h.Code
-	}
-	out.AllowedTransitions = []string{}
-	if wf := o.Edges.Workflow; wf != nil {
-		out.Workflow.Key, out.Workflow.Version = wf.Key, wf.Version
-		if a := service.Definition(wf).Allowed(o.Status); a != nil {
-			out.AllowedTransitions = a
-		}
-	}
+	out := renderOrderHead(o)
+	out.Lines = make([]orderLineJSON, 0, len(o.Edges.Lines))
 	for _, l := range o.Edges.Lines {
 		lj := renderOrderLine(l)
 		if p := l.Edges.Part; p != nil {
@@ -107,6 +90,77 @@ func renderOrder(o *ent.Order) orderJSON {
 			break
 		}
 		out.LatestTracking = append(out.LatestTracking, renderTracking(t))
+	}
+	return out
+}
+
+// renderOrders renders a page of orders whose lines and newest tracking
+// entries were read as rows (lines[i] and tracking[i] are orders[i]'s:
+// orderread.Read.LineRows, TrackingRows): the page's lines, their parts,
+// and its entries each in one slice, every order's a part of them.
+func renderOrders(orders []*ent.Order, lines [][]orderread.Line, tracking [][]orderread.Tracking) []orderJSON {
+	nl, nt := 0, 0
+	for i := range orders {
+		nl += len(lines[i])
+		nt += min(len(tracking[i]), orderread.Latest)
+	}
+	allLines, parts, allTracking := make([]orderLineJSON, nl), make([]partRefJSON, nl), make([]trackingJSON, nt)
+	hubs := make([]hubRefJSON, nt)
+	out := make([]orderJSON, len(orders))
+	kl, kt := 0, 0
+	for i, o := range orders {
+		out[i] = renderOrderHead(o)
+		start := kl
+		for _, l := range lines[i] {
+			parts[kl] = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
+			allLines[kl] = orderLineJSON{
+				ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Part: &parts[kl], Quantity: l.Quantity,
+				AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
+				Revision: l.Revision, CreatedAt: ts(l.CreatedAt), UpdatedAt: ts(l.UpdatedAt),
+			}
+			kl++
+		}
+		out[i].Lines = allLines[start:kl:kl]
+		start = kt
+		for j := range tracking[i][:min(len(tracking[i]), orderread.Latest)] {
+			t := &tracking[i][j]
+			allTracking[kt] = trackingJSON{
+				ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
+				Location: t.Location, Description: t.Description, OccurredAt: ts(t.OccurredAt),
+				Revision: t.Revision, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+			}
+			if t.HubID != "" {
+				hubs[kt] = hubRefJSON{ID: t.HubID, Code: t.HubCode}
+				allTracking[kt].Hub = &hubs[kt]
+			}
+			kt++
+		}
+		out[i].LatestTracking = allTracking[start:kt:kt]
+	}
+	return out
+}
+
+// renderOrderHead renders all of an order but its lines and tracking
+// entries.
+func renderOrderHead(o *ent.Order) orderJSON {
+	out := orderJSON{
+		ID: o.ID, Number: o.Number, Status: o.Status,
+		Workflow: workflowRefJSON{ID: o.WorkflowID}, Hub: hubRefJSON{ID: o.HubID},
+		CustomerRef: o.CustomerRef, Priority: o.Priority.String(),
+		ShipTo: shipToJSON{Name: o.ShipToName, Line1: o.ShipToLine1, Line2: o.ShipToLine2, City: o.ShipToCity,
+			PostalCode: o.ShipToPostalCode, Country: o.ShipToCountry},
+		DueAt:    tsp(o.DueAt),
+		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
+	}
+	if h := o.Edges.Hub; h != nil {
+		out.Hub.Code = h.Code
+	}
+	out.AllowedTransitions = []string{}
+	if wf := o.Edges.Workflow; wf != nil {
+		out.Workflow.Key, out.Workflow.Version = wf.Key, wf.Version
+		if a := service.Definition(wf).Allowed(o.Status); a != nil {
+			out.AllowedTransitions = a
+		}
 	}
 	return out
 }
@@ -155,13 +209,22 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 			if err := refcolumn.OrderEdges(rows); err != nil {
 				return nil, nil, err
 			}
-			if err := d.embedWorkflows(ctx, rows...); err != nil {
-				return nil, nil, err
+			return rows, next, d.embedWorkflows(ctx, rows...)
+		},
+		// A page's newest tracking entries and lines are read for all its
+		// orders in one round trip, the lines as rows (orderread.Line).
+		renderPage: func(r *http.Request, rows []*ent.Order) ([]orderJSON, error) {
+			var lines orderread.Rows[orderread.Line]
+			var tracking orderread.Rows[orderread.Tracking]
+			defer lines.Release()
+			defer tracking.Release()
+			if err := orderread.PageWith(r.Context(), rows, orderread.Read{LineRows: &lines, TrackingRows: &tracking}); err != nil {
+				return nil, err
 			}
-			return rows, next, orderread.PageWith(ctx, rows, orderread.Read{
-				Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns,
-				TrackingColumns: orderread.AllTrackingColumns,
-			})
+			if len(rows) == 0 {
+				return []orderJSON{}, nil
+			}
+			return renderOrders(rows, lines.Of, tracking.Of), nil
 		},
 		load:   d.loadOrder,
 		render: plain(renderOrder),

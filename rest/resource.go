@@ -40,6 +40,10 @@ type resource[T, W, J, In any] struct {
 
 	load   func(ctx context.Context, id resourceid.ID) (T, error)
 	render func(r *http.Request, v T) J
+	// renderPage, when set, renders the rows of a page (a list's, an
+	// export's batch) at once, reading what they embed for all of them;
+	// otherwise each row goes through render.
+	renderPage func(r *http.Request, rows []T) ([]J, error)
 	// key is a row's id and revision (its ETag); revision 0: no ETag.
 	key func(v T) (resourceid.ID, int)
 	// reload: create and update answer with load's row, not the service's
@@ -130,18 +134,40 @@ func (rs *resource[T, W, J, In]) pageJSON(r *http.Request, q listQuery[W]) (list
 	if err != nil {
 		return listJSON{}, err
 	}
-	// The representations in one slice, each element pointing into it: a
-	// J put in an any directly would be copied to the heap one by one.
-	rendered := make([]J, len(rows))
-	out := listJSON{Data: make([]any, len(rows))}
-	for i, v := range rows {
-		rendered[i] = rs.render(r, v)
+	rendered, err := rs.renderRows(r, rows)
+	if err != nil {
+		return listJSON{}, err
+	}
+	// Each element points into the representations' one slice: a J put in
+	// an any directly would be copied to the heap one by one.
+	out := listJSON{Data: make([]any, len(rendered))}
+	for i := range rendered {
 		out.Data[i] = &rendered[i]
 	}
 	if next != nil {
 		out.HasMore, out.NextCursor = true, encodeCursor(q.page.key, next)
 	}
 	return out, nil
+}
+
+// renderRows renders the rows of a page: through renderPage when the
+// resource has one, else one by one through render.
+func (rs *resource[T, W, J, In]) renderRows(r *http.Request, rows []T) ([]J, error) {
+	if rs.renderPage != nil {
+		return rs.renderPage(r, rows)
+	}
+	return eachRow(rs.render)(r, rows)
+}
+
+// eachRow renders a page row by row with render, into one slice.
+func eachRow[T, J any](render func(*http.Request, T) J) func(*http.Request, []T) ([]J, error) {
+	return func(r *http.Request, rows []T) ([]J, error) {
+		out := make([]J, len(rows))
+		for i, v := range rows {
+			out[i] = render(r, v)
+		}
+		return out, nil
+	}
 }
 
 // get answers GET /v1/<resources>/{id}: 404 for an id that is malformed, of

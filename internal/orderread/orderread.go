@@ -254,6 +254,12 @@ type Read struct {
 	// TrackingColumns are the optional columns of PageWith's entries
 	// (OrderWith reads them all).
 	TrackingColumns TrackingColumns
+	// LineRows and TrackingRows, when not nil, have PageWith read the
+	// lines, or the newest tracking entries, with every column as rows,
+	// not entities (rows.go); Lines and Tracking then leave the orders'
+	// edges alone. OrderWith ignores them.
+	LineRows     *Rows[Line]
+	TrackingRows *Rows[Tracking]
 }
 
 // OrderWith returns order id with its hub (id and code), or nil when there
@@ -363,18 +369,24 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	byID := make(map[resourceid.ID]*ent.Order, len(orders))
 	for i, o := range orders {
 		ids[i], byID[o.ID] = o.ID, o
-		if r.Tracking {
+		if r.Tracking && r.TrackingRows == nil {
 			o.Edges.TrackingEntries = []*ent.TrackingEntry{}
 		}
-		if r.Lines {
+		if r.Lines && r.LineRows == nil {
 			o.Edges.Lines = []*ent.OrderLine{}
 		}
 	}
 	var qs []query
-	if r.Tracking {
+	switch {
+	case r.TrackingRows != nil:
+		qs = append(qs, rowsQuery(in(drv.Dialect(), byDialect[drv.Dialect()].pageTracking[AllTrackingColumns], len(ids)), ids, orders, r.TrackingRows))
+	case r.Tracking:
 		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID, r.TrackingColumns))
 	}
-	if r.Lines {
+	switch {
+	case r.LineRows != nil:
+		qs = append(qs, rowsQuery(in(drv.Dialect(), byDialect[drv.Dialect()].lines[AllLineColumns], len(ids)), ids, orders, r.LineRows))
+	case r.Lines:
 		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineColumns))
 	}
 	return run(ctx, drv, qs...)

@@ -1,0 +1,204 @@
+package orderread
+
+import (
+	stdsql "database/sql"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"logistics/ent"
+	"logistics/ent/trackingentry"
+	"logistics/internal/decimal"
+	"logistics/internal/resourceid"
+	"logistics/internal/sqltime"
+)
+
+// REST's page of orders embeds every order's lines and newest tracking
+// entries with all their columns, and renders them at once. Read as ent's
+// entities, a line took an ent.OrderLine and an ent.Part (544 bytes, two
+// allocations) and an entry an ent.TrackingEntry and an ent.Hub, made for
+// the page and dropped once it was rendered: on W3 a fifth of the bytes a
+// REST page allocated, every byte fresh memory, and on this service fresh
+// memory is what a request's time goes to (a cache miss per 64 bytes
+// written: bench/README, session 20). Read.LineRows and Read.TrackingRows
+// read them instead as rows of one slice for the page, in memory earlier
+// pages used (a sync.Pool), given back by Release once rendered.
+
+// A Line is an order's line with its part's sku and name and every other
+// column, as a row (Read.LineRows).
+type Line struct {
+	ID, OrderID, PartID                          resourceid.ID
+	SKU, PartName                                string
+	Quantity, AllocatedQuantity, ShippedQuantity decimal.Decimal
+	Revision                                     int
+	CreatedAt, UpdatedAt                         time.Time
+	place                                        int // its order's index in PageWith's orders
+}
+
+// A Tracking is one of an order's newest tracking entries with every
+// column and its hub's code, as a row (Read.TrackingRows). HubID is empty
+// when the entry has no hub.
+type Tracking struct {
+	ID, OrderID                      resourceid.ID
+	TrackingNumber, Carrier          string
+	Status                           trackingentry.Status
+	Location, Description            string
+	HubID                            resourceid.ID
+	HubCode                          string
+	Revision                         int
+	OccurredAt, CreatedAt, UpdatedAt time.Time
+	place                            int
+}
+
+// row is what Rows holds: a row that scans itself (every column of its
+// statement, in order) and knows its order's place in the page.
+type row[T any] interface {
+	*T
+	dest(dest []any, nulls *[2]stdsql.NullString) []any
+	done(nulls *[2]stdsql.NullString)
+	orderID() resourceid.ID
+	setPlace(int)
+	compare(b *T) int
+}
+
+// Rows are the rows of a page of orders of one kind (Line, Tracking),
+// read into memory earlier pages used.
+type Rows[T any] struct {
+	// Of holds the rows of PageWith's orders[i] at i: lines by id,
+	// tracking entries newest first.
+	Of  [][]T
+	all *[]T
+}
+
+// Release gives the rows' memory back for another page's; neither Of nor
+// its rows may be used after (what was copied from them may: their
+// strings are their own).
+func (r *Rows[T]) Release() {
+	if r.all != nil && cap(*r.all) <= maxPooledRows {
+		*r.all = (*r.all)[:0]
+		poolOf[T]().Put(r.all)
+	}
+	r.Of, r.all = nil, nil
+}
+
+// maxPooledRows bounds the slices kept for the next page (a page of 500
+// orders with 8 lines each fits); a bigger one is left to the collector.
+const maxPooledRows = 4096
+
+var linePool, trackingPool sync.Pool
+
+func poolOf[T any]() *sync.Pool {
+	switch any((*T)(nil)).(type) {
+	case *Line:
+		return &linePool
+	default:
+		return &trackingPool
+	}
+}
+
+// rowsQuery reads text's rows for orders, whose ids are args (not empty),
+// into out: out.Of[i] the rows of orders[i], in T's order.
+func rowsQuery[T any, P row[T]](text string, args []any, orders []*ent.Order, out *Rows[T]) query {
+	return query{text: text, args: args, scan: func(rows rowScanner) error {
+		place := make(map[resourceid.ID]int, len(orders))
+		for i, o := range orders {
+			place[o.ID] = i
+		}
+		out.Release()
+		if p, ok := poolOf[T]().Get().(*[]T); ok {
+			out.all = p
+		} else {
+			out.all = new([]T)
+		}
+		all := (*out.all)[:0]
+		defer func() { *out.all = all }()
+		dest := make([]any, 0, 13)
+		var nulls [2]stdsql.NullString
+		for rows.Next() {
+			var zero T
+			all = append(all, zero)
+			r := P(&all[len(all)-1])
+			if err := rows.Scan(r.dest(dest[:0], &nulls)...); err != nil {
+				return err
+			}
+			r.done(&nulls)
+			i, ok := place[r.orderID()]
+			if !ok {
+				all = all[:len(all)-1]
+				continue
+			}
+			r.setPlace(i)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		// SQLite answers an order's rows together and nearly always in
+		// order; PostgreSQL's plan may mix them.
+		// (Compared in place: a comparison of copies would put both on the
+		// heap, through T's methods.)
+		less := func(i, j int) bool { return P(&all[i]).compare(&all[j]) < 0 }
+		for i := 1; i < len(all); i++ {
+			if less(i, i-1) {
+				sort.Slice(all, less)
+				break
+			}
+		}
+		out.Of = make([][]T, len(orders))
+		for start := 0; start < len(all); {
+			at := P(&all[start]).orderID()
+			end := start + 1
+			for end < len(all) && P(&all[end]).orderID() == at {
+				end++
+			}
+			out.Of[place[at]] = all[start:end:end]
+			start = end
+		}
+		return nil
+	}}
+}
+
+// dest: the columns of buildLines with AllLineColumns, in its order.
+func (l *Line) dest(dest []any, _ *[2]stdsql.NullString) []any {
+	return append(dest, (*string)(&l.ID), (*string)(&l.OrderID), (*int64)(&l.Quantity),
+		(*int64)(&l.AllocatedQuantity), (*int64)(&l.ShippedQuantity), &l.SKU, &l.PartName,
+		(*string)(&l.PartID), &l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt})
+}
+
+func (l *Line) done(*[2]stdsql.NullString) {}
+func (l *Line) orderID() resourceid.ID     { return l.OrderID }
+func (l *Line) setPlace(i int)             { l.place = i }
+
+// compare: by the order's place in the page, then by id.
+func (l *Line) compare(b *Line) int {
+	if c := l.place - b.place; c != 0 {
+		return c
+	}
+	return strings.Compare(string(l.ID), string(b.ID))
+}
+
+// dest: the columns of trackingColumns with AllTrackingColumns, in its
+// order; the hub's id and code in nulls.
+func (t *Tracking) dest(dest []any, nulls *[2]stdsql.NullString) []any {
+	return append(dest, (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
+		&t.Location, sqltime.Time{T: &t.OccurredAt}, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
+		&t.Revision, &nulls[0], &nulls[1], &t.Description)
+}
+
+func (t *Tracking) done(nulls *[2]stdsql.NullString) {
+	t.HubID, t.HubCode = resourceid.ID(nulls[0].String), nulls[1].String
+}
+func (t *Tracking) orderID() resourceid.ID { return t.OrderID }
+func (t *Tracking) setPlace(i int)         { t.place = i }
+
+// compare: by the order's place in the page, then newest first (ties by
+// id, as newestFirst).
+func (t *Tracking) compare(b *Tracking) int {
+	if c := t.place - b.place; c != 0 {
+		return c
+	}
+	if c := b.OccurredAt.Compare(t.OccurredAt); c != 0 {
+		return c
+	}
+	return strings.Compare(string(t.ID), string(b.ID))
+}
