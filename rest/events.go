@@ -142,8 +142,9 @@ func handleListEvents(d Deps) http.Handler {
 			return exportEventsAfter(d, w, r, q, f, eq)
 		}
 		var out eventsPageJSON
+		release := func() {}
 		if eq.after == nil {
-			out.listJSON, err = rs.pageJSON(r, q)
+			out.listJSON, release, err = rs.pageJSON(r, q)
 		} else {
 			out, err = eventsAfter(r, q.where, q.page, *eq.after, eq.wait)
 		}
@@ -151,6 +152,7 @@ func handleListEvents(d Deps) http.Handler {
 			return err
 		}
 		WriteJSON(w, http.StatusOK, out)
+		release()
 		return nil
 	})
 }

@@ -47,7 +47,7 @@ func (rs *resource[T, W, J, In]) export(d Deps, w http.ResponseWriter, r *http.R
 // (the caller writes the error returned); after it, export.Writer.Fail ends
 // the response so that the client cannot take it for a whole export.
 func exportRows[T, J any](d Deps, w http.ResponseWriter, r *http.Request, f export.Format, resource string,
-	render func(*http.Request, []T) ([]J, error), next func() ([]T, bool, error)) error {
+	render func(*http.Request, []T) ([]J, func(), error), next func() ([]T, bool, error)) error {
 	opt := export.Options{WriteTimeout: d.WriteTimeout, Log: d.Log}
 	if q, _ := filter.Params(r.URL.RawQuery); q[export.Param] != "" {
 		opt.Filename = strings.ReplaceAll(resource, " ", "-") + "." + f.String()
@@ -64,7 +64,7 @@ func exportRows[T, J any](d Deps, w http.ResponseWriter, r *http.Request, f expo
 		if rows, more, err = next(); err != nil {
 			return ew.Fail(err)
 		}
-		js, err := render(r, rows)
+		js, release, err := render(r, rows)
 		if err != nil {
 			return ew.Fail(err)
 		}
@@ -72,9 +72,13 @@ func exportRows[T, J any](d Deps, w http.ResponseWriter, r *http.Request, f expo
 			if f == export.CSV {
 				cells = cols.Cells(cells[:0], &js[i])
 			}
-			if err := ew.Row(&js[i], cells); err != nil {
-				return ew.Fail(err)
+			if err = ew.Row(&js[i], cells); err != nil {
+				break
 			}
+		}
+		release()
+		if err != nil {
+			return ew.Fail(err)
 		}
 		if err := ew.Flush(); err != nil {
 			return ew.Fail(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"logistics/ent"
@@ -75,7 +76,11 @@ func renderOrderLine(l *ent.OrderLine) orderLineJSON {
 }
 
 func renderOrder(o *ent.Order) orderJSON {
-	out := renderOrderHead(o)
+	code := ""
+	if h := o.Edges.Hub; h != nil {
+		code = h.Code
+	}
+	out := renderOrderHead(o, code)
 	out.Lines = make([]orderLineJSON, 0, len(o.Edges.Lines))
 	for _, l := range o.Edges.Lines {
 		lj := renderOrderLine(l)
@@ -94,55 +99,100 @@ func renderOrder(o *ent.Order) orderJSON {
 	return out
 }
 
-// renderOrders renders a page of orders whose lines and newest tracking
-// entries were read as rows (lines[i] and tracking[i] are orders[i]'s:
-// orderread.Read.LineRows, TrackingRows): the page's lines, their parts,
-// and its entries each in one slice, every order's a part of them.
-func renderOrders(orders []*ent.Order, lines [][]orderread.Line, tracking [][]orderread.Tracking) []orderJSON {
+// orderPage is the memory a page of orders is rendered into: the orders,
+// and the page's lines, their parts, its newest tracking entries and their
+// hubs each in one slice, every order's a part of them. Once the page is
+// written it is kept for the next (orderPages): on SQLite fresh memory is
+// what a page's time goes to (orderread/rows.go).
+type orderPage struct {
+	orders   []orderJSON
+	lines    []orderLineJSON
+	parts    []partRefJSON
+	tracking []trackingJSON
+	hubs     []hubRefJSON
+}
+
+var orderPages = sync.Pool{New: func() any { return new(orderPage) }}
+
+// maxPooledPage bounds the lines (and entries) of a page kept for the
+// next: a page of 500 orders with 8 lines each fits.
+const maxPooledPage = 4096
+
+// resize returns s with n elements, reusing its memory when it has room;
+// never nil (an order's part of it is [] in JSON, not null).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n || s == nil {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// render renders orders whose lines and newest tracking entries were read
+// as rows (lines[i] and tracking[i] are orders[i]'s: orderread.Read.LineRows,
+// TrackingRows) and whose hubs' codes their statement read
+// (refcolumn.Orders).
+func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracking [][]orderread.Tracking) error {
 	nl, nt := 0, 0
 	for i := range orders {
 		nl += len(lines[i])
 		nt += min(len(tracking[i]), orderread.Latest)
 	}
-	allLines, parts, allTracking := make([]orderLineJSON, nl), make([]partRefJSON, nl), make([]trackingJSON, nt)
-	hubs := make([]hubRefJSON, nt)
-	out := make([]orderJSON, len(orders))
+	p.orders, p.lines, p.parts = resize(p.orders, len(orders)), resize(p.lines, nl), resize(p.parts, nl)
+	p.tracking, p.hubs = resize(p.tracking, nt), resize(p.hubs, nt)
 	kl, kt := 0, 0
 	for i, o := range orders {
-		out[i] = renderOrderHead(o)
+		code, err := refcolumn.Text(o, refcolumn.HubCode)
+		if err != nil {
+			return err
+		}
+		p.orders[i] = renderOrderHead(o, code)
 		start := kl
 		for _, l := range lines[i] {
-			parts[kl] = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
-			allLines[kl] = orderLineJSON{
-				ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Part: &parts[kl], Quantity: l.Quantity,
+			p.parts[kl] = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
+			p.lines[kl] = orderLineJSON{
+				ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Part: &p.parts[kl], Quantity: l.Quantity,
 				AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
 				Revision: l.Revision, CreatedAt: ts(l.CreatedAt), UpdatedAt: ts(l.UpdatedAt),
 			}
 			kl++
 		}
-		out[i].Lines = allLines[start:kl:kl]
+		p.orders[i].Lines = p.lines[start:kl:kl]
 		start = kt
 		for j := range tracking[i][:min(len(tracking[i]), orderread.Latest)] {
 			t := &tracking[i][j]
-			allTracking[kt] = trackingJSON{
+			p.tracking[kt] = trackingJSON{
 				ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
 				Location: t.Location, Description: t.Description, OccurredAt: ts(t.OccurredAt),
 				Revision: t.Revision, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
 			}
 			if t.HubID != "" {
-				hubs[kt] = hubRefJSON{ID: t.HubID, Code: t.HubCode}
-				allTracking[kt].Hub = &hubs[kt]
+				p.hubs[kt] = hubRefJSON{ID: t.HubID, Code: t.HubCode}
+				p.tracking[kt].Hub = &p.hubs[kt]
 			}
 			kt++
 		}
-		out[i].LatestTracking = allTracking[start:kt:kt]
+		p.orders[i].LatestTracking = p.tracking[start:kt:kt]
 	}
-	return out
+	return nil
+}
+
+// release keeps p for the next page, emptied (what it pointed to is the
+// collector's), unless it grew past maxPooledPage.
+func (p *orderPage) release() {
+	if cap(p.lines) > maxPooledPage || cap(p.tracking) > maxPooledPage || cap(p.orders) > maxPooledPage {
+		return
+	}
+	clear(p.orders[:cap(p.orders)])
+	clear(p.lines[:cap(p.lines)])
+	clear(p.parts[:cap(p.parts)])
+	clear(p.tracking[:cap(p.tracking)])
+	clear(p.hubs[:cap(p.hubs)])
+	orderPages.Put(p)
 }
 
 // renderOrderHead renders all of an order but its lines and tracking
-// entries.
-func renderOrderHead(o *ent.Order) orderJSON {
+// entries; hubCode is its hub's code.
+func renderOrderHead(o *ent.Order, hubCode string) orderJSON {
 	out := orderJSON{
 		ID: o.ID, Number: o.Number, Status: o.Status,
 		Workflow: workflowRefJSON{ID: o.WorkflowID}, Hub: hubRefJSON{ID: o.HubID},
@@ -152,9 +202,7 @@ func renderOrderHead(o *ent.Order) orderJSON {
 		DueAt:    tsp(o.DueAt),
 		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
 	}
-	if h := o.Edges.Hub; h != nil {
-		out.Hub.Code = h.Code
-	}
+	out.Hub.Code = hubCode
 	out.AllowedTransitions = []string{}
 	if wf := o.Edges.Workflow; wf != nil {
 		out.Workflow.Key, out.Workflow.Version = wf.Key, wf.Version
@@ -206,25 +254,29 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 				return nil, nil, err
 			}
 			rows, next, _ := nodes(conn.Edges, conn.PageInfo, func(e *ent.OrderEdge) *ent.Order { return e.Node })
-			if err := refcolumn.OrderEdges(rows); err != nil {
-				return nil, nil, err
-			}
 			return rows, next, d.embedWorkflows(ctx, rows...)
 		},
 		// A page's newest tracking entries and lines are read for all its
-		// orders in one round trip, the lines as rows (orderread.Line).
-		renderPage: func(r *http.Request, rows []*ent.Order) ([]orderJSON, error) {
+		// orders in one round trip, as rows (orderread.Rows), and rendered
+		// into memory earlier pages were (orderPage); the hubs' codes come
+		// from the page's statement (refcolumn.Orders).
+		renderPage: func(r *http.Request, rows []*ent.Order) ([]orderJSON, func(), error) {
 			var lines orderread.Rows[orderread.Line]
 			var tracking orderread.Rows[orderread.Tracking]
 			defer lines.Release()
 			defer tracking.Release()
 			if err := orderread.PageWith(r.Context(), rows, orderread.Read{LineRows: &lines, TrackingRows: &tracking}); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(rows) == 0 {
-				return []orderJSON{}, nil
+				return []orderJSON{}, nil, nil
 			}
-			return renderOrders(rows, lines.Of, tracking.Of), nil
+			p := orderPages.Get().(*orderPage)
+			if err := p.render(rows, lines.Of, tracking.Of); err != nil {
+				p.release()
+				return nil, nil, err
+			}
+			return p.orders, p.release, nil
 		},
 		load:   d.loadOrder,
 		render: plain(renderOrder),

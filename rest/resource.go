@@ -41,9 +41,10 @@ type resource[T, W, J, In any] struct {
 	load   func(ctx context.Context, id resourceid.ID) (T, error)
 	render func(r *http.Request, v T) J
 	// renderPage, when set, renders the rows of a page (a list's, an
-	// export's batch) at once, reading what they embed for all of them;
+	// export's batch) at once, reading what they embed for all of them,
+	// into memory it may take back with release once they are written;
 	// otherwise each row goes through render.
-	renderPage func(r *http.Request, rows []T) ([]J, error)
+	renderPage func(r *http.Request, rows []T) (out []J, release func(), err error)
 	// key is a row's id and revision (its ETag); revision 0: no ETag.
 	key func(v T) (resourceid.ID, int)
 	// reload: create and update answer with load's row, not the service's
@@ -119,24 +120,26 @@ func (rs *resource[T, W, J, In]) list(d Deps) http.Handler {
 		if f != export.JSON {
 			return rs.export(d, w, r, q, f)
 		}
-		out, err := rs.pageJSON(r, q)
+		out, release, err := rs.pageJSON(r, q)
 		if err != nil {
 			return err
 		}
 		WriteJSON(w, http.StatusOK, out)
+		release()
 		return nil
 	})
 }
 
-// pageJSON reads and renders one page.
-func (rs *resource[T, W, J, In]) pageJSON(r *http.Request, q listQuery[W]) (listJSON, error) {
+// pageJSON reads and renders one page; release, once it is written, gives
+// back the memory it was rendered into.
+func (rs *resource[T, W, J, In]) pageJSON(r *http.Request, q listQuery[W]) (_ listJSON, release func(), _ error) {
 	rows, next, err := rs.page(r, q.where, q.page)
 	if err != nil {
-		return listJSON{}, err
+		return listJSON{}, nil, err
 	}
-	rendered, err := rs.renderRows(r, rows)
+	rendered, release, err := rs.renderRows(r, rows)
 	if err != nil {
-		return listJSON{}, err
+		return listJSON{}, nil, err
 	}
 	// Each element points into the representations' one slice: a J put in
 	// an any directly would be copied to the heap one by one.
@@ -147,26 +150,31 @@ func (rs *resource[T, W, J, In]) pageJSON(r *http.Request, q listQuery[W]) (list
 	if next != nil {
 		out.HasMore, out.NextCursor = true, encodeCursor(q.page.key, next)
 	}
-	return out, nil
+	return out, release, nil
 }
 
 // renderRows renders the rows of a page: through renderPage when the
-// resource has one, else one by one through render.
-func (rs *resource[T, W, J, In]) renderRows(r *http.Request, rows []T) ([]J, error) {
+// resource has one, else one by one through render. release (never nil),
+// once they are written, gives back the memory they were rendered into.
+func (rs *resource[T, W, J, In]) renderRows(r *http.Request, rows []T) (_ []J, release func(), _ error) {
 	if rs.renderPage != nil {
-		return rs.renderPage(r, rows)
+		out, release, err := rs.renderPage(r, rows)
+		if release == nil {
+			release = func() {}
+		}
+		return out, release, err
 	}
 	return eachRow(rs.render)(r, rows)
 }
 
 // eachRow renders a page row by row with render, into one slice.
-func eachRow[T, J any](render func(*http.Request, T) J) func(*http.Request, []T) ([]J, error) {
-	return func(r *http.Request, rows []T) ([]J, error) {
+func eachRow[T, J any](render func(*http.Request, T) J) func(*http.Request, []T) ([]J, func(), error) {
+	return func(r *http.Request, rows []T) ([]J, func(), error) {
 		out := make([]J, len(rows))
 		for i, v := range rows {
 			out[i] = render(r, v)
 		}
-		return out, nil
+		return out, func() {}, nil
 	}
 }
 
