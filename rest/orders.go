@@ -80,7 +80,7 @@ func renderOrder(o *ent.Order) orderJSON {
 	if h := o.Edges.Hub; h != nil {
 		code = h.Code
 	}
-	out := renderOrderHead(o, code)
+	out := renderOrderHead(o, code, new(stamps))
 	out.Lines = make([]orderLineJSON, 0, len(o.Edges.Lines))
 	for _, l := range o.Edges.Lines {
 		lj := renderOrderLine(l)
@@ -140,19 +140,20 @@ func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracki
 	p.orders, p.lines, p.parts = resize(p.orders, len(orders)), resize(p.lines, nl), resize(p.parts, nl)
 	p.tracking, p.hubs = resize(p.tracking, nt), resize(p.hubs, nt)
 	kl, kt := 0, 0
+	var st stamps
 	for i, o := range orders {
 		code, err := refcolumn.Text(o, refcolumn.HubCode)
 		if err != nil {
 			return err
 		}
-		p.orders[i] = renderOrderHead(o, code)
+		p.orders[i] = renderOrderHead(o, code, &st)
 		start := kl
 		for _, l := range lines[i] {
 			p.parts[kl] = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
 			p.lines[kl] = orderLineJSON{
 				ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Part: &p.parts[kl], Quantity: l.Quantity,
 				AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
-				Revision: l.Revision, CreatedAt: ts(l.CreatedAt), UpdatedAt: ts(l.UpdatedAt),
+				Revision: l.Revision, CreatedAt: st.ts(l.CreatedAt), UpdatedAt: st.ts(l.UpdatedAt),
 			}
 			kl++
 		}
@@ -162,8 +163,8 @@ func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracki
 			t := &tracking[i][j]
 			p.tracking[kt] = trackingJSON{
 				ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
-				Location: t.Location, Description: t.Description, OccurredAt: ts(t.OccurredAt),
-				Revision: t.Revision, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+				Location: t.Location, Description: t.Description, OccurredAt: st.ts(t.OccurredAt),
+				Revision: t.Revision, CreatedAt: st.ts(t.CreatedAt), UpdatedAt: st.ts(t.UpdatedAt),
 			}
 			if t.HubID != "" {
 				p.hubs[kt] = hubRefJSON{ID: t.HubID, Code: t.HubCode}
@@ -174,6 +175,26 @@ func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracki
 		p.orders[i].LatestTracking = p.tracking[start:kt:kt]
 	}
 	return nil
+}
+
+// stamps formats timestamps as ts does, keeping the last two: the lines
+// an order was created with were written in its transaction and share its
+// times, and an entry is often created when it occurred.
+type stamps struct {
+	t    [2]time.Time
+	s    [2]string
+	next int
+}
+
+func (c *stamps) ts(t time.Time) string {
+	for i := range c.t {
+		if c.s[i] != "" && t.Equal(c.t[i]) {
+			return c.s[i]
+		}
+	}
+	i := c.next
+	c.t[i], c.s[i], c.next = t, ts(t), 1-i
+	return c.s[i]
 }
 
 // release keeps p for the next page, emptied (what it pointed to is the
@@ -191,8 +212,8 @@ func (p *orderPage) release() {
 }
 
 // renderOrderHead renders all of an order but its lines and tracking
-// entries; hubCode is its hub's code.
-func renderOrderHead(o *ent.Order, hubCode string) orderJSON {
+// entries; hubCode is its hub's code, st formats its times.
+func renderOrderHead(o *ent.Order, hubCode string, st *stamps) orderJSON {
 	out := orderJSON{
 		ID: o.ID, Number: o.Number, Status: o.Status,
 		Workflow: workflowRefJSON{ID: o.WorkflowID}, Hub: hubRefJSON{ID: o.HubID},
@@ -200,7 +221,7 @@ func renderOrderHead(o *ent.Order, hubCode string) orderJSON {
 		ShipTo: shipToJSON{Name: o.ShipToName, Line1: o.ShipToLine1, Line2: o.ShipToLine2, City: o.ShipToCity,
 			PostalCode: o.ShipToPostalCode, Country: o.ShipToCountry},
 		DueAt:    tsp(o.DueAt),
-		Revision: o.Revision, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
+		Revision: o.Revision, CreatedAt: st.ts(o.CreatedAt), UpdatedAt: st.ts(o.UpdatedAt),
 	}
 	out.Hub.Code = hubCode
 	out.AllowedTransitions = []string{}
