@@ -379,13 +379,13 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	var qs []query
 	switch {
 	case r.TrackingRows != nil:
-		qs = append(qs, rowsQuery(in(drv.Dialect(), byDialect[drv.Dialect()].pageTracking[AllTrackingColumns], len(ids)), ids, orders, r.TrackingRows))
+		qs = append(qs, rowsQuery(trackingRows, in(drv.Dialect(), byDialect[drv.Dialect()].pageTracking[AllTrackingColumns], len(ids)), ids, orders, r.TrackingRows))
 	case r.Tracking:
 		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID, r.TrackingColumns))
 	}
 	switch {
 	case r.LineRows != nil:
-		qs = append(qs, rowsQuery(in(drv.Dialect(), byDialect[drv.Dialect()].lines[AllLineColumns], len(ids)), ids, orders, r.LineRows))
+		qs = append(qs, rowsQuery(lineRows, in(drv.Dialect(), byDialect[drv.Dialect()].lines[AllLineColumns], len(ids)), ids, orders, r.LineRows))
 	case r.Lines:
 		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineColumns))
 	}

@@ -51,15 +51,20 @@ type Tracking struct {
 	place                            int
 }
 
-// row is what Rows holds: a row that scans itself (every column of its
-// statement, in order) and knows its order's place in the page.
-type row[T any] interface {
-	*T
-	dest(dest []any, nulls *[2]stdsql.NullString) []any
-	done(nulls *[2]stdsql.NullString)
-	orderID() resourceid.ID
-	setPlace(int)
-	compare(b *T) int
+// kind says how rowsQuery scans rows of T and orders them.
+type kind[T any] struct {
+	// dest appends the destinations of every column of the row's
+	// statement, in order; nulls takes what may be NULL.
+	dest func(r *T, dest []any, nulls *[2]stdsql.NullString) []any
+	// done reads what dest left in nulls.
+	done func(r *T, nulls *[2]stdsql.NullString)
+	// order is the id of the row's order and where its place in the page
+	// goes.
+	order func(r *T) (resourceid.ID, *int)
+	// compare is the rows' order: by place, then within an order.
+	compare func(a, b *T) int
+	// pool holds the slices of earlier pages.
+	pool *sync.Pool
 }
 
 // Rows are the rows of a page of orders of one kind (Line, Tracking),
@@ -67,8 +72,9 @@ type row[T any] interface {
 type Rows[T any] struct {
 	// Of holds the rows of PageWith's orders[i] at i: lines by id,
 	// tracking entries newest first.
-	Of  [][]T
-	all *[]T
+	Of   [][]T
+	all  *[]T
+	pool *sync.Pool
 }
 
 // Release gives the rows' memory back for another page's; neither Of nor
@@ -77,36 +83,26 @@ type Rows[T any] struct {
 func (r *Rows[T]) Release() {
 	if r.all != nil && cap(*r.all) <= maxPooledRows {
 		*r.all = (*r.all)[:0]
-		poolOf[T]().Put(r.all)
+		r.pool.Put(r.all)
 	}
-	r.Of, r.all = nil, nil
+	r.Of, r.all, r.pool = nil, nil, nil
 }
 
 // maxPooledRows bounds the slices kept for the next page (a page of 500
 // orders with 8 lines each fits); a bigger one is left to the collector.
 const maxPooledRows = 4096
 
-var linePool, trackingPool sync.Pool
-
-func poolOf[T any]() *sync.Pool {
-	switch any((*T)(nil)).(type) {
-	case *Line:
-		return &linePool
-	default:
-		return &trackingPool
-	}
-}
-
-// rowsQuery reads text's rows for orders, whose ids are args (not empty),
-// into out: out.Of[i] the rows of orders[i], in T's order.
-func rowsQuery[T any, P row[T]](text string, args []any, orders []*ent.Order, out *Rows[T]) query {
+// rowsQuery reads text's rows of kind k for orders, whose ids are args
+// (not empty), into out: out.Of[i] the rows of orders[i], in k's order.
+func rowsQuery[T any](k kind[T], text string, args []any, orders []*ent.Order, out *Rows[T]) query {
 	return query{text: text, args: args, scan: func(rows rowScanner) error {
 		place := make(map[resourceid.ID]int, len(orders))
 		for i, o := range orders {
 			place[o.ID] = i
 		}
 		out.Release()
-		if p, ok := poolOf[T]().Get().(*[]T); ok {
+		out.pool = k.pool
+		if p, ok := k.pool.Get().(*[]T); ok {
 			out.all = p
 		} else {
 			out.all = new([]T)
@@ -118,26 +114,25 @@ func rowsQuery[T any, P row[T]](text string, args []any, orders []*ent.Order, ou
 		for rows.Next() {
 			var zero T
 			all = append(all, zero)
-			r := P(&all[len(all)-1])
-			if err := rows.Scan(r.dest(dest[:0], &nulls)...); err != nil {
+			r := &all[len(all)-1]
+			if err := rows.Scan(k.dest(r, dest[:0], &nulls)...); err != nil {
 				return err
 			}
-			r.done(&nulls)
-			i, ok := place[r.orderID()]
+			k.done(r, &nulls)
+			id, at := k.order(r)
+			i, ok := place[id]
 			if !ok {
 				all = all[:len(all)-1]
 				continue
 			}
-			r.setPlace(i)
+			*at = i
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		// SQLite answers an order's rows together and nearly always in
 		// order; PostgreSQL's plan may mix them.
-		// (Compared in place: a comparison of copies would put both on the
-		// heap, through T's methods.)
-		less := func(i, j int) bool { return P(&all[i]).compare(&all[j]) < 0 }
+		less := func(i, j int) bool { return k.compare(&all[i], &all[j]) < 0 }
 		for i := 1; i < len(all); i++ {
 			if less(i, i-1) {
 				sort.Slice(all, less)
@@ -146,59 +141,62 @@ func rowsQuery[T any, P row[T]](text string, args []any, orders []*ent.Order, ou
 		}
 		out.Of = make([][]T, len(orders))
 		for start := 0; start < len(all); {
-			at := P(&all[start]).orderID()
+			_, at := k.order(&all[start])
 			end := start + 1
-			for end < len(all) && P(&all[end]).orderID() == at {
+			for end < len(all) {
+				if _, next := k.order(&all[end]); *next != *at {
+					break
+				}
 				end++
 			}
-			out.Of[place[at]] = all[start:end:end]
+			out.Of[*at] = all[start:end:end]
 			start = end
 		}
 		return nil
 	}}
 }
 
-// dest: the columns of buildLines with AllLineColumns, in its order.
-func (l *Line) dest(dest []any, _ *[2]stdsql.NullString) []any {
-	return append(dest, (*string)(&l.ID), (*string)(&l.OrderID), (*int64)(&l.Quantity),
-		(*int64)(&l.AllocatedQuantity), (*int64)(&l.ShippedQuantity), &l.SKU, &l.PartName,
-		(*string)(&l.PartID), &l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt})
+var lineRows = kind[Line]{
+	// The columns of buildLines with AllLineColumns, in its order.
+	dest: func(l *Line, dest []any, _ *[2]stdsql.NullString) []any {
+		return append(dest, (*string)(&l.ID), (*string)(&l.OrderID), (*int64)(&l.Quantity),
+			(*int64)(&l.AllocatedQuantity), (*int64)(&l.ShippedQuantity), &l.SKU, &l.PartName,
+			(*string)(&l.PartID), &l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt})
+	},
+	done:  func(*Line, *[2]stdsql.NullString) {},
+	order: func(l *Line) (resourceid.ID, *int) { return l.OrderID, &l.place },
+	// By the order's place in the page, then by id.
+	compare: func(a, b *Line) int {
+		if c := a.place - b.place; c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ID), string(b.ID))
+	},
+	pool: new(sync.Pool),
 }
 
-func (l *Line) done(*[2]stdsql.NullString) {}
-func (l *Line) orderID() resourceid.ID     { return l.OrderID }
-func (l *Line) setPlace(i int)             { l.place = i }
-
-// compare: by the order's place in the page, then by id.
-func (l *Line) compare(b *Line) int {
-	if c := l.place - b.place; c != 0 {
-		return c
-	}
-	return strings.Compare(string(l.ID), string(b.ID))
-}
-
-// dest: the columns of trackingColumns with AllTrackingColumns, in its
-// order; the hub's id and code in nulls.
-func (t *Tracking) dest(dest []any, nulls *[2]stdsql.NullString) []any {
-	return append(dest, (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
-		&t.Location, sqltime.Time{T: &t.OccurredAt}, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
-		&t.Revision, &nulls[0], &nulls[1], &t.Description)
-}
-
-func (t *Tracking) done(nulls *[2]stdsql.NullString) {
-	t.HubID, t.HubCode = resourceid.ID(nulls[0].String), nulls[1].String
-}
-func (t *Tracking) orderID() resourceid.ID { return t.OrderID }
-func (t *Tracking) setPlace(i int)         { t.place = i }
-
-// compare: by the order's place in the page, then newest first (ties by
-// id, as newestFirst).
-func (t *Tracking) compare(b *Tracking) int {
-	if c := t.place - b.place; c != 0 {
-		return c
-	}
-	if c := b.OccurredAt.Compare(t.OccurredAt); c != 0 {
-		return c
-	}
-	return strings.Compare(string(t.ID), string(b.ID))
+var trackingRows = kind[Tracking]{
+	// The columns of trackingColumns with AllTrackingColumns, in its
+	// order; the hub's id and code in nulls.
+	dest: func(t *Tracking, dest []any, nulls *[2]stdsql.NullString) []any {
+		return append(dest, (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
+			&t.Location, sqltime.Time{T: &t.OccurredAt}, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
+			&t.Revision, &nulls[0], &nulls[1], &t.Description)
+	},
+	done: func(t *Tracking, nulls *[2]stdsql.NullString) {
+		t.HubID, t.HubCode = resourceid.ID(nulls[0].String), nulls[1].String
+	},
+	order: func(t *Tracking) (resourceid.ID, *int) { return t.OrderID, &t.place },
+	// By the order's place in the page, then newest first (ties by id, as
+	// newestFirst).
+	compare: func(a, b *Tracking) int {
+		if c := a.place - b.place; c != 0 {
+			return c
+		}
+		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.ID), string(b.ID))
+	},
+	pool: new(sync.Pool),
 }
