@@ -68,11 +68,23 @@ type orderJSON struct {
 }
 
 func renderOrderLine(l *ent.OrderLine) orderLineJSON {
-	return orderLineJSON{
+	row := orderread.LineOf(l)
+	return lineJSON(&row, nil, new(stamps))
+}
+
+// lineJSON is the representation of line l; with part, l's part is
+// written there and embedded.
+func lineJSON(l *orderread.Line, part *partRefJSON, st *stamps) orderLineJSON {
+	out := orderLineJSON{
 		ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Quantity: l.Quantity,
 		AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
-		Revision: l.Revision, CreatedAt: ts(l.CreatedAt), UpdatedAt: ts(l.UpdatedAt),
+		Revision: l.Revision, CreatedAt: st.ts(l.CreatedAt), UpdatedAt: st.ts(l.UpdatedAt),
 	}
+	if part != nil {
+		*part = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
+		out.Part = part
+	}
+	return out
 }
 
 func renderOrder(o *ent.Order) orderJSON {
@@ -80,21 +92,24 @@ func renderOrder(o *ent.Order) orderJSON {
 	if h := o.Edges.Hub; h != nil {
 		code = h.Code
 	}
-	out := renderOrderHead(o, code, new(stamps))
+	var st stamps
+	out := renderOrderHead(o, code, &st)
 	out.Lines = make([]orderLineJSON, 0, len(o.Edges.Lines))
 	for _, l := range o.Edges.Lines {
-		lj := renderOrderLine(l)
-		if p := l.Edges.Part; p != nil {
-			lj.Part = &partRefJSON{ID: p.ID, SKU: p.Sku, PartName: p.PartName}
+		var part *partRefJSON
+		if l.Edges.Part != nil {
+			part = new(partRefJSON)
 		}
-		out.Lines = append(out.Lines, lj)
+		row := orderread.LineOf(l)
+		out.Lines = append(out.Lines, lineJSON(&row, part, &st))
 	}
 	out.LatestTracking = make([]trackingJSON, 0, min(len(o.Edges.TrackingEntries), orderread.Latest))
 	for i, t := range o.Edges.TrackingEntries {
 		if i == orderread.Latest {
 			break
 		}
-		out.LatestTracking = append(out.LatestTracking, renderTracking(t))
+		row := orderread.TrackingOf(t)
+		out.LatestTracking = append(out.LatestTracking, trackingRowJSON(&row, nil, &st))
 	}
 	return out
 }
@@ -148,28 +163,14 @@ func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracki
 		}
 		p.orders[i] = renderOrderHead(o, code, &st)
 		start := kl
-		for _, l := range lines[i] {
-			p.parts[kl] = partRefJSON{ID: l.PartID, SKU: l.SKU, PartName: l.PartName}
-			p.lines[kl] = orderLineJSON{
-				ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Part: &p.parts[kl], Quantity: l.Quantity,
-				AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
-				Revision: l.Revision, CreatedAt: st.ts(l.CreatedAt), UpdatedAt: st.ts(l.UpdatedAt),
-			}
+		for j := range lines[i] {
+			p.lines[kl] = lineJSON(&lines[i][j], &p.parts[kl], &st)
 			kl++
 		}
 		p.orders[i].Lines = p.lines[start:kl:kl]
 		start = kt
 		for j := range tracking[i][:min(len(tracking[i]), orderread.Latest)] {
-			t := &tracking[i][j]
-			p.tracking[kt] = trackingJSON{
-				ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
-				Location: t.Location, Description: t.Description, OccurredAt: st.ts(t.OccurredAt),
-				Revision: t.Revision, CreatedAt: st.ts(t.CreatedAt), UpdatedAt: st.ts(t.UpdatedAt),
-			}
-			if t.HubID != "" {
-				p.hubs[kt] = hubRefJSON{ID: t.HubID, Code: t.HubCode}
-				p.tracking[kt].Hub = &p.hubs[kt]
-			}
+			p.tracking[kt] = trackingRowJSON(&tracking[i][j], &p.hubs[kt], &st)
 			kt++
 		}
 		p.orders[i].LatestTracking = p.tracking[start:kt:kt]

@@ -10,6 +10,7 @@ import (
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
 	"logistics/internal/filter"
+	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
 )
@@ -30,16 +31,24 @@ type trackingJSON struct {
 }
 
 func renderTracking(t *ent.TrackingEntry) trackingJSON {
+	row := orderread.TrackingOf(t)
+	return trackingRowJSON(&row, nil, new(stamps))
+}
+
+// trackingRowJSON is the representation of entry t; its hub, when it has
+// one, is written to hub (a new one when nil) and embedded.
+func trackingRowJSON(t *orderread.Tracking, hub *hubRefJSON, st *stamps) trackingJSON {
 	out := trackingJSON{
 		ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
-		Location: t.Location, Description: t.Description, OccurredAt: ts(t.OccurredAt),
-		Revision: t.Revision, CreatedAt: ts(t.CreatedAt), UpdatedAt: ts(t.UpdatedAt),
+		Location: t.Location, Description: t.Description, OccurredAt: st.ts(t.OccurredAt),
+		Revision: t.Revision, CreatedAt: st.ts(t.CreatedAt), UpdatedAt: st.ts(t.UpdatedAt),
 	}
-	if t.HubID != nil {
-		out.Hub = &hubRefJSON{ID: *t.HubID}
-		if h := t.Edges.Hub; h != nil {
-			out.Hub.Code = h.Code
+	if t.HubID != "" {
+		if hub == nil {
+			hub = new(hubRefJSON)
 		}
+		*hub = hubRefJSON{ID: t.HubID, Code: t.HubCode}
+		out.Hub = hub
 	}
 	return out
 }

@@ -200,3 +200,34 @@ var trackingRows = kind[Tracking]{
 	},
 	pool: new(sync.Pool),
 }
+
+// LineOf is l as a row, with its part's sku and name when its part edge
+// is loaded: the one shape the representations of a line are made from.
+func LineOf(l *ent.OrderLine) Line {
+	out := Line{
+		ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Quantity: l.Quantity,
+		AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
+		Revision: l.Revision, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+	}
+	if p := l.Edges.Part; p != nil {
+		out.SKU, out.PartName = p.Sku, p.PartName
+	}
+	return out
+}
+
+// TrackingOf is t as a row, with its hub's code when its hub edge is
+// loaded.
+func TrackingOf(t *ent.TrackingEntry) Tracking {
+	out := Tracking{
+		ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status,
+		Location: t.Location, Description: t.Description, Revision: t.Revision,
+		OccurredAt: t.OccurredAt, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+	if t.HubID != nil {
+		out.HubID = *t.HubID
+	}
+	if h := t.Edges.Hub; h != nil {
+		out.HubCode = h.Code
+	}
+	return out
+}
