@@ -366,28 +366,43 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	}
 	drv := ent.FromContext(ctx).Driver()
 	ids := make([]any, len(orders)) // both statements' arguments
-	byID := make(map[resourceid.ID]*ent.Order, len(orders))
+	entTracking, entLines := r.Tracking && r.TrackingRows == nil, r.Lines && r.LineRows == nil
+	var byID map[resourceid.ID]*ent.Order // for the entities' statements
+	var place map[resourceid.ID]int       // for the rows' (rows.go)
+	if entTracking || entLines {
+		byID = make(map[resourceid.ID]*ent.Order, len(orders))
+	}
+	if r.TrackingRows != nil || r.LineRows != nil {
+		place = make(map[resourceid.ID]int, len(orders))
+	}
 	for i, o := range orders {
-		ids[i], byID[o.ID] = o.ID, o
-		if r.Tracking && r.TrackingRows == nil {
+		ids[i] = o.ID
+		if byID != nil {
+			byID[o.ID] = o
+		}
+		if place != nil {
+			place[o.ID] = i
+		}
+		if entTracking {
 			o.Edges.TrackingEntries = []*ent.TrackingEntry{}
 		}
-		if r.Lines && r.LineRows == nil {
+		if entLines {
 			o.Edges.Lines = []*ent.OrderLine{}
 		}
 	}
+	name := drv.Dialect()
 	var qs []query
 	switch {
 	case r.TrackingRows != nil:
-		qs = append(qs, rowsQuery(trackingRows, in(drv.Dialect(), byDialect[drv.Dialect()].pageTracking[AllTrackingColumns], len(ids)), ids, orders, r.TrackingRows))
+		qs = append(qs, rowsQuery(trackingRows, in(name, byDialect[name].pageTracking[AllTrackingColumns], len(ids)), ids, place, r.TrackingRows))
 	case r.Tracking:
-		qs = append(qs, pageTrackingQuery(drv.Dialect(), ids, byID, r.TrackingColumns))
+		qs = append(qs, pageTrackingQuery(name, ids, byID, r.TrackingColumns))
 	}
 	switch {
 	case r.LineRows != nil:
-		qs = append(qs, rowsQuery(lineRows, in(drv.Dialect(), byDialect[drv.Dialect()].lines[AllLineColumns], len(ids)), ids, orders, r.LineRows))
+		qs = append(qs, rowsQuery(lineRows, in(name, byDialect[name].lines[AllLineColumns], len(ids)), ids, place, r.LineRows))
 	case r.Lines:
-		qs = append(qs, linesQuery(drv.Dialect(), ids, byID, r.LineOrder, r.LineColumns))
+		qs = append(qs, linesQuery(name, ids, byID, r.LineOrder, r.LineColumns))
 	}
 	return run(ctx, drv, qs...)
 }

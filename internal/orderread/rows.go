@@ -92,14 +92,11 @@ func (r *Rows[T]) Release() {
 // orders with 8 lines each fits); a bigger one is left to the collector.
 const maxPooledRows = 4096
 
-// rowsQuery reads text's rows of kind k for orders, whose ids are args
-// (not empty), into out: out.Of[i] the rows of orders[i], in k's order.
-func rowsQuery[T any](k kind[T], text string, args []any, orders []*ent.Order, out *Rows[T]) query {
+// rowsQuery reads text's rows of kind k for the orders whose ids are args
+// (not empty) into out: out.Of[i] the rows of the order at place i (place:
+// each id's index in args), in k's order.
+func rowsQuery[T any](k kind[T], text string, args []any, place map[resourceid.ID]int, out *Rows[T]) query {
 	return query{text: text, args: args, scan: func(rows rowScanner) error {
-		place := make(map[resourceid.ID]int, len(orders))
-		for i, o := range orders {
-			place[o.ID] = i
-		}
 		out.Release()
 		out.pool = k.pool
 		if p, ok := k.pool.Get().(*[]T); ok {
@@ -139,7 +136,7 @@ func rowsQuery[T any](k kind[T], text string, args []any, orders []*ent.Order, o
 				break
 			}
 		}
-		out.Of = make([][]T, len(orders))
+		out.Of = make([][]T, len(args))
 		for start := 0; start < len(all); {
 			_, at := k.order(&all[start])
 			end := start + 1
