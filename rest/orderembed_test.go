@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
+	"logistics/rest"
 )
 
 // An order embeds its lines read by a hand-written join (rest/orderembed.go):
@@ -174,12 +176,63 @@ func TestOrderPageMatchesOrders(t *testing.T) {
 			t.Errorf("limit %d: orders not listed: %v", limit, slices.Collect(maps.Keys(seen)))
 		}
 	}
-	seen = maps.Clone(alone)
-	for line := range strings.SplitSeq(strings.TrimSpace(string(do("GET", "/v1/orders?format=ndjson", nil, http.StatusOK))), "\n") {
-		check("ndjson", json.RawMessage(line))
+	// An export renders batch after batch into the same pooled memory:
+	// in one batch, and two orders at a time.
+	for _, batch := range []int{0, 2} {
+		if batch > 0 {
+			defer rest.SetExportBatch(batch)()
+		}
+		seen = maps.Clone(alone)
+		for line := range strings.SplitSeq(strings.TrimSpace(string(do("GET", "/v1/orders?format=ndjson", nil, http.StatusOK))), "\n") {
+			check(fmt.Sprintf("ndjson, batches of %d", batch), json.RawMessage(line))
+		}
+		if len(seen) != 0 {
+			t.Errorf("ndjson, batches of %d: orders not exported: %v", batch, slices.Collect(maps.Keys(seen)))
+		}
 	}
-	if len(seen) != 0 {
-		t.Errorf("ndjson: orders not exported: %v", slices.Collect(maps.Keys(seen)))
+
+	// Pages written at the same time each keep their own memory until
+	// written (a page given back early would be written over by another).
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 60 {
+				// Each order in turn first on a page (numbers ascending or
+				// descending), so that a page written over by another
+				// differs from it.
+				limit, sort := []int{1, 2, 5, 10}[(g+i)%4], []string{"number", "-number"}[(g/2+i)%2]
+				req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/orders?limit=%d&sort=%s", srv.URL, limit, sort), nil)
+				req.Header = apptest.Bearer(srv.Keys[environment.Production])
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				var page struct{ Data []json.RawMessage }
+				err = json.NewDecoder(resp.Body).Decode(&page)
+				resp.Body.Close()
+				if err != nil || len(page.Data) != min(limit, len(alone)) {
+					errs <- fmt.Sprintf("limit %d: %d orders, %v", limit, len(page.Data), err)
+					return
+				}
+				for _, raw := range page.Data {
+					var b bytes.Buffer
+					_ = json.Compact(&b, raw)
+					var v struct{ ID string }
+					_ = json.Unmarshal(raw, &v)
+					if b.String() != alone[v.ID] {
+						errs <- fmt.Sprintf("limit %d, concurrently: order %s\n%s\nalone\n%s", limit, v.ID, b.String(), alone[v.ID])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 
