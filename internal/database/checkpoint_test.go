@@ -191,10 +191,13 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 	restarts := db.checkpoints.restarts
 	db.checkpoints.mu.Unlock()
 	// The bound is loose: the restart threshold plus what the writers add
-	// in a few intervals on a slow machine. Unbounded, the file reaches the
-	// 128 MiB written (plus b-tree pages).
-	if restarts == 0 || largest > 64<<20 {
-		t.Fatalf("log file up to %d MiB with %d restarts while %d MiB were written; want restarts and at most 64 MiB", largest>>20, restarts, total>>20)
+	// in a few intervals on a slow machine (41–53 MiB on an idle one; 68
+	// MiB once, in CI with the other packages' tests beside it, against a
+	// bound of 64 then). Unbounded, the file reaches the 128 MiB written
+	// (plus b-tree pages), so three quarters of it still tells the two apart.
+	const bound = total * 3 / 4
+	if restarts == 0 || largest > bound {
+		t.Fatalf("log file up to %d MiB with %d restarts while %d MiB were written; want restarts and at most %d MiB", largest>>20, restarts, total>>20, bound>>20)
 	}
 	t.Logf("log file up to %d MiB, %d restarts", largest>>20, restarts)
 }
