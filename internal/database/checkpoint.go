@@ -96,7 +96,6 @@ type checkpointer struct {
 	mu       sync.Mutex
 	last     walState // the last PASSIVE checkpoint's answer, for tests
 	restarts int      // completed restarts, for tests
-	turns    int      // completed turns (run), for tests
 }
 
 // walState is what PRAGMA wal_checkpoint answers: whether it was blocked,
@@ -126,11 +125,6 @@ func startCheckpointer(db *sql.DB, gate *writeGate, source string) *checkpointer
 
 // run is one turn: a PASSIVE checkpoint, then a restart if the log is long.
 func (c *checkpointer) run(ctx context.Context) {
-	defer func() {
-		c.mu.Lock()
-		c.turns++
-		c.mu.Unlock()
-	}()
 	s, err := c.passive(ctx)
 	if err != nil || s.Log < c.restartFrames {
 		return
