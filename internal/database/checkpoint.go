@@ -38,9 +38,9 @@ import (
 // the few pages written since the PASSIVE one and waits up to restartWait
 // for the readers of the old log to finish — and lets the writers in
 // again; the next one writes from the start of the log. A restart that
-// finds a reader holding on is given up and tried at the next interval.
-// Its cost is the fsyncs of a complete checkpoint with the writers held:
-// about 8–13 ms per restart in a W4 run (at most four a second, only
+// finds a reader holding on is given up and tried again later, with a
+// longer wait (below). Its cost is the fsyncs of a complete checkpoint
+// with the writers held: about 8–13 ms per restart in a W4 run (at most four a second, only
 // while the log grows that fast), against a log of 78–99 MB instead of
 // 1.5–2.9 GB and no loss of throughput in interleaved runs (bench/README,
 // session 11).
@@ -70,9 +70,23 @@ const restartFrames = 4096
 // restartWait bounds how long a restart waits for the old log's readers
 // while this process's writers wait at the gate; restartPoll is the time
 // between two looks.
+//
+// A reader that began before the log was copied holds on until its
+// statement ends, which on a busy CPU can take longer than restartWait:
+// with four readers querying back to back beside six spinning processes
+// on two cores, 12 restarts in 23 gave up, several in a row, and in CI
+// beside the other packages' tests the log grew past 100 MiB. So each
+// restart that gives up doubles the next one's wait, up to
+// restartWaitMax, and the next try comes no sooner than restartSpacing
+// times the time the failed one held the writers: the writers are held
+// at most a quarter of the time even if a reader never lets go (a long
+// read by another process), and a slow reader is waited out. A restart
+// that completes sets the wait back to restartWait.
 const (
-	restartWait = 50 * time.Millisecond
-	restartPoll = 200 * time.Microsecond
+	restartWait    = 50 * time.Millisecond
+	restartWaitMax = 800 * time.Millisecond
+	restartSpacing = 3
+	restartPoll    = 200 * time.Microsecond
 )
 
 // Before a restart the checkpointer catches up with PASSIVE checkpoints
@@ -92,6 +106,11 @@ type checkpointer struct {
 	restartFrames int
 	cancel        context.CancelFunc
 	done          sync.WaitGroup
+
+	// Only the checkpointer's goroutine touches these: restarts given up
+	// in a row, and the time before which the next may not begin.
+	failed    int
+	notBefore time.Time
 
 	mu       sync.Mutex
 	last     walState // the last PASSIVE checkpoint's answer, for tests
@@ -126,7 +145,7 @@ func startCheckpointer(db *sql.DB, gate *writeGate, source string) *checkpointer
 // run is one turn: a PASSIVE checkpoint, then a restart if the log is long.
 func (c *checkpointer) run(ctx context.Context) {
 	s, err := c.passive(ctx)
-	if err != nil || s.Log < c.restartFrames {
+	if err != nil || s.Log < c.restartFrames || time.Now().Before(c.notBefore) {
 		return
 	}
 	// The restart copies what was written since the last checkpoint with
@@ -147,18 +166,28 @@ func (c *checkpointer) run(ctx context.Context) {
 	// since the last complete one (9 ms and more in a W4 run). Flushed
 	// here, the writers do not wait for it.
 	c.flush()
-	restarted, err := c.restart(ctx)
+	wait := restartWait << min(c.failed, 4)
+	wait = min(wait, restartWaitMax)
+	restarted, held, err := c.restart(ctx, wait, s.Log)
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Warn("sqlite log restart failed; trying again", "db", c.source, "err", err)
 		}
 		return
 	}
-	if restarted {
-		c.mu.Lock()
-		c.restarts++
-		c.mu.Unlock()
+	if !restarted {
+		c.failed++
+		c.notBefore = time.Now().Add(restartSpacing * held)
+		if wait == restartWaitMax {
+			slog.Warn("sqlite log not restarted: a reader held on to it; trying again",
+				"db", c.source, "waited", held, "log_mib", s.Log>>8, "tries", c.failed)
+		}
+		return
 	}
+	c.failed = 0
+	c.mu.Lock()
+	c.restarts++
+	c.mu.Unlock()
 }
 
 // flush fsyncs the database file and its log (fsync is per file, whoever
@@ -192,9 +221,12 @@ func (c *checkpointer) passive(ctx context.Context) (walState, error) {
 }
 
 // restart runs RESTART checkpoints with this process's writers held at
-// the gate until one completes, for at most restartWait. It reports false
-// when a reader (or another process's writer) held on past that: nothing
-// is lost, the next turn tries again.
+// the gate until one completes, for at most wait, and says how long it
+// held them. It reports false when a reader (or another process's writer)
+// held on past that: nothing is lost, a later turn tries again. It
+// reports true, without waiting, when the log holds fewer than frames:
+// it started over since the caller looked (a writer found it copied and
+// free of readers) and is short again.
 //
 // SQLite's busy handler would do the waiting, but it sleeps 1, 2, 5, 10 …
 // ms between tries, and the writers wait at the gate for all of it: with
@@ -202,18 +234,18 @@ func (c *checkpointer) passive(ctx context.Context) (walState, error) {
 // write lock, copies what is left (nothing after the first), and checks
 // the readers without waiting (busy timeout 0); the tries are restartPoll
 // apart.
-func (c *checkpointer) restart(ctx context.Context) (bool, error) {
+func (c *checkpointer) restart(ctx context.Context, wait time.Duration, frames int) (restarted bool, held time.Duration, err error) {
 	// The connection is taken before the gate: under load the pool's
 	// connections are all reading, and the writers would wait for one too.
 	conn, err := c.db.Conn(ctx)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	defer conn.Close()
 	// The connection goes back to the pool afterwards: it gets its busy
 	// timeout back, or is dropped from the pool if that fails.
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	defer func() {
 		reset := fmt.Sprintf("PRAGMA busy_timeout = %d", sqliteBusyTimeout.Milliseconds())
@@ -223,20 +255,21 @@ func (c *checkpointer) restart(ctx context.Context) (bool, error) {
 	}()
 	leave, err := c.gate.enter(ctx)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	defer leave()
-	deadline := time.Now().Add(restartWait)
+	start := time.Now()
 	for {
 		var s walState
 		if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&s.Busy, &s.Log, &s.Checkpointed); err != nil {
-			return false, err
+			return false, time.Since(start), err
 		}
-		if s.Busy == 0 {
-			return true, nil
+		held = time.Since(start)
+		if s.Busy == 0 || s.Log < frames {
+			return true, held, nil
 		}
-		if time.Now().After(deadline) {
-			return false, nil
+		if held > wait {
+			return false, held, nil
 		}
 		time.Sleep(restartPoll)
 	}

@@ -3,6 +3,7 @@ package database
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -121,7 +122,7 @@ func writeRows(t *testing.T, db *DB, first, n int) {
 // SQLite never finds the log free of readers and the file grows by every
 // write (here to the whole amount written).
 func TestCheckpointerBoundsLog(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	path := filepath.Join(t.TempDir(), "b.db")
 	db, err := Open(ctx, path, Options{})
@@ -153,20 +154,39 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 	}
 
 	// Writers through the gate, as the service's: 128 MiB in 16 KiB rows,
-	// a transaction per 8 rows, at most 64 MiB a second; the log's file is
-	// measured as they go. The pace keeps what is written in one
-	// checkpointInterval (16 MiB) well under the bound below whatever the
-	// machine: unpaced, a fast one wrote 40 MiB per interval and the file
-	// reached 72–110 MiB although restarts ran (3 runs in 4 failed).
+	// a transaction per 8 rows; the log's file is measured as they go.
+	// After each 16 MiB (four restart thresholds) they wait until the log
+	// started over since the last wait — its header's salt moved (a writer found it copied and free of readers), or the
+	// checkpointer completed a restart (the next write starts it over) —
+	// so the test does not depend on the machine's speed. Paced by the
+	// clock instead (64 MiB a second), the file reached 68–107 MiB in CI
+	// beside the other packages' tests, where restarts gave up for longer.
 	blob := make([]byte, 16<<10)
 	var largest int64
 	const total = 128 << 20
-	const perTx = 8 * 16 << 10
-	pace := time.Second * perTx / (64 << 20)
-	start := time.Now()
+	const perWait = 4 * restartAt * 4 << 10
+	startedOver := func() (salt uint32, restarts int) {
+		db.checkpoints.mu.Lock()
+		restarts = db.checkpoints.restarts
+		db.checkpoints.mu.Unlock()
+		return logSalt(t, path+"-wal"), restarts
+	}
+	salt, restarts := startedOver()
+	first := salt
 	for id := 0; id*len(blob) < total; id += 8 {
-		if wait := time.Until(start.Add(time.Duration(id/8) * pace)); wait > 0 {
-			time.Sleep(wait)
+		if id > 0 && id*len(blob)%perWait == 0 {
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				s, r := startedOver()
+				if s != salt || r != restarts {
+					salt, restarts = s, r
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the log did not start over within 30 s of %d MiB written", id*len(blob)>>20)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 		}
 		tx, err := db.BeginWrite(ctx)
 		if err != nil {
@@ -187,17 +207,102 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 	stopReading()
 	readers.Wait()
 
-	db.checkpoints.mu.Lock()
-	restarts := db.checkpoints.restarts
-	db.checkpoints.mu.Unlock()
-	// The bound is loose: the restart threshold plus what the writers add
-	// in a few intervals on a slow machine (41–53 MiB on an idle one; 68
-	// MiB once, in CI with the other packages' tests beside it, against a
-	// bound of 64 then). Unbounded, the file reaches the 128 MiB written
-	// (plus b-tree pages), so three quarters of it still tells the two apart.
-	const bound = total * 3 / 4
-	if restarts == 0 || largest > bound {
-		t.Fatalf("log file up to %d MiB with %d restarts while %d MiB were written; want restarts and at most %d MiB", largest>>20, restarts, total>>20, bound>>20)
+	// The bound: the log starts over at least once per 16 MiB written, so
+	// at most two such stretches (32 MiB) lie between two start-overs; with
+	// room. Without restarts (restartFrames out of reach) the first wait
+	// fails: while it waits nothing writes, so the salt cannot move.
+	const bound = 48 << 20
+	if largest > bound {
+		t.Fatalf("log file up to %d MiB while %d MiB were written; want at most %d MiB", largest>>20, total>>20, bound>>20)
 	}
-	t.Logf("log file up to %d MiB, %d restarts", largest>>20, restarts)
+	t.Logf("log file up to %d MiB; started over %d times, %d restarts by the checkpointer", largest>>20, logSalt(t, path+"-wal")-first, restarts)
+}
+
+// logSalt counts the times the log started over, from its header: SQLite
+// adds one to the first salt (bytes 16–19, big-endian) each time and writes
+// the header with the new log's first frame. (The checkpoint sequence
+// number beside it is the writing connection's own count, not the file's.)
+func logSalt(t *testing.T, wal string) uint32 {
+	f, err := os.Open(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return 0 // not written yet
+	}
+	return binary.BigEndian.Uint32(h[16:])
+}
+
+// TestCheckpointerWaitsOutSlowReader: a restart gives up on a reader of
+// the old log that holds on past its wait, the next waits twice as long and comes no sooner
+// than three times the failed one's hold, and once the reader lets go
+// the log is restarted and the wait is back to the first.
+func TestCheckpointerWaitsOutSlowReader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// This test's checkpointer takes every turn, by hand.
+	db.checkpoints.stop()
+	c := &checkpointer{db: db.SQL, gate: db.checkpoints.gate, source: "test", restartFrames: 64}
+	writeRows(t, db, 0, 1000) // about 2 MiB in the log, not copied
+	reader, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1000 {
+		t.Fatalf("reader saw %d rows, %v", n, err)
+	}
+
+	for turn, want := range []time.Duration{restartWait, 2 * restartWait, 4 * restartWait} {
+		if wait := time.Until(c.notBefore); wait > 0 {
+			c.run(ctx) // too soon: no restart is tried
+			if c.failed != turn {
+				t.Fatalf("turn %d: a restart was tried before its time (failed %d)", turn, c.failed)
+			}
+			time.Sleep(wait)
+		}
+		began := time.Now()
+		c.run(ctx)
+		took := time.Since(began)
+		if c.failed != turn+1 || c.restarts != 0 {
+			t.Fatalf("turn %d: failed %d, restarts %d; want a restart given up", turn, c.failed, c.restarts)
+		}
+		if took < want {
+			t.Fatalf("turn %d: gave up after %v; want a wait of %v", turn, took, want)
+		}
+		// The spacing is three times the hold, which is at least the wait.
+		if spacing := time.Until(c.notBefore); spacing < 2*want {
+			t.Fatalf("turn %d: next try in %v; want at least %v", turn, spacing, 2*want)
+		}
+	}
+
+	// The reader lets go during the next restart's wait (400 ms): it completes.
+	time.Sleep(time.Until(c.notBefore))
+	go func() {
+		time.Sleep(restartWait)
+		reader.ExecContext(context.Background(), "COMMIT") //nolint:errcheck // checked by the restart below
+	}()
+	c.run(ctx)
+	if c.failed != 0 || c.restarts != 1 {
+		t.Fatalf("after the reader let go: failed %d, restarts %d; want the log restarted", c.failed, c.restarts)
+	}
+	writeRows(t, db, 1000, 1)
+	var s walState
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&s.Busy, &s.Log, &s.Checkpointed); err != nil {
+		t.Fatal(err)
+	}
+	if s.Log > 8 {
+		t.Fatalf("the log holds %d frames after the restart and one write; want it started over", s.Log)
+	}
 }
