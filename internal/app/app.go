@@ -28,6 +28,7 @@ import (
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
+	"logistics/internal/schedturns"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
 	"logistics/rest"
@@ -401,7 +402,7 @@ func (a *App) Handler() http.Handler {
 	root.Handle("/", a.routeEnvironment(muxes))
 	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
-	})(root)
+	})(schedturns.Middleware(a.Config.SchedTurns)(root))
 }
 
 // envRoutes is every route of one environment, at its full path. The API

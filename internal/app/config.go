@@ -16,6 +16,7 @@ import (
 
 	"logistics/internal/auth"
 	"logistics/internal/database"
+	"logistics/internal/schedturns"
 )
 
 // Config is every setting of the service, with its flag and environment
@@ -52,6 +53,7 @@ type Config struct {
 	GCPercent      int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
 	MemoryLimit    int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
 	SQLiteMemory   int           // --sqlite-memory, LOGISTICS_SQLITE_MEMORY: soft bound in MiB on SQLite's memory (page caches), the process's; 0: none
+	SchedTurns     int           // --sched-turns, LOGISTICS_SCHED_TURNS: goroutines each request hands Go's scheduler as it begins and ends (internal/schedturns); 0: none
 
 	SubscriptionLimit     int           // --subscription-limit, LOGISTICS_SUBSCRIPTION_LIMIT: open subscriptions per API key or session on one instance
 	SubscriptionBuffer    int           // --subscription-buffer, LOGISTICS_SUBSCRIPTION_BUFFER: events waiting per subscriber before it reads the log itself
@@ -90,6 +92,7 @@ func Defaults() Config {
 		GCPercent:      400,
 		MemoryLimit:    1024,
 		SQLiteMemory:   database.DefaultSQLiteMemory >> 20,
+		SchedTurns:     schedturns.DefaultTurns,
 
 		SubscriptionLimit:     100,
 		SubscriptionBuffer:    1000,
@@ -154,6 +157,7 @@ func (c *Config) settings() []setting {
 		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
 		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
 		{"sqlite-memory", "LOGISTICS_SQLITE_MEMORY", "soft bound in MiB on what SQLite keeps in memory, page caches above all, for every SQLite connection of this process together (0: none; each connection still caches at most 64 MiB)", num(&c.SQLiteMemory)},
+		{"sched-turns", "LOGISTICS_SCHED_TURNS", "goroutines each request hands Go's scheduler as it begins and again as it ends, so that under saturation requests waiting in its global queue get their turn (README: Decisions; 0: none)", num(&c.SchedTurns)},
 		{"subscription-limit", "LOGISTICS_SUBSCRIPTION_LIMIT", "most GraphQL subscriptions one API key or console session may hold open on one instance", num(&c.SubscriptionLimit)},
 		{"subscription-buffer", "LOGISTICS_SUBSCRIPTION_BUFFER", "most events waiting for one subscriber before it falls back to reading the event log itself", num(&c.SubscriptionBuffer)},
 		{"subscription-keepalive", "LOGISTICS_SUBSCRIPTION_KEEPALIVE", "interval of WebSocket pings and SSE keep-alive comments on subscriptions", dur(&c.SubscriptionKeepAlive)},
@@ -249,6 +253,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SQLiteMemory < 0 || c.SQLiteMemory > 1<<20 {
 		return errors.New("sqlite-memory must be between 0 (none) and 1048576 MiB")
+	}
+	if c.SchedTurns < 0 || c.SchedTurns > 64 {
+		return errors.New("sched-turns must be between 0 (none) and 64")
 	}
 	if c.SubscriptionLimit < 1 || c.SubscriptionBuffer < 1 || c.SubscriptionKeepAlive < time.Second {
 		return errors.New("subscription-limit and subscription-buffer must be at least 1, subscription-keepalive at least 1s")

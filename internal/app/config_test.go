@@ -59,6 +59,8 @@ func TestLoadRejects(t *testing.T) {
 		{nil, []string{"--graphql-max-execution-time", "90s"}, "write-timeout"},
 		{nil, []string{"--graphql-max-list", "0"}, "graphql-max-list"},
 		{map[string]string{"LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES": "-1"}, nil, "graphql-max-response-bytes"},
+		{nil, []string{"--sched-turns", "-1"}, "sched-turns"},
+		{map[string]string{"LOGISTICS_SCHED_TURNS": "65"}, nil, "sched-turns"},
 	} {
 		cfg := Defaults()
 		_, err := cfg.Load("serve", tc.args, func(k string) string { return tc.env[k] })
