@@ -5,8 +5,10 @@ package metrics
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"sync"
@@ -16,6 +18,10 @@ import (
 
 // buckets are the upper bounds (seconds) of the request-duration histogram.
 var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// schedBuckets are the upper bounds (seconds) of the scheduling-latency
+// histogram: time goroutines spent runnable before they ran.
+var schedBuckets = []float64{0.00001, 0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}
 
 type key struct {
 	env, method, class string // class: "graphql", "rest", "other"
@@ -134,6 +140,7 @@ func (r *Registry) write(w io.Writer) {
 	fmt.Fprintf(w, "# HELP go_goroutines Goroutines.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
 	fmt.Fprintf(w, "# HELP go_memstats_heap_alloc_bytes Heap bytes in use.\n# TYPE go_memstats_heap_alloc_bytes gauge\ngo_memstats_heap_alloc_bytes %d\n", ms.HeapAlloc)
 	fmt.Fprintf(w, "# HELP go_memstats_sys_bytes Bytes obtained from the OS.\n# TYPE go_memstats_sys_bytes gauge\ngo_memstats_sys_bytes %d\n", ms.Sys)
+	writeSchedLatencies(w)
 	for _, g := range gauges {
 		g(w)
 	}
@@ -164,3 +171,43 @@ func labelSet(names, values []string) string {
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// writeSchedLatencies writes the Go runtime's scheduling latencies (how
+// long goroutines waited, runnable, for a P: /sched/latencies:seconds) as a
+// histogram over schedBuckets. Requests that wait in the scheduler's queues
+// show here before anywhere else (README Decisions: "Requests take turns
+// in Go's scheduler"). The runtime's own buckets are finer; each is
+// counted under the first bound at or above its upper end, and the sum
+// from each bucket's lower end (an estimate from below: the runtime keeps
+// no sum).
+func writeSchedLatencies(w io.Writer) {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return
+	}
+	h := s[0].Value.Float64Histogram()
+	cumulative := make([]uint64, len(schedBuckets))
+	var count uint64
+	var sum float64
+	for i, n := range h.Counts {
+		if n == 0 {
+			continue
+		}
+		count += n
+		if lo := h.Buckets[i]; !math.IsInf(lo, 0) {
+			sum += lo * float64(n)
+		}
+		hi := h.Buckets[i+1]
+		for j, b := range schedBuckets {
+			if hi <= b {
+				cumulative[j] += n
+			}
+		}
+	}
+	fmt.Fprint(w, "# HELP go_sched_latencies_seconds Time goroutines waited, runnable, before they ran.\n# TYPE go_sched_latencies_seconds histogram\n")
+	for j, b := range schedBuckets {
+		fmt.Fprintf(w, "go_sched_latencies_seconds_bucket{le=%q} %d\n", fmtFloat(b), cumulative[j])
+	}
+	fmt.Fprintf(w, "go_sched_latencies_seconds_bucket{le=\"+Inf\"} %d\ngo_sched_latencies_seconds_sum %s\ngo_sched_latencies_seconds_count %d\n", count, fmtFloat(sum), count)
+}

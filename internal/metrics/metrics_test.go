@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,5 +34,45 @@ func TestExposition(t *testing.T) {
 	}
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
 		t.Errorf("Content-Type %q", ct)
+	}
+}
+
+// TestSchedLatencies: the runtime's scheduling latencies are exposed as a
+// histogram whose buckets are cumulative and end at the count, which grows
+// as goroutines run.
+func TestSchedLatencies(t *testing.T) {
+	for range 100 {
+		done := make(chan struct{})
+		go func() { close(done) }()
+		<-done
+	}
+	var b strings.Builder
+	writeSchedLatencies(&b)
+	var last, inf, count uint64 = 0, 0, 0
+	buckets := 0
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			t.Fatalf("line %q", line)
+		}
+		n, err := strconv.ParseUint(value, 10, 64)
+		switch {
+		case strings.HasPrefix(name, `go_sched_latencies_seconds_bucket{le="+Inf"}`):
+			inf = n
+		case strings.HasPrefix(name, "go_sched_latencies_seconds_bucket"):
+			if err != nil || n < last {
+				t.Fatalf("bucket %q after %d: not cumulative", line, last)
+			}
+			last = n
+			buckets++
+		case name == "go_sched_latencies_seconds_count":
+			count = n
+		}
+	}
+	if buckets != len(schedBuckets) || count == 0 || inf != count || last > count {
+		t.Fatalf("%d buckets, last %d, +Inf %d, count %d; want %d cumulative buckets under a count above 0:\n%s", buckets, last, inf, count, len(schedBuckets), b.String())
 	}
 }

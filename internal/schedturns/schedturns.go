@@ -23,9 +23,10 @@
 // A goroutine started goes to its P's next slot and pushes the one there
 // to the back of the P's queue, where starting it counts: each request's
 // turns move the count on, in proportion to the load, which is when it
-// matters. Each costs a goroutine start and exit from the runtime's free
-// list (well under a microsecond), against a request's hundreds. Turns
-// 0 leaves the handler as it is.
+// matters. Each costs a goroutine start, run and exit from the runtime's
+// free list: 3.5 µs for a request's 3 and 3 (BenchmarkTurns), 2% of W6's
+// CPU per request (one order by id, ~160 µs), 0.2% of W3's. Turns 0
+// leaves the handler as it is.
 package schedturns
 
 import "net/http"

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime/metrics"
+	"strconv"
 	"testing"
 )
 
@@ -51,5 +52,21 @@ func TestMiddlewareGivesTurns(t *testing.T) {
 		if n := created(t) - before; n != 0 {
 			t.Errorf("0 turns: %d goroutines started; want none", n)
 		}
+	}
+}
+
+// BenchmarkTurns: what a request's turns cost the request's goroutine
+// (starting them; they run when it next yields).
+//
+//	go test ./internal/schedturns -run '^$' -bench Turns -benchmem
+func BenchmarkTurns(b *testing.B) {
+	for _, turns := range []int{0, DefaultTurns} {
+		h := Middleware(turns)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		w, r := httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)
+		b.Run(strconv.Itoa(turns), func(b *testing.B) {
+			for b.Loop() {
+				h.ServeHTTP(w, r)
+			}
+		})
 	}
 }
