@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -252,9 +253,21 @@ func sqliteDSN(dsn string) string {
 // changes when several instances start at once ("logi" in ASCII).
 const migrationLock = 0x6c6f6769
 
+// migrating serialises migrations within one process: ent's migration
+// completes its package-level table definitions in place (atlas.go,
+// setupTables), so two at once wrote the same maps — a fatal "concurrent
+// map writes" in CI when TestInstancesStartingTogether opened three apps in
+// one process. One process's environments migrate one after the other
+// anyway; this holds for tests and anything that opens apps side by side.
+var migrating sync.Mutex
+
 // Migrate creates or updates the schema. On PostgreSQL it holds an advisory
-// lock, so instances starting together do not race each other.
+// lock, so instances starting together do not race each other; within one
+// process, migrating (taken first, so the two locks are always taken in
+// the same order).
 func (d *DB) Migrate(ctx context.Context) error {
+	migrating.Lock()
+	defer migrating.Unlock()
 	if d.Dialect == dialect.Postgres {
 		conn, err := d.SQL.Conn(ctx)
 		if err != nil {
