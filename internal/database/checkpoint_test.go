@@ -306,3 +306,54 @@ func TestCheckpointerWaitsOutSlowReader(t *testing.T) {
 		t.Fatalf("the log holds %d frames after the restart and one write; want it started over", s.Log)
 	}
 }
+
+// TestRestartStopsAtAStartedOverLog: a restart asked for a log of many
+// frames that a writer has since started over (every frame copied back, no
+// reader on it) has nothing left to do, even while a reader holds a
+// snapshot in the new, short log: it reports success at once instead of
+// holding the writers for its whole wait.
+func TestRestartStopsAtAStartedOverLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "o.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.checkpoints.stop()
+	c := &checkpointer{db: db.SQL, gate: db.checkpoints.gate, source: "test", restartFrames: 64}
+	writeRows(t, db, 0, 1000)
+	var s walState
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&s.Busy, &s.Log, &s.Checkpointed); err != nil {
+		t.Fatal(err)
+	}
+	frames := s.Log
+	if frames < 500 || s.Checkpointed != s.Log {
+		t.Fatalf("PASSIVE: %+v; want the whole log (≥ 500 frames) copied back", s)
+	}
+	writeRows(t, db, 1000, 1) // the log starts over: a few frames
+	reader, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1001 {
+		t.Fatalf("reader saw %d rows, %v", n, err)
+	}
+	defer reader.ExecContext(context.Background(), "COMMIT") //nolint:errcheck
+	const wait = 2 * time.Second
+	restarted, held, err := c.restart(ctx, wait, frames)
+	if err != nil || !restarted || held >= wait {
+		t.Fatalf("restart of a log already started over: restarted %v after %v, %v; want true at once", restarted, held, err)
+	}
+	// The same reader against a log that did not start over holds the
+	// restart for its wait: the answer above came from the log's length.
+	restarted, held, err = c.restart(ctx, 100*time.Millisecond, 1)
+	if err != nil || restarted || held < 100*time.Millisecond {
+		t.Fatalf("restart with a reader on the log: restarted %v after %v, %v; want given up after the wait", restarted, held, err)
+	}
+}
