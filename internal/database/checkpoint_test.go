@@ -3,6 +3,7 @@ package database
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -251,18 +252,7 @@ func TestCheckpointerWaitsOutSlowReader(t *testing.T) {
 	db.checkpoints.stop()
 	c := &checkpointer{db: db.SQL, gate: db.checkpoints.gate, source: "test", restartFrames: 64}
 	writeRows(t, db, 0, 1000) // about 2 MiB in the log, not copied
-	reader, err := db.SQL.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1000 {
-		t.Fatalf("reader saw %d rows, %v", n, err)
-	}
+	reader := holdSnapshot(t, db, 1000)
 
 	for turn, want := range []time.Duration{restartWait, 2 * restartWait, 4 * restartWait} {
 		if wait := time.Until(c.notBefore); wait > 0 {
@@ -307,6 +297,27 @@ func TestCheckpointerWaitsOutSlowReader(t *testing.T) {
 	}
 }
 
+// holdSnapshot opens a read transaction on a connection of its own that has
+// read table t (want rows) and so holds its snapshot of the log until
+// COMMIT; the connection is closed when the test ends.
+func holdSnapshot(t *testing.T, db *DB, want int) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	reader, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reader.Close() })
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != want {
+		t.Fatalf("reader saw %d rows, %v; want %d", n, err, want)
+	}
+	return reader
+}
+
 // TestRestartStopsAtAStartedOverLog: a restart asked for a log of many
 // frames that a writer has since started over (every frame copied back, no
 // reader on it) has nothing left to do, even while a reader holds a
@@ -332,18 +343,7 @@ func TestRestartStopsAtAStartedOverLog(t *testing.T) {
 		t.Fatalf("PASSIVE: %+v; want the whole log (≥ 500 frames) copied back", s)
 	}
 	writeRows(t, db, 1000, 1) // the log starts over: a few frames
-	reader, err := db.SQL.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
-	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1001 {
-		t.Fatalf("reader saw %d rows, %v", n, err)
-	}
+	reader := holdSnapshot(t, db, 1001)
 	defer reader.ExecContext(context.Background(), "COMMIT") //nolint:errcheck
 	const wait = 2 * time.Second
 	restarted, held, err := c.restart(ctx, wait, frames)
