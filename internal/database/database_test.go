@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPostgresDSNAddsPlannerDefaults(t *testing.T) {
@@ -65,6 +66,46 @@ func TestSQLiteRefusesForeignKeysOff(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "foreign keys must be on") {
 			t.Fatalf("%s: %v", opt, err)
+		}
+	}
+}
+
+// TestMigrationsTakeTurns: a migration waits while another of this process
+// holds the turn (ent's migration completes package-level tables in place:
+// two at once are a data race, which crashed CI once), then runs; and
+// migrations of several databases started together all complete.
+func TestMigrationsTakeTurns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dbs := make([]*DB, 3)
+	for i := range dbs {
+		db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	migrating.Lock() // another migration holds the turn
+	done := make(chan error, 1)
+	go func() { done <- dbs[0].Migrate(ctx) }()
+	select {
+	case err := <-done:
+		migrating.Unlock()
+		t.Fatalf("a migration ran while another held the turn (%v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	migrating.Unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, len(dbs)-1)
+	for _, db := range dbs[1:] {
+		go func() { errs <- db.Migrate(ctx) }()
+	}
+	for range dbs[1:] {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
