@@ -119,7 +119,10 @@ func measureCallgrind(ctx context.Context, c *config, w workload, iface, bin, se
 	// scheduler's idle Ps spin while a request waits (W4's write gate
 	// waiting for writers to join its group): counted, and as long as the
 	// wait, those spins moved a cell several-fold between identical runs.
-	env = append(append([]string{}, env...), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
+	// Go reads the CPU's clock with RDTSCP where the CPU has it, which
+	// valgrind 3.19 cannot execute (SIGILL at the first runtime lock on an
+	// AMD Zen machine): the runtime is told the CPU lacks it.
+	env = append(append([]string{}, env...), "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off", "GOMAXPROCS=1")
 	outFile, err := filepath.Abs(filepath.Join(c.Out, name+".callgrind"))
 	if err != nil {
 		return nil, err
