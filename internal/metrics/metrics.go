@@ -187,7 +187,13 @@ func writeSchedLatencies(w io.Writer) {
 	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
 		return
 	}
-	h := s[0].Value.Float64Histogram()
+	writeSchedHistogram(w, s[0].Value.Float64Histogram())
+}
+
+// writeSchedHistogram writes h, a histogram of the runtime's shape (Buckets
+// holds len(Counts)+1 bounds, the first may be -Inf and the last +Inf), as
+// go_sched_latencies_seconds over schedBuckets.
+func writeSchedHistogram(w io.Writer, h *metrics.Float64Histogram) {
 	cumulative := make([]uint64, len(schedBuckets))
 	var count uint64
 	var sum float64

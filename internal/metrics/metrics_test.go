@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"math"
 	"net/http/httptest"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,5 +76,38 @@ func TestSchedLatencies(t *testing.T) {
 	}
 	if buckets != len(schedBuckets) || count == 0 || inf != count || last > count {
 		t.Fatalf("%d buckets, last %d, +Inf %d, count %d; want %d cumulative buckets under a count above 0:\n%s", buckets, last, inf, count, len(schedBuckets), b.String())
+	}
+}
+
+// TestSchedHistogram: each of the runtime's buckets is counted under the
+// first of our bounds at or above its upper end (one ending past the last
+// bound only under +Inf), and the sum adds each bucket's lower end times its
+// count (a bucket from -Inf adds nothing).
+func TestSchedHistogram(t *testing.T) {
+	inf := math.Inf(1)
+	h := &metrics.Float64Histogram{
+		Buckets: []float64{math.Inf(-1), 0, 0.000008, 0.00001, 0.0002, 0.003, 0.2, 0.9, 2, inf},
+		Counts:  []uint64{1, 5, 7, 0, 11, 13, 17, 19, 23},
+	}
+	var b strings.Builder
+	writeSchedHistogram(&b, h)
+	want := `# HELP go_sched_latencies_seconds Time goroutines waited, runnable, before they ran.
+# TYPE go_sched_latencies_seconds histogram
+go_sched_latencies_seconds_bucket{le="1e-05"} 13
+go_sched_latencies_seconds_bucket{le="0.0001"} 13
+go_sched_latencies_seconds_bucket{le="0.001"} 13
+go_sched_latencies_seconds_bucket{le="0.005"} 24
+go_sched_latencies_seconds_bucket{le="0.01"} 24
+go_sched_latencies_seconds_bucket{le="0.025"} 24
+go_sched_latencies_seconds_bucket{le="0.05"} 24
+go_sched_latencies_seconds_bucket{le="0.1"} 24
+go_sched_latencies_seconds_bucket{le="0.25"} 37
+go_sched_latencies_seconds_bucket{le="1"} 54
+go_sched_latencies_seconds_bucket{le="+Inf"} 96
+go_sched_latencies_seconds_sum ` + fmtFloat(5*0+7*0.000008+11*0.0002+13*0.003+17*0.2+19*0.9+23*2) + `
+go_sched_latencies_seconds_count 96
+`
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
