@@ -9,6 +9,7 @@ import (
 
 	"logistics/graph/generated"
 	"logistics/internal/auth"
+	"logistics/internal/orderread"
 )
 
 // fastQueryFields executes the root fields of queries through the fast path
@@ -41,7 +42,13 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 			counts.Declined.Add(1)
 			return next(ctx)
 		}
-		if out, fields, ok := fast.QueryField(ctx, rf.Field); ok {
+		mem := new(pageMemory)
+		out, fields, ok := fast.QueryField(context.WithValue(ctx, pageMemoryKey{}, mem), rf.Field)
+		// The field's JSON is written (or the fast path declined, and gqlgen
+		// executes the field again with ctx, in fresh memory): nothing the
+		// fast path read is used after this.
+		mem.release()
+		if ok {
 			counts.Served.Add(1)
 			if st := requestCost(ctx); st != nil {
 				st.actual.Add(int64(fields)) // as costFields counts them
@@ -51,6 +58,33 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 		counts.Declined.Add(1)
 		return next(ctx)
 	}
+}
+
+// pageMemory is the memory the fast path's pages borrow while one root
+// field is executed (orderread.LineMemory: the entities of an order page's
+// lines), taken back once its JSON is written. gqlgen's executor writes a
+// field's JSON after its resolvers return, so what it executes keeps fresh
+// memory: lineMemory is nil outside the fast path.
+type pageMemory struct{ lines *orderread.LineMemory }
+
+type pageMemoryKey struct{}
+
+func (m *pageMemory) release() {
+	m.lines.Release()
+	m.lines = nil
+}
+
+// lineMemory returns the line memory of the fast path's root field being
+// executed in ctx, nil outside the fast path.
+func lineMemory(ctx context.Context) *orderread.LineMemory {
+	m, _ := ctx.Value(pageMemoryKey{}).(*pageMemory)
+	if m == nil {
+		return nil
+	}
+	if m.lines == nil {
+		m.lines = orderread.NewLineMemory()
+	}
+	return m.lines
 }
 
 // selectsAggregate tells whether f is, or selects at any depth, a field

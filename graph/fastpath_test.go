@@ -304,3 +304,68 @@ func postGraphQL(url string, header http.Header, query string) ([]byte, int, err
 	body, err := io.ReadAll(resp.Body)
 	return body, resp.StatusCode, err
 }
+
+// TestFastPathLinesInLentMemory: the fast path reads an order page's lines
+// into memory lent for the root field (orderread.LineMemory) and takes it
+// back once the field's JSON is written, so other requests' pages reuse it.
+// Pages of different orders, read by six clients at once, must each answer
+// what gqlgen alone (fresh memory) answers: memory taken back before the
+// JSON is written, or used after, shows as another page's lines or zeroes.
+func TestFastPathLinesInLentMemory(t *testing.T) {
+	srv := apptest.New(t)
+	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
+	f := newFixture(t, srv, prod)
+	ams, rtm := f.hub("AMS1", "Amsterdam", "NL"), f.hub("RTM2", "Rotterdam", "NL")
+	bolt, nut, washer := f.part("BLT-M8", "Hex bolt M8"), f.part("NUT-M8", "Nut M8"), f.part("WSH-M8", "Washer M8")
+	f.order(ams, bolt, "2", nut, "1.25")
+	f.order(rtm, nut, "3")
+	f.order(ams, washer, "7", bolt, "1", nut, "4")
+	f.order(rtm)
+	f.order(rtm, washer, "0.5")
+
+	queries := []string{
+		`{ orders(first: 10, orderBy: {field: CREATED_AT, direction: ASC}) { edges { node { number lines { quantity part { sku partName } } } } } }`,
+		`{ orders(first: 2, orderBy: {field: CREATED_AT, direction: DESC}) { edges { node { id lines { id quantity allocatedQuantity part { sku } } } } } }`,
+		`{ orders(first: 3, where: {hasHubWith: {code: "AMS1"}}) { edges { node { number hub { code } lines { quantity part { partName } } } } } }`,
+	}
+	want := make([][]byte, len(queries))
+	for i, q := range queries {
+		resp := gqlgen.Do(t, http.MethodPost, gqlgen.URL+"/graphql", map[string]any{"query": q}, nil)
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(resp.Body, []byte(`"lines":[{`)) {
+			t.Fatalf("%s: %d %s", q, resp.StatusCode, resp.Body)
+		}
+		want[i] = resp.Body
+	}
+	for _, s := range []string{`"sku":"BLT-M8"`, `"sku":"NUT-M8"`, `"partName":"Washer M8"`, `"quantity":1.25`} {
+		if !bytes.Contains(bytes.Join(want, nil), []byte(s)) {
+			t.Fatalf("no %s in the pages: %s", s, bytes.Join(want, []byte("\n")))
+		}
+	}
+	served := srv.App.FastPath.Served.Load()
+	const clients, rounds = 6, 40
+	errs := make(chan error, clients)
+	for c := range clients {
+		go func() {
+			for r := range rounds {
+				i := (c + r) % len(queries)
+				body, code, err := postGraphQL(srv.URL+"/graphql", apptest.Bearer(srv.Keys[prod]), queries[i])
+				if err == nil && (code != http.StatusOK || !bytes.Equal(body, want[i])) {
+					err = fmt.Errorf("%s: %d %s\nwant (gqlgen) %s", queries[i], code, body, want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.App.FastPath.Served.Load() - served; n < clients*rounds {
+		t.Fatalf("the fast path served %d root fields of %d requests", n, clients*rounds)
+	}
+}

@@ -82,7 +82,7 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	if lines == nil && tracking == nil {
 		return conn, nil
 	}
-	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed}
+	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed, LineMemory: lineMemory(ctx)}
 	if r.Lines {
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lines)
 	}

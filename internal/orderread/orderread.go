@@ -260,6 +260,10 @@ type Read struct {
 	// edges alone. OrderWith ignores them.
 	LineRows     *Rows[Line]
 	TrackingRows *Rows[Tracking]
+	// LineMemory, when not nil, lends PageWith the entities of the lines
+	// and their parts (Lines), which are then the LineMemory's until its
+	// Release. OrderWith ignores it.
+	LineMemory *LineMemory
 }
 
 // OrderWith returns order id with its hub (id and code), or nil when there
@@ -281,7 +285,7 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 	}
 	if r.Lines {
 		o.Edges.Lines = []*ent.OrderLine{}
-		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineColumns))
+		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineColumns, nil))
 	}
 	return found(o, run(ctx, drv, qs...))
 }
@@ -402,7 +406,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 	case r.LineRows != nil:
 		qs = append(qs, rowsQuery(lineRows, in(name, byDialect[name].lines[AllLineColumns], len(ids)), ids, place, r.LineRows))
 	case r.Lines:
-		qs = append(qs, linesQuery(name, ids, byID, r.LineOrder, r.LineColumns))
+		qs = append(qs, linesQuery(name, ids, byID, r.LineOrder, r.LineColumns, r.LineMemory))
 	}
 	return run(ctx, drv, qs...)
 }
@@ -488,13 +492,13 @@ const (
 // empty), with their parts' sku and name and the optional columns cols, in
 // one statement scanned by hand (ent's scanners would need one statement
 // per type, or reflection per row); their timestamps through sqltime, not
-// go-sqlite3's parser.
-func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, cols LineColumns) query {
+// go-sqlite3's parser. The entities come from mem (nil: fresh ones).
+func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, cols LineColumns, mem *LineMemory) query {
 	cols &= AllLineColumns
 	return query{text: in(name, byDialect[name].lines[cols], len(args)), args: args, scan: func(rows rowScanner) error {
 		dest := make([]any, 0, 11)
 		for rows.Next() {
-			ln, pt := new(ent.OrderLine), new(ent.Part)
+			ln, pt := mem.next()
 			dest = append(dest[:0], (*string)(&ln.ID), (*string)(&ln.OrderID), (*int64)(&ln.Quantity),
 				(*int64)(&ln.AllocatedQuantity), (*int64)(&ln.ShippedQuantity), &pt.Sku, &pt.PartName)
 			if cols&LinePartID != 0 {

@@ -327,3 +327,67 @@ func poolUsers(db *sql.DB) string {
 	}
 	return b.String()
 }
+
+// TestPageWithLentLineMemory: a page read with a LineMemory holds what one
+// read with fresh entities holds; after the memory is taken back (Reset, as
+// Release does before pooling it), the page's lines are zero, and a page
+// read again into the same memory with fewer columns carries none of the
+// earlier read's columns.
+func TestPageWithLentLineMemory(t *testing.T) {
+	srv := apptest.New(t)
+	base := srv.Base(environment.Production)
+	post := func(path string, body map[string]any) resourceid.ID {
+		t.Helper()
+		var out struct{ ID resourceid.ID }
+		r := srv.Do(t, "POST", base+path, body, nil)
+		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
+			t.Fatalf("POST %s: %d", path, r.StatusCode)
+		}
+		return out.ID
+	}
+	post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
+	post("/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"})
+	post("/v1/parts", map[string]any{"sku": "P-2", "part_name": "Nut"})
+	ids := []resourceid.ID{
+		post("/v1/orders", map[string]any{"hub": "AMS1", "lines": []any{map[string]any{"sku": "P-2", "quantity": 2}, map[string]any{"sku": "P-1", "quantity": 1}}}),
+		post("/v1/orders", map[string]any{"hub": "AMS1"}),
+		post("/v1/orders", map[string]any{"hub": "AMS1", "lines": []any{map[string]any{"sku": "P-1", "quantity": 5}}}),
+	}
+	ctx := srv.Ctx(environment.Production)
+	page := func(cols orderread.LineColumns, mem *orderread.LineMemory) []*ent.Order {
+		t.Helper()
+		var orders []*ent.Order
+		for _, id := range ids {
+			o, err := orderread.OrderWith(ctx, id, orderread.Read{})
+			if err != nil || o == nil {
+				t.Fatalf("Order %s: %v, %v", id, o, err)
+			}
+			orders = append(orders, o)
+		}
+		if err := orderread.PageWith(ctx, orders, orderread.Read{Lines: true, LineOrder: orderread.AsIndexed, LineColumns: cols, LineMemory: mem}); err != nil {
+			t.Fatalf("PageWith: %v", err)
+		}
+		return orders
+	}
+	mem := orderread.NewLineMemory()
+	defer mem.Release()
+	lent := page(orderread.AllLineColumns, mem)
+	if fresh := page(orderread.AllLineColumns, nil); !reflect.DeepEqual(lent, fresh) {
+		t.Fatalf("read into lent memory:\n%+v\nfresh:\n%+v", lent, fresh)
+	}
+	if n := len(lent[0].Edges.Lines) + len(lent[2].Edges.Lines); n != 3 || lent[0].Edges.Lines[0].Edges.Part.Sku == "" || lent[0].Edges.Lines[0].CreatedAt.IsZero() {
+		t.Fatalf("%d lines, first %+v", n, lent[0].Edges.Lines[0])
+	}
+	first := lent[0].Edges.Lines[0]
+	mem.Reset()
+	if !reflect.DeepEqual(*first, ent.OrderLine{}) {
+		t.Fatalf("a line still holds %+v after its memory was taken back", first)
+	}
+	again := page(0, mem)
+	if fresh := page(0, nil); !reflect.DeepEqual(again, fresh) {
+		t.Fatalf("read again with fewer columns:\n%+v\nfresh:\n%+v", again, fresh)
+	}
+	if again[0].Edges.Lines[0] != first {
+		t.Fatal("the second read did not reuse the memory the first one was lent")
+	}
+}
