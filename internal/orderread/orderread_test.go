@@ -112,20 +112,7 @@ func TestForUpdateLocksTheOrder(t *testing.T) {
 // field, lines and entries with and without a hub; one with none of them;
 // an id with no order. A pipeline's statements are counted as statements.
 func TestPipelineReadsAsOneByOne(t *testing.T) {
-	srv := apptest.New(t)
-	base := srv.Base(environment.Production)
-	post := func(path string, body map[string]any) resourceid.ID {
-		t.Helper()
-		var out struct{ ID resourceid.ID }
-		r := srv.Do(t, "POST", base+path, body, nil)
-		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
-			t.Fatalf("POST %s: %d", path, r.StatusCode)
-		}
-		return out.ID
-	}
-	post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
-	post("/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"})
-	post("/v1/parts", map[string]any{"sku": "P-2", "part_name": "Nut"})
+	srv, post := withCatalog(t)
 	full := post("/v1/orders", map[string]any{"hub": "AMS1", "customer_ref": "C-1", "due_at": "2026-12-01T09:30:00.123456Z",
 		"ship_to": map[string]any{"name": "A. Smith", "line1": "Main St 1", "city": "Utrecht", "postal_code": "3511", "country": "NL"},
 		"lines":   []any{map[string]any{"sku": "P-2", "quantity": 2}, map[string]any{"sku": "P-1", "quantity": 1}}})
@@ -334,20 +321,7 @@ func poolUsers(db *sql.DB) string {
 // read again into the same memory with fewer columns carries none of the
 // earlier read's columns.
 func TestPageWithLentLineMemory(t *testing.T) {
-	srv := apptest.New(t)
-	base := srv.Base(environment.Production)
-	post := func(path string, body map[string]any) resourceid.ID {
-		t.Helper()
-		var out struct{ ID resourceid.ID }
-		r := srv.Do(t, "POST", base+path, body, nil)
-		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
-			t.Fatalf("POST %s: %d", path, r.StatusCode)
-		}
-		return out.ID
-	}
-	post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
-	post("/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"})
-	post("/v1/parts", map[string]any{"sku": "P-2", "part_name": "Nut"})
+	srv, post := withCatalog(t)
 	ids := []resourceid.ID{
 		post("/v1/orders", map[string]any{"hub": "AMS1", "lines": []any{map[string]any{"sku": "P-2", "quantity": 2}, map[string]any{"sku": "P-1", "quantity": 1}}}),
 		post("/v1/orders", map[string]any{"hub": "AMS1"}),
@@ -390,4 +364,25 @@ func TestPageWithLentLineMemory(t *testing.T) {
 	if again[0].Edges.Lines[0] != first {
 		t.Fatal("the second read did not reuse the memory the first one was lent")
 	}
+}
+
+// withCatalog starts a server whose production has hub AMS1 and parts P-1
+// (Bolt) and P-2 (Nut), and returns it with a function that creates a
+// resource there through REST and returns its id.
+func withCatalog(t *testing.T) (*apptest.Server, func(path string, body map[string]any) resourceid.ID) {
+	srv := apptest.New(t)
+	base := srv.Base(environment.Production)
+	post := func(path string, body map[string]any) resourceid.ID {
+		t.Helper()
+		var out struct{ ID resourceid.ID }
+		r := srv.Do(t, "POST", base+path, body, nil)
+		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
+			t.Fatalf("POST %s: %d", path, r.StatusCode)
+		}
+		return out.ID
+	}
+	post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
+	post("/v1/parts", map[string]any{"sku": "P-1", "part_name": "Bolt"})
+	post("/v1/parts", map[string]any{"sku": "P-2", "part_name": "Nut"})
+	return srv, post
 }
