@@ -350,4 +350,19 @@ func TestFastPathLinesInLentMemory(t *testing.T) {
 		}
 	}
 	askConcurrently(t, srv, queries, want, 40)
+
+	// A page the fast path reads into lent memory and then declines (an
+	// order's 3 lines over a list cap of 2) is answered by gqlgen, as a
+	// server without the fast path answers it.
+	capped := func(c *app.Config) { c.MaxListLength = 2 }
+	fast, slow := srv.Twin(t, capped), srv.Twin(t, capped, func(c *app.Config) { c.NoFastPath = true })
+	declined := fast.App.FastPath.Declined.Load()
+	a := fast.Do(t, http.MethodPost, fast.URL+"/graphql", map[string]any{"query": queries[0]}, nil)
+	b := slow.Do(t, http.MethodPost, slow.URL+"/graphql", map[string]any{"query": queries[0]}, nil)
+	if a.StatusCode != b.StatusCode || !bytes.Equal(a.Body, b.Body) || !bytes.Contains(a.Body, []byte("LIST_LIMIT_EXCEEDED")) {
+		t.Errorf("declined page: fast path %d %s\ngqlgen %d %s", a.StatusCode, a.Body, b.StatusCode, b.Body)
+	}
+	if fast.App.FastPath.Declined.Load() == declined {
+		t.Error("the fast path did not decline the page over the list cap")
+	}
 }

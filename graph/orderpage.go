@@ -82,9 +82,10 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	if lines == nil && tracking == nil {
 		return conn, nil
 	}
-	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed, LineMemory: lineMemory(ctx)}
+	r := orderread.Read{Tracking: tracking != nil, Lines: lines != nil, LineOrder: orderread.AsIndexed}
 	if r.Lines {
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lines)
+		r.LineMemory = lineMemory(ctx) // borrowed only by a page that reads lines
 	}
 	if r.Tracking {
 		r.TrackingColumns = trackingColumns(graphql.GetOperationContext(ctx), tracking)
