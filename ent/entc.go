@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"entgo.io/contrib/entgql"
@@ -28,7 +29,9 @@ func main() {
 		// (ent/template/paginate.tmpl: count only when the count is used).
 		// and their collection template reading the first rows of nested
 		// connections per parent with pergroup.First (collectionTemplate).
-		entgql.WithTemplates(append(withoutCollection(entgql.AllTemplates), collectionTemplate(),
+		// And their edge template with a list edge read from the entity's
+		// own edge when no alias loaded it (edgeTemplate).
+		entgql.WithTemplates(append(without(entgql.AllTemplates, entgql.CollectionTemplate, entgql.EdgeTemplate), collectionTemplate(), edgeTemplate(),
 			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
 		// After WithTemplates, which replaces the template list: placed
 		// before it, the where-input template was dropped from the list, so
@@ -75,16 +78,8 @@ func main() {
 // it; generation stops if the call or the import it edits is no longer
 // there.
 func collectionTemplate() *gen.Template {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "entgo.io/contrib").Output()
-	if err != nil {
-		log.Fatalf("entgql's module directory: %v", err)
-	}
-	path := filepath.Join(strings.TrimSpace(string(out)), "entgql", "template", "collection.tmpl")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		log.Fatalf("entgql's collection template: %v", err)
-	}
-	src := string(b)
+	const path = "entgql's collection template"
+	src := entgqlTemplate("collection.tmpl")
 	for _, r := range [][2]string{
 		{"entgql.LimitPerRow(", "pergroup.First("},
 		// A to-one edge asked under two aliases (hub { code } h2: hub { id })
@@ -118,6 +113,50 @@ func collectionTemplate() *gen.Template {
 		src = strings.Replace(src, r[0], r[1], 1)
 	}
 	return gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Parse(src))
+}
+
+// edgeTemplate is entgql's edge template (the resolvers of edges) with one
+// change: a list edge that is not a connection (order { lines }), which
+// GraphQL reads by its alias (Named<Edge>, what entgql's eager loading
+// fills), is read from the entity's own edge (Edges.<Edge>) when no alias
+// loaded it, before it is queried. Such an edge takes no argument, so
+// every alias answers the same list; rows read by hand (internal/orderread)
+// set the edge once instead of a map of it per alias per row (an order
+// page's 50 maps and slices). Made from the template of the entgql version
+// in go.mod; generation stops if the line is no longer there.
+func edgeTemplate() *gen.Template {
+	src := entgqlTemplate("edge.tmpl")
+	from := strings.Index(src, "\t\t\t\tif fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != \"\" {\n")
+	const last = "\t\t\t\tif IsNotLoaded(err) {\n\t\t\t\t\tresult, err = {{ $r }}.Query{{ $e.StructField }}().All(ctx)\n\t\t\t\t}\n"
+	to := strings.Index(src, last)
+	if from < 0 || to < from || strings.Count(src, last) != 1 {
+		log.Fatal("entgql's edge template: a list edge's resolver is no longer where it was: update ent/entc.go's edgeTemplate")
+	}
+	src = src[:from] + `				if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+					if result, err = {{ $r }}.Named{{ $e.StructField }}(fc.Field.Alias); !IsNotLoaded(err) {
+						return result, err
+					}
+				}
+				if result, err = {{ $r }}.Edges.{{ $e.StructField }}OrErr(); IsNotLoaded(err) {
+					result, err = {{ $r }}.Query{{ $e.StructField }}().All(ctx)
+				}
+` + src[to+len(last):]
+	return gen.MustParse(gen.NewTemplate("edge").Funcs(entgql.TemplateFuncs).Parse(src))
+}
+
+// entgqlTemplate is the source of one of entgql's templates, from the
+// entgql version in go.mod.
+func entgqlTemplate(name string) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "entgo.io/contrib").Output()
+	if err != nil {
+		log.Fatalf("entgql's module directory: %v", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "entgql", "template", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatalf("entgql's %s: %v", name, err)
+	}
+	return string(b)
 }
 
 // decodeTemplate is ent's template of an entity's scanValues and
@@ -154,16 +193,16 @@ func decodeTemplate() *gen.Template {
 	return gen.MustParse(gen.NewTemplate("decode").Funcs(gen.Funcs).Parse(src))
 }
 
-// withoutCollection is ts without entgql's collection template.
-func withoutCollection(ts []*gen.Template) []*gen.Template {
+// without is ts without the templates drop.
+func without(ts []*gen.Template, drop ...*gen.Template) []*gen.Template {
 	out := make([]*gen.Template, 0, len(ts))
 	for _, t := range ts {
-		if t != entgql.CollectionTemplate {
+		if !slices.Contains(drop, t) {
 			out = append(out, t)
 		}
 	}
-	if len(out) != len(ts)-1 {
-		log.Fatal("entgql.AllTemplates no longer holds entgql.CollectionTemplate: update ent/entc.go")
+	if len(out) != len(ts)-len(drop) {
+		log.Fatal("entgql.AllTemplates no longer holds a template ent/entc.go replaces: update ent/entc.go")
 	}
 	return out
 }

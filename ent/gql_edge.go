@@ -105,11 +105,11 @@ func (_m *Order) Workflow(ctx context.Context) (*Workflow, error) {
 
 func (_m *Order) Lines(ctx context.Context) (result []*OrderLine, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedLines(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.LinesOrErr()
+		if result, err = _m.NamedLines(fc.Field.Alias); !IsNotLoaded(err) {
+			return result, err
+		}
 	}
-	if IsNotLoaded(err) {
+	if result, err = _m.Edges.LinesOrErr(); IsNotLoaded(err) {
 		result, err = _m.QueryLines().All(ctx)
 	}
 	return result, err
@@ -138,11 +138,11 @@ func (_m *Order) TrackingEntries(
 
 func (_m *Order) Events(ctx context.Context) (result []*OrderEvent, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedEvents(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.EventsOrErr()
+		if result, err = _m.NamedEvents(fc.Field.Alias); !IsNotLoaded(err) {
+			return result, err
+		}
 	}
-	if IsNotLoaded(err) {
+	if result, err = _m.Edges.EventsOrErr(); IsNotLoaded(err) {
 		result, err = _m.QueryEvents().All(ctx)
 	}
 	return result, err
@@ -195,11 +195,11 @@ func (_m *Part) Items(
 
 func (_m *Part) OrderLines(ctx context.Context) (result []*OrderLine, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedOrderLines(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.OrderLinesOrErr()
+		if result, err = _m.NamedOrderLines(fc.Field.Alias); !IsNotLoaded(err) {
+			return result, err
+		}
 	}
-	if IsNotLoaded(err) {
+	if result, err = _m.Edges.OrderLinesOrErr(); IsNotLoaded(err) {
 		result, err = _m.QueryOrderLines().All(ctx)
 	}
 	return result, err

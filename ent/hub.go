@@ -330,6 +330,13 @@ func (_m *Hub) AppendNamedItems(name string, edges ...*Item) {
 	_m.appendNamedItems(name, edges...)
 }
 
+// SetItems sets the items edge to nodes, every node of it, loaded
+// as eager loading with WithItems loads it: ItemsOrErr returns them.
+func (e *HubEdges) SetItems(nodes []*Item) {
+	e.Items = nodes
+	e.loadedTypes[0] = true
+}
+
 // AppendNamedOrders adds nodes to the orders edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedOrders does; with none
 // the edge is loaded and empty.
@@ -337,11 +344,25 @@ func (_m *Hub) AppendNamedOrders(name string, edges ...*Order) {
 	_m.appendNamedOrders(name, edges...)
 }
 
+// SetOrders sets the orders edge to nodes, every node of it, loaded
+// as eager loading with WithOrders loads it: OrdersOrErr returns them.
+func (e *HubEdges) SetOrders(nodes []*Order) {
+	e.Orders = nodes
+	e.loadedTypes[1] = true
+}
+
 // AppendNamedTrackingEntries adds nodes to the tracking_entries edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedTrackingEntries does; with none
 // the edge is loaded and empty.
 func (_m *Hub) AppendNamedTrackingEntries(name string, edges ...*TrackingEntry) {
 	_m.appendNamedTrackingEntries(name, edges...)
+}
+
+// SetTrackingEntries sets the tracking_entries edge to nodes, every node of it, loaded
+// as eager loading with WithTrackingEntries loads it: TrackingEntriesOrErr returns them.
+func (e *HubEdges) SetTrackingEntries(nodes []*TrackingEntry) {
+	e.TrackingEntries = nodes
+	e.loadedTypes[2] = true
 }
 
 // renewScanValues readies values, which scanValues made for columns and a

@@ -383,6 +383,13 @@ func (_m *Order) AppendNamedLines(name string, edges ...*OrderLine) {
 	_m.appendNamedLines(name, edges...)
 }
 
+// SetLines sets the lines edge to nodes, every node of it, loaded
+// as eager loading with WithLines loads it: LinesOrErr returns them.
+func (e *OrderEdges) SetLines(nodes []*OrderLine) {
+	e.Lines = nodes
+	e.loadedTypes[2] = true
+}
+
 // AppendNamedTrackingEntries adds nodes to the tracking_entries edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedTrackingEntries does; with none
 // the edge is loaded and empty.
@@ -390,11 +397,25 @@ func (_m *Order) AppendNamedTrackingEntries(name string, edges ...*TrackingEntry
 	_m.appendNamedTrackingEntries(name, edges...)
 }
 
+// SetTrackingEntries sets the tracking_entries edge to nodes, every node of it, loaded
+// as eager loading with WithTrackingEntries loads it: TrackingEntriesOrErr returns them.
+func (e *OrderEdges) SetTrackingEntries(nodes []*TrackingEntry) {
+	e.TrackingEntries = nodes
+	e.loadedTypes[3] = true
+}
+
 // AppendNamedEvents adds nodes to the events edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedEvents does; with none
 // the edge is loaded and empty.
 func (_m *Order) AppendNamedEvents(name string, edges ...*OrderEvent) {
 	_m.appendNamedEvents(name, edges...)
+}
+
+// SetEvents sets the events edge to nodes, every node of it, loaded
+// as eager loading with WithEvents loads it: EventsOrErr returns them.
+func (e *OrderEdges) SetEvents(nodes []*OrderEvent) {
+	e.Events = nodes
+	e.loadedTypes[4] = true
 }
 
 // renewScanValues readies values, which scanValues made for columns and a

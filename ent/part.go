@@ -251,11 +251,25 @@ func (_m *Part) AppendNamedItems(name string, edges ...*Item) {
 	_m.appendNamedItems(name, edges...)
 }
 
+// SetItems sets the items edge to nodes, every node of it, loaded
+// as eager loading with WithItems loads it: ItemsOrErr returns them.
+func (e *PartEdges) SetItems(nodes []*Item) {
+	e.Items = nodes
+	e.loadedTypes[0] = true
+}
+
 // AppendNamedOrderLines adds nodes to the order_lines edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedOrderLines does; with none
 // the edge is loaded and empty.
 func (_m *Part) AppendNamedOrderLines(name string, edges ...*OrderLine) {
 	_m.appendNamedOrderLines(name, edges...)
+}
+
+// SetOrderLines sets the order_lines edge to nodes, every node of it, loaded
+// as eager loading with WithOrderLines loads it: OrderLinesOrErr returns them.
+func (e *PartEdges) SetOrderLines(nodes []*OrderLine) {
+	e.OrderLines = nodes
+	e.loadedTypes[1] = true
 }
 
 // renewScanValues readies values, which scanValues made for columns and a

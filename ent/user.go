@@ -237,11 +237,25 @@ func (_m *User) AppendNamedTokens(name string, edges ...*APIToken) {
 	_m.appendNamedTokens(name, edges...)
 }
 
+// SetTokens sets the tokens edge to nodes, every node of it, loaded
+// as eager loading with WithTokens loads it: TokensOrErr returns them.
+func (e *UserEdges) SetTokens(nodes []*APIToken) {
+	e.Tokens = nodes
+	e.loadedTypes[0] = true
+}
+
 // AppendNamedSessions adds nodes to the sessions edge loaded under name
 // (a GraphQL alias), as eager loading with WithNamedSessions does; with none
 // the edge is loaded and empty.
 func (_m *User) AppendNamedSessions(name string, edges ...*Session) {
 	_m.appendNamedSessions(name, edges...)
+}
+
+// SetSessions sets the sessions edge to nodes, every node of it, loaded
+// as eager loading with WithSessions loads it: SessionsOrErr returns them.
+func (e *UserEdges) SetSessions(nodes []*Session) {
+	e.Sessions = nodes
+	e.loadedTypes[1] = true
 }
 
 // renewScanValues readies values, which scanValues made for columns and a

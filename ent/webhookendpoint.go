@@ -246,6 +246,13 @@ func (_m *WebhookEndpoint) AppendNamedDeliveries(name string, edges ...*WebhookD
 	_m.appendNamedDeliveries(name, edges...)
 }
 
+// SetDeliveries sets the deliveries edge to nodes, every node of it, loaded
+// as eager loading with WithDeliveries loads it: DeliveriesOrErr returns them.
+func (e *WebhookEndpointEdges) SetDeliveries(nodes []*WebhookDelivery) {
+	e.Deliveries = nodes
+	e.loadedTypes[0] = true
+}
+
 // renewScanValues readies values, which scanValues made for columns and a
 // row was scanned into, for the next row of the same query: the holders
 // of the columns assignValues copies out of are reused; the others get new

@@ -252,6 +252,13 @@ func (_m *Workflow) AppendNamedOrders(name string, edges ...*Order) {
 	_m.appendNamedOrders(name, edges...)
 }
 
+// SetOrders sets the orders edge to nodes, every node of it, loaded
+// as eager loading with WithOrders loads it: OrdersOrErr returns them.
+func (e *WorkflowEdges) SetOrders(nodes []*Order) {
+	e.Orders = nodes
+	e.loadedTypes[0] = true
+}
+
 // renewScanValues readies values, which scanValues made for columns and a
 // row was scanned into, for the next row of the same query: the holders
 // of the columns assignValues copies out of are reused; the others get new

@@ -66,13 +66,10 @@ func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.Colle
 	if r.Lines {
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lineFields)
 	}
+	// The lines are set on the order's own edge, which entgql's Order.lines
+	// resolver reads under any alias (ent/entc.go's edgeTemplate).
 	if o, err = orderread.OrderWith(ctx, id, r); err != nil || o == nil {
 		return nil, false, err
-	}
-	if r.Lines {
-		for _, f := range lineFields {
-			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
-		}
 	}
 	return o, true, nil
 }
@@ -128,8 +125,8 @@ func renderedOrder(memo *service.Renderings, id resourceid.ID, lineFields []grap
 	}
 	out := *o
 	out.Edges = ent.OrderEdges{Hub: o.Edges.Hub}
-	for _, f := range lineFields {
-		out.AppendNamedLines(f.Alias, o.Edges.Lines...)
+	if len(lineFields) > 0 {
+		out.Edges.SetLines(append([]*ent.OrderLine{}, o.Edges.Lines...)) // [] for none, as a query answers
 	}
 	return &out, true
 }

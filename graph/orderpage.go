@@ -93,10 +93,11 @@ func ordersWithLinesAndHubs(ctx context.Context, query *ent.OrderQuery, page fun
 	if err := orderread.PageWith(ctx, orders, r); err != nil {
 		return nil, err
 	}
+	// The lines are on each order's own edge, which entgql's Order.lines
+	// resolver reads under any alias (ent/entc.go's edgeTemplate); the
+	// tracking entries' connections are built per alias, from what is set
+	// under it.
 	for _, o := range orders {
-		for _, f := range lines {
-			o.AppendNamedLines(f.Alias, o.Edges.Lines...)
-		}
 		for _, f := range tracking {
 			// The connection is built from what is set (entgql's build
 			// drops only a look-ahead row): at most first entries.

@@ -284,7 +284,7 @@ func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error
 		qs = append(qs, trackingQuery(stmts.tracking, args, &o.Edges.TrackingEntries))
 	}
 	if r.Lines {
-		o.Edges.Lines = []*ent.OrderLine{}
+		o.Edges.SetLines([]*ent.OrderLine{})
 		qs = append(qs, linesQuery(drv.Dialect(), args, map[resourceid.ID]*ent.Order{id: o}, r.LineOrder, r.LineColumns, nil))
 	}
 	return found(o, run(ctx, drv, qs...))
@@ -391,7 +391,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 			o.Edges.TrackingEntries = []*ent.TrackingEntry{}
 		}
 		if entLines {
-			o.Edges.Lines = []*ent.OrderLine{}
+			o.Edges.SetLines([]*ent.OrderLine{})
 		}
 	}
 	name := drv.Dialect()
