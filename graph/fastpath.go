@@ -53,6 +53,9 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 			if st := requestCost(ctx); st != nil {
 				st.actual.Add(int64(fields)) // as costFields counts them
 			}
+			if m := responseMemoryOf(ctx); m != nil {
+				return fastField{json: out, mem: m} // written into the transport's slab
+			}
 			return out
 		}
 		counts.Declined.Add(1)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"logistics/graph"
 	"logistics/graph/generated"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
@@ -364,5 +366,51 @@ func TestFastPathLinesInLentMemory(t *testing.T) {
 	}
 	if fast.App.FastPath.Declined.Load() == declined {
 		t.Error("the fast path did not decline the page over the list cap")
+	}
+}
+
+// TestResponsesInLentMemory: a query's response is written into a slab an
+// earlier response used, which the transport takes back once the response
+// is written (graph/responsememory.go). Concurrent clients get gqlgen's
+// answers, byte for byte, while every slab taken back is overwritten: a
+// response read from its slab after the slab's release would show it.
+// Covered: one root field; __typename written before it; two root fields
+// where the second outgrows the room left after the first, so the
+// executor's buffer grows into fresh memory; a GET.
+func TestResponsesInLentMemory(t *testing.T) {
+	lent := graph.ProbeResponseSlabs(t)
+	srv := apptest.New(t)
+	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
+	f := newFixture(t, srv, prod)
+	ams, rtm := f.hub("AMS1", "Amsterdam", "NL"), f.hub("RTM2", "Rotterdam", "NL")
+	bolt, nut := f.part("BLT-M8", "Hex bolt M8"), f.part("NUT-M8", "Nut M8")
+	for range 6 {
+		f.order(ams, bolt, "2", nut, "1.25")
+		f.order(rtm, nut, "3")
+	}
+	page := `orders(first: 12, orderBy: {field: CREATED_AT, direction: ASC}) { edges { node { id number hub { code } lines { id quantity part { sku partName } } } } }`
+	queries := []string{
+		`{ ` + page + ` }`,
+		`{ __typename ` + page + ` }`,
+		`{ h: hubs(first: 1) { edges { node { code } } } ` + page + ` }`,
+	}
+	want := make([][]byte, len(queries))
+	for i, q := range queries {
+		resp := gqlgen.Do(t, http.MethodPost, gqlgen.URL+"/graphql", map[string]any{"query": q}, nil)
+		if resp.StatusCode != http.StatusOK || bytes.Count(resp.Body, []byte(`"sku":"NUT-M8"`)) != 12 {
+			t.Fatalf("%s: %d %s", q, resp.StatusCode, resp.Body)
+		}
+		want[i] = resp.Body
+	}
+	before := lent.Load()
+	askConcurrently(t, srv, queries, want, 30)
+	if n := lent.Load() - before; n < 6*30 {
+		t.Fatalf("%d slabs lent to %d responses", n, 6*30)
+	}
+
+	// A GET goes through the same transport.
+	get := srv.Do(t, http.MethodGet, srv.URL+"/graphql?query="+url.QueryEscape(queries[0]), nil, nil)
+	if get.StatusCode != http.StatusOK || !bytes.Equal(get.Body, want[0]) {
+		t.Fatalf("GET: %d %s\nwant %s", get.StatusCode, get.Body, want[0])
 	}
 }

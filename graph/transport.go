@@ -127,8 +127,13 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		writeRequestError(w, media, http.StatusMethodNotAllowed, "a "+string(rc.Operation.Operation)+" must be sent with POST")
 		return
 	}
+	var mem *responseMemory // the slab a query's response may be written to
+	if rc.Operation.Operation == ast.Query {
+		ctx, mem = withResponseMemory(ctx)
+	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
 	writeResponse(w, media, http.StatusOK, responses(ctx))
+	mem.release() // after the response is written: its data may be the slab
 }
 
 // negotiate picks the response media type from Accept. No Accept header means

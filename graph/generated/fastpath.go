@@ -107,6 +107,14 @@ func (j *FastJSON) MarshalGQL(out io.Writer) {
 	w.release()
 }
 
+// Len is the length of the JSON MarshalGQL writes, 0 once it is written.
+func (j *FastJSON) Len() int {
+	if j.w == nil {
+		return 0
+	}
+	return j.w.b.Len()
+}
+
 // fastWriters keeps the buffers of earlier responses: a page of 50 objects
 // is tens of kilobytes, which a new buffer reaches by repeated doubling.
 var fastWriters = sync.Pool{New: func() any { return new(fastWriter) }}
