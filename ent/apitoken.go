@@ -47,6 +47,8 @@ type APIToken struct {
 	// The values are being populated by the APITokenQuery when eager-loading is set.
 	Edges        APITokenEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // APITokenEdges holds the relations/edges for other nodes in the graph.
@@ -178,7 +180,7 @@ func (_m *APIToken) assignValues(columns []string, values []any) error {
 				*_m.UserID = *value.S.(*resourceid.ID)
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -187,6 +189,12 @@ func (_m *APIToken) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the APIToken.
 // This includes values selected through modifiers, order, etc.
 func (_m *APIToken) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -273,6 +281,18 @@ func (*APIToken) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *APIToken) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // APITokens is a parsable slice of APIToken.

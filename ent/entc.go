@@ -159,13 +159,15 @@ func entgqlTemplate(name string) string {
 	return string(b)
 }
 
-// decodeTemplate is ent's template of an entity's scanValues and
-// assignValues with two lines changed: a column the entity does not know
+// decodeTemplate is ent's template of an entity's scanValues, assignValues
+// and Value with three lines changed: a column the entity does not know
 // (one a query modifier added) gets its scan type from selectedScanType
 // (ent/template/selected.tmpl), so a text column named with TextColumn's
 // prefix is scanned as text instead of asking the driver for every column's
-// type on every row; and assignValues keeps what selectedValue gives of it
-// (such a column's text, not its holder, which the next row reuses). Its defines
+// type on every row; assignValues keeps such a column's text in the entity
+// (keepSelected: not its holder, which the next row reuses, and not in a
+// map per row), any other unknown column in ent's map; and Value reads
+// both. Its defines
 // replace ent's own of the same names; it is made from the template of the
 // ent version in go.mod, and generation stops if the line is no longer
 // there.
@@ -189,7 +191,18 @@ func decodeTemplate() *gen.Template {
 	if n := strings.Count(src, keep); n != 1 {
 		log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's decodeTemplate", path, keep, n)
 	}
-	src = strings.Replace(src, keep, "{{ $receiver }}.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))", 1)
+	src = strings.Replace(src, keep, "keepSelected(&{{ $receiver }}.selectedText, &{{ $receiver }}.selectValues, columns[i], values[i])", 1)
+	const get = "return {{ $receiver }}.selectValues.Get(name)"
+	if n := strings.Count(src, get); n != 1 {
+		log.Fatalf("%s: %q found %d times, want once: update ent/entc.go's decodeTemplate", path, get, n)
+	}
+	src = strings.Replace(src, get, `if t, null, ok := {{ $receiver }}.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
+	return {{ $receiver }}.selectValues.Get(name)`, 1)
 	return gen.MustParse(gen.NewTemplate("decode").Funcs(gen.Funcs).Parse(src))
 }
 

@@ -37,6 +37,8 @@ type Event struct {
 	// PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.
 	PendingOrder *int64 `json:"pending_order,omitempty"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -128,7 +130,7 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				*_m.PendingOrder = value.Int64
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -137,6 +139,12 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the Event.
 // This includes values selected through modifiers, order, etc.
 func (_m *Event) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -206,6 +214,18 @@ func (*Event) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *Event) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // Events is a parsable slice of Event.

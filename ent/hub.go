@@ -51,6 +51,8 @@ type Hub struct {
 	// The values are being populated by the HubQuery when eager-loading is set.
 	Edges        HubEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // HubEdges holds the relations/edges for other nodes in the graph.
@@ -224,7 +226,7 @@ func (_m *Hub) assignValues(columns []string, values []any) error {
 				_m.Active = value.Bool
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -233,6 +235,12 @@ func (_m *Hub) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the Hub.
 // This includes values selected through modifiers, order, etc.
 func (_m *Hub) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -377,6 +385,18 @@ func (*Hub) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *Hub) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // NamedItems returns the Items named value or an error if the edge was not

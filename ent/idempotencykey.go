@@ -40,6 +40,8 @@ type IdempotencyKey struct {
 	// Body holds the value of the "body" field.
 	Body         []byte `json:"body,omitempty"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -139,7 +141,7 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 				_m.Body = *value
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -148,6 +150,12 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the IdempotencyKey.
 // This includes values selected through modifiers, order, etc.
 func (_m *IdempotencyKey) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -219,6 +227,18 @@ func (*IdempotencyKey) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *IdempotencyKey) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // IdempotencyKeys is a parsable slice of IdempotencyKey.

@@ -40,6 +40,8 @@ type OrderEvent struct {
 	// The values are being populated by the OrderEventQuery when eager-loading is set.
 	Edges        OrderEventEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // OrderEventEdges holds the relations/edges for other nodes in the graph.
@@ -145,7 +147,7 @@ func (_m *OrderEvent) assignValues(columns []string, values []any) error {
 				_m.OccurredAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -154,6 +156,12 @@ func (_m *OrderEvent) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the OrderEvent.
 // This includes values selected through modifiers, order, etc.
 func (_m *OrderEvent) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -224,6 +232,18 @@ func (*OrderEvent) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *OrderEvent) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // OrderEvents is a parsable slice of OrderEvent.

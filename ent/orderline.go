@@ -42,6 +42,8 @@ type OrderLine struct {
 	// The values are being populated by the OrderLineQuery when eager-loading is set.
 	Edges        OrderLineEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // OrderLineEdges holds the relations/edges for other nodes in the graph.
@@ -160,7 +162,7 @@ func (_m *OrderLine) assignValues(columns []string, values []any) error {
 				_m.ShippedQuantity = decimal.Decimal(value.Int64)
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -169,6 +171,12 @@ func (_m *OrderLine) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the OrderLine.
 // This includes values selected through modifiers, order, etc.
 func (_m *OrderLine) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -244,6 +252,18 @@ func (*OrderLine) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *OrderLine) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // OrderLines is a parsable slice of OrderLine.

@@ -42,6 +42,8 @@ type Part struct {
 	// The values are being populated by the PartQuery when eager-loading is set.
 	Edges        PartEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // PartEdges holds the relations/edges for other nodes in the graph.
@@ -169,7 +171,7 @@ func (_m *Part) assignValues(columns []string, values []any) error {
 				_m.Hazardous = value.Bool
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -178,6 +180,12 @@ func (_m *Part) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the Part.
 // This includes values selected through modifiers, order, etc.
 func (_m *Part) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -284,6 +292,18 @@ func (*Part) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *Part) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // NamedItems returns the Items named value or an error if the edge was not

@@ -33,6 +33,8 @@ type Reservation struct {
 	// How much of the item the line holds reserved.
 	Quantity     decimal.Decimal `json:"quantity,omitempty"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -104,7 +106,7 @@ func (_m *Reservation) assignValues(columns []string, values []any) error {
 				_m.Quantity = decimal.Decimal(value.Int64)
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -113,6 +115,12 @@ func (_m *Reservation) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the Reservation.
 // This includes values selected through modifiers, order, etc.
 func (_m *Reservation) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -172,6 +180,18 @@ func (*Reservation) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *Reservation) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // Reservations is a parsable slice of Reservation.

@@ -60,6 +60,49 @@ func selectedValue(column string, v any) any {
 	return v
 }
 
+// selectedTexts holds, in the entity, the TextColumns (at most two) a query
+// modifier added to its statement: ent keeps a column it does not know in a
+// map per entity (selectValues), a map and a boxed string per row, about 350
+// bytes (bench/README session 25). A third TextColumn goes to the map.
+type selectedTexts struct {
+	n     int
+	null  [2]bool
+	names [2]string
+	texts [2]string
+}
+
+// keepSelected keeps what assignValues has of a column the entity does not
+// know: a TextColumn's text in *texts (made for the row's first), any other
+// column as selectedValue gives it in values.
+func keepSelected(texts **selectedTexts, values *sql.SelectValues, column string, v any) {
+	if ns, ok := v.(*sql.NullString); ok && strings.HasPrefix(column, TextColumn) {
+		t := *texts
+		if t == nil {
+			t = new(selectedTexts)
+			*texts = t
+		}
+		if t.n < len(t.names) {
+			t.names[t.n], t.texts[t.n], t.null[t.n] = column, ns.String, !ns.Valid
+			t.n++
+			return
+		}
+	}
+	values.Set(column, selectedValue(column, v))
+}
+
+// text is the text of the TextColumn name; ok is false when t holds no such
+// column, null true when its value is NULL.
+func (t *selectedTexts) text(name string) (text string, null, ok bool) {
+	if t != nil {
+		for i := range t.n {
+			if t.names[i] == name {
+				return t.texts[i], t.null[i], true
+			}
+		}
+	}
+	return "", false, false
+}
+
 // renewSelected is the holder of a column the entity does not know for the
 // next row of a query (ent/template/reusescan.tmpl): a TextColumn's, whose
 // text assignValues copied out (selectedValue), is v again; any other

@@ -39,6 +39,8 @@ type User struct {
 	// The values are being populated by the UserQuery when eager-loading is set.
 	Edges        UserEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // UserEdges holds the relations/edges for other nodes in the graph.
@@ -157,7 +159,7 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				*_m.LastLoginAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -166,6 +168,12 @@ func (_m *User) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the User.
 // This includes values selected through modifiers, order, etc.
 func (_m *User) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -270,6 +278,18 @@ func (*User) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *User) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // NamedTokens returns the Tokens named value or an error if the edge was not

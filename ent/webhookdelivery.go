@@ -54,6 +54,8 @@ type WebhookDelivery struct {
 	// The values are being populated by the WebhookDeliveryQuery when eager-loading is set.
 	Edges        WebhookDeliveryEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // WebhookDeliveryEdges holds the relations/edges for other nodes in the graph.
@@ -205,7 +207,7 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				*_m.DeliveredAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -214,6 +216,12 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the WebhookDelivery.
 // This includes values selected through modifiers, order, etc.
 func (_m *WebhookDelivery) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -309,6 +317,18 @@ func (*WebhookDelivery) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *WebhookDelivery) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // WebhookDeliveries is a parsable slice of WebhookDelivery.

@@ -44,6 +44,8 @@ type WebhookEndpoint struct {
 	// The values are being populated by the WebhookEndpointQuery when eager-loading is set.
 	Edges        WebhookEndpointEdges `json:"edges"`
 	selectValues sql.SelectValues
+
+	selectedText *selectedTexts
 }
 
 // WebhookEndpointEdges holds the relations/edges for other nodes in the graph.
@@ -166,7 +168,7 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 				*_m.PreviousSecretExpiresAt = value.Time
 			}
 		default:
-			_m.selectValues.Set(columns[i], selectedValue(columns[i], values[i]))
+			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
 	}
 	return nil
@@ -175,6 +177,12 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 // Value returns the ent.Value that was dynamically selected and assigned to the WebhookEndpoint.
 // This includes values selected through modifiers, order, etc.
 func (_m *WebhookEndpoint) Value(name string) (ent.Value, error) {
+	if t, null, ok := _m.selectedText.text(name); ok {
+		if null {
+			return nil, nil
+		}
+		return t, nil
+	}
 	return _m.selectValues.Get(name)
 }
 
@@ -265,6 +273,18 @@ func (*WebhookEndpoint) renewScanValues(columns []string, values []any) {
 			values[i] = renewSelected(columns[i], values[i])
 		}
 	}
+}
+
+// SelectedText is the text of a column a query modifier added under a name
+// with TextColumn's prefix; ok is false when the statement had no such
+// column or its value is NULL.
+func (_m *WebhookEndpoint) SelectedText(name string) (text string, ok bool) {
+	if t, null, found := _m.selectedText.text(name); found {
+		return t, !null
+	}
+	v, err := _m.Value(name)
+	text, ok = v.(string)
+	return text, ok && err == nil
 }
 
 // NamedDeliveries returns the Deliveries named value or an error if the edge was not

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"slices"
 
-	entgo "entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
@@ -36,18 +35,15 @@ func Add(s *sql.Selector, table, col, fk, name string) {
 	s.AppendSelectExprAs(d.Select(t.C(col)).From(t).Where(sql.ColumnsEQ(t.C("id"), s.C(fk))), name)
 }
 
-// Text is the text of a column Add added to the statement that read v.
+// Text is the text of a column Add added to the statement that read v
+// (ent keeps it in the entity: ent/template/selected.tmpl).
 func Text(v interface {
-	Value(string) (entgo.Value, error)
+	SelectedText(string) (string, bool)
 }, name string) (string, error) {
-	x, err := v.Value(name)
-	if err != nil {
-		return "", err
-	}
-	if s, ok := x.(string); ok { // ent scans a TextColumn as text
+	if s, ok := v.SelectedText(name); ok {
 		return s, nil
 	}
-	return "", fmt.Errorf("%s is %T, not text", name, x)
+	return "", fmt.Errorf("%s: no text column of that name in the statement", name)
 }
 
 // The columns' names.
