@@ -266,6 +266,18 @@ func (r *Response) JSON(t testing.TB, v any) {
 	}
 }
 
+// Create POSTs body as JSON to path under env's base address and returns
+// the id of what was created (a 201 with an id, or the test fails).
+func (s *Server) Create(t testing.TB, env environment.Name, path string, body any) string {
+	t.Helper()
+	var out struct{ ID string }
+	r := s.Do(t, http.MethodPost, s.Base(env)+path, body, nil)
+	if r.JSON(t, &out); r.StatusCode != http.StatusCreated || out.ID == "" {
+		t.Fatalf("POST %s: %d %s", path, r.StatusCode, r.Body)
+	}
+	return out.ID
+}
+
 // Do sends a request; body may be nil, a string/[]byte (sent as is) or any
 // other value (sent as JSON). Header adds to s.Header.
 func (s *Server) Do(t testing.TB, method, url string, body any, header http.Header) *Response {

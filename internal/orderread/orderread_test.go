@@ -44,13 +44,7 @@ func TestNoOrdersReadNothing(t *testing.T) {
 func TestForUpdateLocksTheOrder(t *testing.T) {
 	srv := apptest.New(t)
 	post := func(path string, body map[string]any) string {
-		t.Helper()
-		var out struct{ ID string }
-		r := srv.Do(t, "POST", srv.Base(environment.Production)+path, body, nil)
-		if r.JSON(t, &out); r.StatusCode != 201 || out.ID == "" {
-			t.Fatalf("POST %s: %d", path, r.StatusCode)
-		}
-		return out.ID
+		return srv.Create(t, environment.Production, path, body)
 	}
 	hub := post("/v1/hubs", map[string]any{"code": "AMS1", "name": "Amsterdam", "address": map[string]any{"country": "NL"}})
 	id := resourceid.ID(post("/v1/orders", map[string]any{"hub_id": hub}))
