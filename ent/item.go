@@ -299,7 +299,7 @@ func (_m *Item) SelectedText(name string) (text string, ok bool) {
 	if t, null, found := _m.selectedText.text(name); found {
 		return t, !null
 	}
-	v, err := _m.Value(name)
+	v, err := _m.selectValues.Get(name) // a third TextColumn
 	text, ok = v.(string)
 	return text, ok && err == nil
 }

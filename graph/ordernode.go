@@ -126,7 +126,11 @@ func renderedOrder(memo *service.Renderings, id resourceid.ID, lineFields []grap
 	out := *o
 	out.Edges = ent.OrderEdges{Hub: o.Edges.Hub}
 	if len(lineFields) > 0 {
-		out.Edges.SetLines(append([]*ent.OrderLine{}, o.Edges.Lines...)) // [] for none, as a query answers
+		lines := o.Edges.Lines // the memo's row is read, never changed
+		if lines == nil {
+			lines = []*ent.OrderLine{} // [] for none, as a query answers
+		}
+		out.Edges.SetLines(lines)
 	}
 	return &out, true
 }
