@@ -32,6 +32,22 @@ func main() {
 	if err := listsInOrder(cfg.Exec.Filename); err != nil {
 		log.Fatalf("gqlgen: %v", err)
 	}
+	if err := rewrite(cfg.Exec.Filename, gqlcodegen.ShareInputUnmarshalers); err != nil {
+		log.Fatalf("gqlgen: %v", err)
+	}
+}
+
+// rewrite replaces file's contents with what edit makes of them.
+func rewrite(file string, edit func([]byte) ([]byte, error)) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	out, err := edit(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, out, 0o644)
 }
 
 // listsInOrder makes the generated code marshal the elements of a list one
