@@ -161,17 +161,21 @@ func notify(c chan struct{}) {
 func (m *Manager) Register(env *environment.Env) {
 	wake, pending := m.wake(env), m.pending(env)
 	cache := new(endpointCache)
-	fan := func(ctx context.Context, c *ent.Client, inTx bool, events []eventlog.Inserted) error {
-		eps, err := cache.endpoints(ctx, c)
+	// fan takes the events' client, and whether they were written in a
+	// transaction, as functions: an ent mutation makes a new client (17
+	// allocations) and a new Tx each time it is asked for one, and most
+	// events meet a held set of endpoints that wants none of them.
+	fan := func(ctx context.Context, client func() *ent.Client, inTx func() bool, events []eventlog.Inserted) error {
+		eps, err := cache.endpoints(ctx, client)
 		var n int
-		if err == nil {
-			n, err = m.fanOut(ctx, c, eps, events)
+		if err == nil && len(eps) > 0 {
+			n, err = m.fanOut(ctx, client(), eps, events)
 		}
 		if err != nil {
 			return fmt.Errorf("webhooks: record deliveries of %s: %w", events[0].ID, err)
 		}
 		if n > 0 {
-			if inTx {
+			if inTx() {
 				// Events are written while their transaction commits
 				// (eventlog), too late for a commit hook of our own: the
 				// flag tells the dispatcher, which the event log wakes
@@ -191,8 +195,9 @@ func (m *Manager) Register(env *environment.Env) {
 			}
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
-			_, txErr := mu.Tx()
-			if err := fan(ctx, mu.Client(), txErr == nil, []eventlog.Inserted{{ID: id, Type: typ}}); err != nil {
+			client := func() *ent.Client { return mu.Client() }
+			inTx := func() bool { _, err := mu.Tx(); return err == nil }
+			if err := fan(ctx, client, inTx, []eventlog.Inserted{{ID: id, Type: typ}}); err != nil {
 				return nil, err
 			}
 			return v, nil
@@ -200,7 +205,7 @@ func (m *Manager) Register(env *environment.Env) {
 	}, ent.OpCreate))
 	if env.Events != nil {
 		env.Events.OnInsert(func(ctx context.Context, c *ent.Client, events []eventlog.Inserted) error {
-			return fan(ctx, c, true, events)
+			return fan(ctx, func() *ent.Client { return c }, func() bool { return true }, events)
 		})
 	}
 }
@@ -247,10 +252,10 @@ type endpointCache struct {
 
 // endpoints returns the enabled endpoints for an event being inserted
 // through c, whose transaction's stamp is in ctx.
-func (ec *endpointCache) endpoints(ctx context.Context, c *ent.Client) ([]*ent.WebhookEndpoint, error) {
+func (ec *endpointCache) endpoints(ctx context.Context, client func() *ent.Client) ([]*ent.WebhookEndpoint, error) {
 	stamp, ok := eventlog.EndpointsStamp(ctx)
 	if !ok {
-		return enabledEndpoints(ctx, c)
+		return enabledEndpoints(ctx, client())
 	}
 	ec.mu.Lock()
 	held, eps := ec.held && ec.stamp == stamp, ec.set
@@ -258,7 +263,7 @@ func (ec *endpointCache) endpoints(ctx context.Context, c *ent.Client) ([]*ent.W
 	if held {
 		return eps, nil
 	}
-	eps, err := enabledEndpoints(ctx, c)
+	eps, err := enabledEndpoints(ctx, client())
 	if err != nil {
 		return nil, err
 	}
