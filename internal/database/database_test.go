@@ -73,7 +73,11 @@ func TestSQLiteRefusesForeignKeysOff(t *testing.T) {
 // TestMigrationsTakeTurns: a migration waits while another of this process
 // holds the turn (ent's migration completes package-level tables in place:
 // two at once are a data race, which crashed CI once), then runs; and
-// migrations of several databases started together all complete.
+// migrations of several databases started together all complete. Whether
+// the waiting one ran is read from its database (no table while the turn is
+// held), not from the clock alone: on a slow machine a migration that
+// ignored the turn might not have finished in the window, but it would have
+// created its first table.
 func TestMigrationsTakeTurns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -86,6 +90,13 @@ func TestMigrationsTakeTurns(t *testing.T) {
 		defer db.Close()
 		dbs[i] = db
 	}
+	tables := func(db *DB) int {
+		var n int
+		if err := db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	migrating.Lock() // another migration holds the turn
 	done := make(chan error, 1)
 	go func() { done <- dbs[0].Migrate(ctx) }()
@@ -95,17 +106,35 @@ func TestMigrationsTakeTurns(t *testing.T) {
 		t.Fatalf("a migration ran while another held the turn (%v)", err)
 	case <-time.After(200 * time.Millisecond):
 	}
+	if n := tables(dbs[0]); n != 0 {
+		migrating.Unlock()
+		t.Fatalf("a migration created %d tables while another held the turn", n)
+	}
 	migrating.Unlock()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if tables(dbs[0]) == 0 {
+		t.Fatal("the migration created no table once it had the turn")
+	}
+	// The other two start behind a held turn, so both are ready to run the
+	// moment it is released: without the turn they would overlap (the race
+	// detector, or a fatal concurrent map write, reports it).
+	migrating.Lock()
 	errs := make(chan error, len(dbs)-1)
 	for _, db := range dbs[1:] {
 		go func() { errs <- db.Migrate(ctx) }()
 	}
+	time.Sleep(50 * time.Millisecond) // both are waiting for the turn
+	migrating.Unlock()
 	for range dbs[1:] {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
+		}
+	}
+	for i, db := range dbs[1:] {
+		if tables(db) == 0 {
+			t.Fatalf("database %d has no table after its migration", i+1)
 		}
 	}
 }
