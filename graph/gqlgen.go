@@ -29,25 +29,24 @@ func main() {
 	); err != nil {
 		log.Fatalf("gqlgen: %v", err)
 	}
-	if err := listsInOrder(cfg.Exec.Filename); err != nil {
-		log.Fatalf("gqlgen: %v", err)
-	}
-	if err := rewrite(cfg.Exec.Filename, gqlcodegen.ShareInputUnmarshalers); err != nil {
+	if err := rewrite(cfg.Exec.Filename, listsInOrder, gqlcodegen.ShareInputUnmarshalers); err != nil {
 		log.Fatalf("gqlgen: %v", err)
 	}
 }
 
-// rewrite replaces file's contents with what edit makes of them.
-func rewrite(file string, edit func([]byte) ([]byte, error)) error {
+// rewrite replaces file's contents with what the edits make of them, in
+// order.
+func rewrite(file string, edits ...func([]byte) ([]byte, error)) error {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	out, err := edit(src)
-	if err != nil {
-		return err
+	for _, edit := range edits {
+		if src, err = edit(src); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(file, out, 0o644)
+	return os.WriteFile(file, src, 0o644)
 }
 
 // listsInOrder makes the generated code marshal the elements of a list one
@@ -57,14 +56,10 @@ func rewrite(file string, edit func([]byte) ([]byte, error)) error {
 // the same signature and the same panic handling. As with SequentialFields,
 // the elements are ent rows already in memory: a goroutine per row of a
 // 50-row page cost more than the work it carried.
-func listsInOrder(file string) error {
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
+func listsInOrder(src []byte) ([]byte, error) {
 	from, to := []byte("graphql.MarshalSliceConcurrently("), []byte("marshalSliceInOrder(")
 	if !bytes.Contains(src, from) {
-		return nil // gqlgen changed its templates: inorder.go is then unused and staticcheck says so
+		return src, nil // gqlgen changed its templates: inorder.go is then unused and staticcheck says so
 	}
-	return os.WriteFile(file, bytes.ReplaceAll(src, from, to), 0o644)
+	return bytes.ReplaceAll(src, from, to), nil
 }

@@ -195,7 +195,13 @@ func (m *Manager) Register(env *environment.Env) {
 			}
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
-			client := func() *ent.Client { return mu.Client() }
+			var c *ent.Client // built once, if asked for
+			client := func() *ent.Client {
+				if c == nil {
+					c = mu.Client()
+				}
+				return c
+			}
 			inTx := func() bool { _, err := mu.Tx(); return err == nil }
 			if err := fan(ctx, client, inTx, []eventlog.Inserted{{ID: id, Type: typ}}); err != nil {
 				return nil, err
