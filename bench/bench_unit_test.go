@@ -10,6 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"logistics/ent"
+	"logistics/ent/hub"
+	"logistics/ent/item"
+	"logistics/ent/order"
+	"logistics/ent/trackingentry"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
@@ -225,6 +230,46 @@ func TestLatencyRatiosMedian(t *testing.T) {
 	}
 }
 
+// Both interfaces are compared with the floor of the named fields; when
+// floor-rest (REST's document by hand) was measured, it is a row of its
+// own and the notes give REST against it.
+func TestRESTFloorReported(t *testing.T) {
+	mk := func(rps float64, p99 time.Duration) *cell {
+		var x cell
+		x.add(&wrkResult{RPS: rps, P99: p99}, 0)
+		return &x
+	}
+	ms := time.Millisecond
+	cells := map[string]*cell{
+		"W3/rest": mk(70, 30*ms), "W3/graphql": mk(75, 20*ms), "W3/floor": mk(100, 10*ms), "W3/floor-rest": mk(56, 20*ms),
+		"W1/rest": mk(70, 10*ms), "W1/floor": mk(100, 10*ms),
+	}
+	rep := &report{Config: &config{Workloads: []string{"W3", "W1"}, Rounds: 1}, Cells: cells}
+	if rep.yardstick("W3", ifREST) != cells["W3/floor"] || rep.yardstick("W3", ifGraphQL) != cells["W3/floor"] || rep.yardstick("W3", ifFloorREST) != nil {
+		t.Error("yardsticks: the floor for both interfaces, none for a floor")
+	}
+	md := rep.markdown()
+	for _, want := range []string{
+		"| W3 | rest | 70 | 0.70× |",    // 70/100, not 70/56
+		"| W3 | graphql | 75 | 0.75× |", // 75/100
+		"| W3 | floor-rest | 56 |  |",   // no ratio of its own
+		"(for comparison: REST's document by hand)",
+		"**missed**: req/s 0.70× < 0.8×; p99 3.00× > 2×",
+		"W3 rest against floor-rest (its own whole document, by hand): req/s 1.25×",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "W1 rest against floor-rest") {
+		t.Errorf("W1 has no floor-rest row, yet a note:\n%s", md)
+	}
+	// Operation workloads have no floor-rest; W3s has.
+	if workloadByName("W4").serves(ifFloorREST) || !workloadByName("W3s").serves(ifFloorREST) || !workloadByName("W4").serves(ifFloor) {
+		t.Error("serves")
+	}
+}
+
 // The floor runs at the server's collector setting unless --floor-gc
 // go-default; GOGC/GOMEMLIMIT in the environment win for both.
 func TestFloorGC(t *testing.T) {
@@ -415,5 +460,77 @@ func TestCallgrindCounts(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestRESTFloorMatchesREST checks that the floor of REST's document
+// (floor-rest) answers each page read with REST's document: the same data,
+// field for field, and the same has_more, at both page sizes, with the
+// optional fields both set and unset (an entry's hub, an item's expiry, an
+// order's due date and address).
+func TestRESTFloorMatchesREST(t *testing.T) {
+	srv := apptest.New(t)
+	ctx := srv.Ctx(environment.Sandbox)
+	if _, err := devSeed(ctx, srv.App.Service, testSize); err != nil {
+		t.Fatal(err)
+	}
+	c := ent.FromContext(ctx)
+	ams, err := c.Hub.Query().Where(hub.Code("AMS1")).Only(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 3, 4, 5, 6, 7, 890_000_000, time.UTC)
+	for _, st := range []string{"open", "shipped"} {
+		o, err := c.Order.Query().Where(order.Status(st)).Order(ent.Asc(order.FieldID)).First(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Update().SetDueAt(due).SetShipToName("Åsa <Lund> & Co").SetShipToCountry("NO").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.TrackingEntry.Update().Where(trackingentry.OrderID(o.ID)).SetHubID(ams.ID).SetDescription("at the hub").Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Item.Update().Where(item.HubID(ams.ID)).SetExpiresAt(due).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fl := newFloor(srv.Env(environment.Sandbox).DB).Handler()
+	for _, w := range workloads {
+		if !w.serves(ifFloorREST) {
+			continue
+		}
+		for _, limit := range []int{5, 50} {
+			rr := buildRequest(w, ifREST, "", limit, nil, "")
+			rest := srv.Do(t, rr.Method, srv.SandboxURL+rr.Path, nil, rr.Header)
+			if rest.StatusCode != http.StatusOK {
+				t.Fatalf("%s rest: HTTP %d: %s", w.Name, rest.StatusCode, rest.Body)
+			}
+			fr := buildRequest(w, ifFloorREST, "", limit, nil, "")
+			rec := httptest.NewRecorder()
+			fl.ServeHTTP(rec, httptest.NewRequest(fr.Method, fr.Path, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s floor-rest: HTTP %d: %s", w.Name, rec.Code, rec.Body)
+			}
+			if d := sameDocument(rest.Body, rec.Body.Bytes()); d != "" {
+				t.Errorf("%s limit %d: %s", w.Name, limit, d)
+			}
+			ids, err := resultIDs(w, ifREST, rest.Body)
+			if err != nil || len(ids) == 0 {
+				t.Fatalf("%s: REST returned no rows (%v): the dataset does not exercise the workload", w.Name, err)
+			}
+			for _, want := range []string{`"due_at":"2026-03-04T05:06:07.89Z"`, `"hub":{"id":"` + string(ams.ID), `"hub":null`} {
+				if (w.Name == "W3" || w.Name == "W3s") && !strings.Contains(rec.Body.String(), want) {
+					t.Errorf("%s limit %d: the floor's document lacks %s: the test does not cover it", w.Name, limit, want)
+				}
+			}
+		}
+	}
+	// A difference is found and named.
+	if d := sameDocument([]byte(`{"data":[{"id":"a","hub":{"code":"X"}}],"has_more":true}`), []byte(`{"data":[{"id":"a","hub":{"code":"Y"}}],"has_more":true}`)); !strings.Contains(d, "data[0].hub.code: X vs Y") {
+		t.Errorf("sameDocument: %q", d)
+	}
+	if d := sameDocument([]byte(`{"data":[],"has_more":true}`), []byte(`{"data":[],"has_more":false}`)); d == "" {
+		t.Error("sameDocument: has_more differs, but no difference named")
 	}
 }

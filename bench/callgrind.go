@@ -108,7 +108,7 @@ func callgrindCommand(extra []string, outFile, bin string, args []string) (strin
 func measureCallgrind(ctx context.Context, c *config, w workload, iface, bin, self string, serverArgs, floorEnv []string, base, token string, fix fixture) (*callgrindCount, error) {
 	name := strings.ToLower(w.Name) + "-" + iface
 	procBin, args, env := bin, []string{"serve", "--addr", "{addr}", "--base-url", "http://{addr}", "--sandbox-url", "http://{addr}" + base, "--log-format", "json"}, []string(nil)
-	if iface == ifFloor {
+	if isFloor(iface) {
 		procBin, env = self, floorEnv
 		args = append([]string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}, c.floorArgs...)
 	} else {
@@ -194,22 +194,22 @@ func (r *report) callgrindMarkdown(b *strings.Builder) {
 	}
 	b.WriteString("):\n\n| Workload | Interface | instructions/request | × floor | last-level cache misses/request | × floor |\n|---|---|---:|---:|---:|---:|\n")
 	for _, wn := range c.Workloads {
-		fl := r.Cells[wn+"/"+ifFloor]
 		for _, iface := range allInterfaces {
 			x := r.Cells[wn+"/"+iface]
 			if x == nil || x.Counted == nil {
 				continue
 			}
+			fl := r.yardstick(wn, iface)
 			row := []string{wn, iface, "—", "", "—", ""}
 			if v, ok := x.Counted.per("Ir"); ok {
 				row[2] = fmt.Sprintf("%.2f M", v/1e6)
-				if f, ok := fl.counted().per("Ir"); ok && f > 0 && iface != ifFloor {
+				if f, ok := fl.counted().per("Ir"); ok && f > 0 {
 					row[3] = fmt.Sprintf("%.2f×", v/f)
 				}
 			}
 			if v, ok := x.Counted.lastLevelMisses(); ok {
 				row[4] = fmt.Sprintf("%.0f", v)
-				if f, ok := fl.counted().lastLevelMisses(); ok && f > 0 && iface != ifFloor {
+				if f, ok := fl.counted().lastLevelMisses(); ok && f > 0 {
 					row[5] = fmt.Sprintf("%.2f×", v/f)
 				}
 			}

@@ -42,6 +42,9 @@ type floor struct {
 	// events after their commit as the service's sequencer does
 	// (internal/eventlog/sequencer.go); nil: numbered at commit.
 	events *eventlog.Log
+	// workflows holds the workflows the REST document's orders have read
+	// (floorrest.go): workflow id → *floorWorkflow.
+	workflows sync.Map
 }
 
 func newFloor(db *database.DB) *floor {
@@ -61,7 +64,8 @@ func (f *floor) sequence(ctx context.Context) {
 	}
 }
 
-// Handler serves /floor/w1, /floor/w2, /floor/w3 and /healthz.
+// Handler serves /floor/w1, /floor/w2, /floor/w3, their REST documents
+// (/floor/rest/…), the write workloads and /healthz.
 func (f *floor) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -77,6 +81,7 @@ func (f *floor) Handler() http.Handler {
 		}
 		f.serve(func(ctx context.Context, limit int) (any, int, string, error) { return f.w3(ctx, status, limit) })(w, r)
 	})
+	f.restFloorHandlers(mux)
 	f.floorWriteHandlers(mux)
 	return mux
 }

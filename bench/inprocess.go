@@ -133,13 +133,13 @@ func (p *inProcess) Close() error { return p.App.Close() }
 // of SQL statements it took.
 func (p *inProcess) do(req request, iface string, capture bool) (int, []byte, int64, []statement) {
 	var h http.Handler = p.handler
-	if iface == ifFloor {
+	if isFloor(iface) {
 		h = p.floorH
 		p.floor.statements.Store(0)
 	}
 	p.rec.reset(capture)
 	p.floor.trace = nil
-	if iface == ifFloor && capture {
+	if isFloor(iface) && capture {
 		p.floor.trace = func(q string, args []any) {
 			p.rec.mu.Lock()
 			p.rec.seen = append(p.rec.seen, statement{q, args})
@@ -157,7 +157,7 @@ func (p *inProcess) do(req request, iface string, capture bool) (int, []byte, in
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	n := p.rec.n.Load()
-	if iface == ifFloor {
+	if isFloor(iface) {
 		n = p.floor.statements.Load()
 	}
 	return w.Code, w.Body.Bytes(), n, p.rec.statements()

@@ -9,6 +9,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
 	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3,W3s,W4,W5,W6", "workloads to run")
-	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor")
+	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor, and floor-rest (REST's whole document by hand, on W1–W3 and W3s: for comparison, not the yardstick)")
 	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
 	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
 	fs.Var(&c.ServerFlags, "server-flag", "extra flag for the server, repeatable, e.g. --server-flag=--rate-limit=1000000")
@@ -286,7 +288,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			continue
 		}
 		ids := map[string][]string{}
+		docs := map[string][]byte{}
 		for _, iface := range c.Interfaces {
+			if !w.serves(iface) {
+				continue
+			}
 			cl := rep.cell(w.Name, iface)
 			// One request first, not counted: per-key bookkeeping such as a
 			// throttled last_used_at update or a cold cache must not make one
@@ -311,6 +317,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				} else {
 					cl.Statements50, cl.Rows, cl.Bytes = stmts, len(got), len(body)
 					ids[iface] = got
+					docs[iface] = body
 				}
 				if c.Explain && n == pageSize {
 					fmt.Fprintf(stdout, "\n### %s %s: %d statements\n", w.Name, iface, stmts)
@@ -330,6 +337,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		}
 		rep.Parity[w.Name] = parity(ids)
+		if rep.Parity[w.Name] == "" && docs[ifREST] != nil && docs[ifFloorREST] != nil {
+			rep.Parity[w.Name] = sameDocument(docs[ifREST], docs[ifFloorREST])
+		}
 		if rep.Parity[w.Name] != "" {
 			log("WARNING: %s: %s", w.Name, rep.Parity[w.Name])
 		}
@@ -402,6 +412,9 @@ func eachCell(ctx context.Context, c *config, rep *report, rounds int, pg bool, 
 		for _, wn := range c.Workloads {
 			w := workloadByName(wn)
 			for _, iface := range c.Interfaces {
+				if !w.serves(iface) {
+					continue
+				}
 				cl := rep.cell(w.Name, iface)
 				if cl.Skip != "" {
 					continue
@@ -449,7 +462,7 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 	}
 	var args, env []string
 	procBin := bin
-	if iface == ifFloor {
+	if isFloor(iface) {
 		procBin, env = self, floorEnv
 		args = append([]string{"floor", "--addr", "{addr}", "--sandbox-db", c.SandboxDB}, c.floorArgs...)
 		if c.Pprof {
@@ -522,7 +535,7 @@ func measure(ctx context.Context, c *config, w workload, iface string, round int
 	if err != nil {
 		return nil, 0, err
 	}
-	if iface != ifFloor {
+	if !isFloor(iface) {
 		res.SQLiteHighwater, res.GoSys = serverMemory(ctx, p.URL)
 	}
 	return res, rss, nil
@@ -580,6 +593,9 @@ func httpDo(ctx context.Context, hostURL string) func(request) (int, []byte) {
 func validateOps(ip *inProcess, rep *report, w workload, base, token string, fix fixture, log func(string, ...any)) string {
 	answers := map[string]string{}
 	for _, iface := range rep.Config.Interfaces {
+		if !w.serves(iface) {
+			continue
+		}
 		cl := rep.cell(w.Name, iface)
 		var stmts int64
 		var codes []int
@@ -767,6 +783,68 @@ func parity(ids map[string][]string) string {
 		}
 	}
 	return ""
+}
+
+// sameDocument compares REST's page with the floor of its document's:
+// their data and has_more, decoded ("" when equal; the cursors differ, the
+// floor's is the last id).
+func sameDocument(rest, floor []byte) string {
+	type page struct {
+		Data    any  `json:"data"`
+		HasMore bool `json:"has_more"`
+	}
+	var a, b page
+	if err := json.Unmarshal(rest, &a); err != nil {
+		return "rest: " + err.Error()
+	}
+	if err := json.Unmarshal(floor, &b); err != nil {
+		return "floor-rest: " + err.Error()
+	}
+	if a.HasMore != b.HasMore {
+		return fmt.Sprintf("rest and floor-rest answer different documents: has_more %v vs %v", a.HasMore, b.HasMore)
+	}
+	if !reflect.DeepEqual(a.Data, b.Data) {
+		return "rest and floor-rest answer different documents: " + firstDifference(a.Data, b.Data, "data")
+	}
+	return ""
+}
+
+// firstDifference names the first place where decoded JSON values a and b
+// differ, below path.
+func firstDifference(a, b any, path string) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: %T vs %T", path, a, b)
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !reflect.DeepEqual(x[k], y[k]) {
+				return firstDifference(x[k], y[k], path+"."+k)
+			}
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Sprintf("%s: %d vs %d elements", path, len(x), len(y))
+		}
+		for i := range x {
+			if !reflect.DeepEqual(x[i], y[i]) {
+				return firstDifference(x[i], y[i], fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	return fmt.Sprintf("%s: %v vs %v", path, a, b)
 }
 
 func snippet(b []byte) string {

@@ -111,6 +111,18 @@ type invariantResult struct {
 	Err     error  // nil when the invariant held
 }
 
+// yardstick is the cell the row of workload wn through iface is compared
+// with: the floor, for REST and GraphQL alike; nil for the floors
+// themselves. floor-rest (REST's whole document by hand) is reported beside
+// REST, not used as its yardstick: README, Decisions, "The floor of a REST
+// row".
+func (r *report) yardstick(wn, iface string) *cell {
+	if isFloor(iface) {
+		return nil
+	}
+	return r.Cells[wn+"/"+ifFloor]
+}
+
 func (r *report) cell(w, iface string) *cell {
 	if r.Parity == nil {
 		r.Parity = map[string]string{}
@@ -219,12 +231,12 @@ func (r *report) markdown() string {
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	var notes []string
 	for _, wn := range c.Workloads {
-		fl := r.Cells[wn+"/"+ifFloor]
 		for _, iface := range allInterfaces {
 			x := r.Cells[wn+"/"+iface]
 			if x == nil {
 				continue
 			}
+			fl := r.yardstick(wn, iface)
 			row := []string{wn, iface}
 			if x.Skip != "" && x.Load == nil && x.Statements50 == 0 {
 				row = append(row, "—", "", "—", "", "—", "—", "", "—", "", "—", "—", "—", "not measured: "+x.Skip)
@@ -248,7 +260,7 @@ func (r *report) markdown() string {
 				}
 			}
 			stm := fmt.Sprintf("%d → %d", x.Statements5, x.Statements50)
-			if fl != nil && iface != ifFloor && fl.Statements50 > 0 {
+			if fl != nil && fl.Statements50 > 0 {
 				stm += fmt.Sprintf(" (%.1f× floor)", float64(x.Statements50)/float64(fl.Statements50))
 			}
 			errs := "—"
@@ -272,6 +284,12 @@ func (r *report) markdown() string {
 			}
 			row = append(row, rss, stm, errs, r.targets(wn, iface, x, fl))
 			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+			if doc := r.Cells[wn+"/"+ifFloorREST]; iface == ifREST && x.Load != nil && doc != nil && doc.Load != nil {
+				q, _, _, _ := x.rpsRatio(doc)
+				c, _, _, _ := x.ratioTo(doc, (*wrkResult).cpuPerRequest)
+				p, _, _, _ := x.ratioTo(doc, p99Of)
+				notes = append(notes, fmt.Sprintf("%s rest against floor-rest (its own whole document, by hand): req/s %.2f×, CPU/request %.2f×, p99 %.2f×", wn, q, c, p))
+			}
 			if x.Skip != "" {
 				notes = append(notes, fmt.Sprintf("%s %s: load not measured: %s", wn, iface, x.Skip))
 			}
@@ -287,6 +305,7 @@ func (r *report) markdown() string {
 	b.WriteString(". p999 comes from wrk's Lua done hook (latency:percentile(99.9)). ")
 	b.WriteString("Peak RSS is the process's VmHWM, the highest of the rounds; in brackets, for the service, what its /metrics said after that round: memory Go's runtime holds from the system (go_memstats_sys_bytes) and SQLite's high-water mark (logistics_sqlite_memory_highwater_bytes), in MiB. CPU/request is the server process's CPU time (user and system, /proc/<pid>/stat) during the measured run over its requests: lower is better, and it moves less than req/s between runs of one binary on a machine whose speed varies; for the floor it is the floor process's. ")
 	b.WriteString("SQL/request is counted in process, one request at each page size (the write workloads: one operation, all its requests). ")
+	b.WriteString("Both interfaces are compared with floor, which answers the fields the workload names (GraphQL's selection); REST's document carries every field of its resources. floor-rest, when run (--interfaces …,floor-rest), answers REST's whole document with hand-written SQL and encoding/json, for comparison (the notes give REST against it). ")
 	b.WriteString("Targets (issue 16): req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
 	for _, w := range c.Workloads {
 		fmt.Fprintf(&b, "\n- %s: %s", w, workloadByName(w).Title)
@@ -316,8 +335,11 @@ func (r *report) markdown() string {
 
 // targets checks one row against issue 6's targets.
 func (r *report) targets(wn, iface string, x, fl *cell) string {
-	if iface == ifFloor {
+	switch iface {
+	case ifFloor:
 		return "(reference)"
+	case ifFloorREST:
+		return "(for comparison: REST's document by hand)"
 	}
 	var missed []string
 	if q, _, _, ok := x.rpsRatio(fl); ok {
@@ -358,7 +380,7 @@ func (r *report) targets(wn, iface string, x, fl *cell) string {
 // ratioCell renders x's figure over the floor's: the median of the rounds,
 // with the lowest and highest when there are several.
 func (x *cell) ratioCell(fl *cell, iface string, get func(*wrkResult) float64) string {
-	if iface == ifFloor {
+	if isFloor(iface) {
 		return ""
 	}
 	med, lo, hi, ok := x.ratioTo(fl, get)

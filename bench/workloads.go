@@ -17,9 +17,16 @@ const (
 	ifREST    = "rest"
 	ifGraphQL = "graphql"
 	ifFloor   = "floor"
+	// ifFloorREST is the floor of REST's document (bench/floorrest.go): the
+	// yardstick of the REST rows of the page reads.
+	ifFloorREST = "floor-rest"
 )
 
-var allInterfaces = []string{ifREST, ifGraphQL, ifFloor}
+var allInterfaces = []string{ifREST, ifGraphQL, ifFloor, ifFloorREST}
+
+// isFloor says whether iface is served by the floor (a floor process, or
+// the in-process floor handler) rather than the service.
+func isFloor(iface string) bool { return iface == ifFloor || iface == ifFloorREST }
 
 // workload is one of issue 6's three read workloads.
 type workload struct {
@@ -33,6 +40,9 @@ type workload struct {
 	Root string
 	// Floor is the floor server's path; {limit} is the page size.
 	Floor string
+	// FloorREST is the path of the floor of REST's document (floor-rest),
+	// the yardstick of the REST row; "" for workloads without one.
+	FloorREST string
 	// Ops, for the operation workloads W4–W6 (bench/ops.go), are the steps
 	// of one operation per interface; the fields above are then unused.
 	Ops map[string][]step
@@ -55,8 +65,9 @@ var workloads = []workload{
     pageInfo { hasNextPage endCursor }
   }
 }`,
-		Root:  "items",
-		Floor: "/floor/w1?limit={limit}",
+		Root:      "items",
+		Floor:     "/floor/w1?limit={limit}",
+		FloorREST: "/floor/rest/w1?limit={limit}",
 	},
 	{
 		Name:  "W2",
@@ -68,8 +79,9 @@ var workloads = []workload{
     pageInfo { hasNextPage endCursor }
   }
 }`,
-		Root:  "parts",
-		Floor: "/floor/w2?limit={limit}",
+		Root:      "parts",
+		Floor:     "/floor/w2?limit={limit}",
+		FloorREST: "/floor/rest/w2?limit={limit}",
 	},
 	{
 		Name:  "W3",
@@ -88,8 +100,9 @@ var workloads = []workload{
     pageInfo { hasNextPage endCursor }
   }
 }`,
-		Root:  "orders",
-		Floor: "/floor/w3?limit={limit}",
+		Root:      "orders",
+		Floor:     "/floor/w3?limit={limit}",
+		FloorREST: "/floor/rest/w3?limit={limit}",
 	},
 	{
 		// W3 over open orders reads no tracking entries in the demo data
@@ -107,8 +120,9 @@ var workloads = []workload{
     pageInfo { hasNextPage endCursor }
   }
 }`,
-		Root:  "orders",
-		Floor: "/floor/w3?status=shipped&limit={limit}",
+		Root:      "orders",
+		Floor:     "/floor/w3?status=shipped&limit={limit}",
+		FloorREST: "/floor/rest/w3?status=shipped&limit={limit}",
 	},
 }
 
@@ -124,7 +138,7 @@ type request struct {
 // limit. base is the environment's base path ("/sandbox"); the floor has none.
 func buildRequest(w workload, iface, base string, limit int, restOverride map[string]string, token string) request {
 	h := http.Header{"Accept": {"application/json"}}
-	if token != "" && iface != ifFloor {
+	if token != "" && !isFloor(iface) {
 		h.Set("Authorization", "Bearer "+token)
 	}
 	switch iface {
@@ -139,9 +153,21 @@ func buildRequest(w workload, iface, base string, limit int, restOverride map[st
 			p = o
 		}
 		return request{Method: http.MethodGet, Path: base + withLimit(p, limit), Header: h}
+	case ifFloorREST:
+		return request{Method: http.MethodGet, Path: withLimit(w.FloorREST, limit), Header: h}
 	default:
 		return request{Method: http.MethodGet, Path: withLimit(w.Floor, limit), Header: h}
 	}
+}
+
+// serves says whether w is measured through iface: the operation
+// workloads through the interfaces they have steps for, the page reads
+// through floor-rest when they have its path.
+func (w workload) serves(iface string) bool {
+	if w.Ops != nil {
+		return w.Ops[iface] != nil
+	}
+	return iface != ifFloorREST || w.FloorREST != ""
 }
 
 func withLimit(p string, limit int) string {

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"logistics/internal/decimal"
+)
+
+// The floor of REST's document (interface floor-rest): the page reads W1–W3
+// and W3s answered with the document REST answers — every field of every
+// item, part or order, its lines and newest tracking entries, as GET
+// /v1/<resource> writes them — by hand-written SQL that reads those columns
+// and encoding/json. The floor of the named fields (floor.go) answers the
+// fields the workload names, which GraphQL asks for; REST has no field
+// selection, so the yardstick for a REST row is a floor that reads and
+// writes what REST must (README, Decisions: "The floor of a REST row").
+// TestRESTFloorMatchesREST checks that the two documents are equal.
+
+// restFloorHandlers adds /floor/rest/w1, /floor/rest/w2 and /floor/rest/w3
+// (?status=shipped for W3s).
+func (f *floor) restFloorHandlers(mux *http.ServeMux) {
+	mux.HandleFunc("GET /floor/rest/w1", f.serve(f.restW1))
+	mux.HandleFunc("GET /floor/rest/w2", f.serve(f.restW2))
+	mux.HandleFunc("GET /floor/rest/w3", func(w http.ResponseWriter, r *http.Request) {
+		status := r.URL.Query().Get("status")
+		if status == "" {
+			status = "open"
+		}
+		f.serve(func(ctx context.Context, limit int) (any, int, string, error) { return f.restW3(ctx, status, limit) })(w, r)
+	})
+}
+
+// restTS is REST's timestamp: RFC 3339 in UTC with the stored precision.
+func restTS(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func restTSp(t sql.NullTime) *string {
+	if !t.Valid {
+		return nil
+	}
+	s := restTS(t.Time)
+	return &s
+}
+
+type restRef struct {
+	ID   string `json:"id"`
+	Code string `json:"code"`
+}
+
+type restSKURef struct {
+	ID  string `json:"id"`
+	SKU string `json:"sku"`
+}
+
+type restItem struct {
+	ID                string          `json:"id"`
+	Part              restSKURef      `json:"part"`
+	Hub               restRef         `json:"hub"`
+	Quantity          decimal.Decimal `json:"quantity"`
+	ReservedQuantity  decimal.Decimal `json:"reserved_quantity"`
+	AvailableQuantity decimal.Decimal `json:"available_quantity"`
+	Lot               string          `json:"lot"`
+	Serial            string          `json:"serial"`
+	Status            string          `json:"status"`
+	ExpiresAt         *string         `json:"expires_at"`
+	Revision          int             `json:"revision"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+}
+
+func (it restItem) key() string { return it.ID }
+
+// restW1 is W1 (floor.w1's statement, with the columns REST's item has).
+func (f *floor) restW1(ctx context.Context, limit int) (any, int, string, error) {
+	rows, err := f.query(ctx, `SELECT i.id, i.part_id,
+  (SELECT p.sku FROM parts p WHERE p.id = i.part_id),
+  i.hub_id, (SELECT h.code FROM hubs h WHERE h.id = i.hub_id),
+  i.quantity, i.reserved_quantity, i.lot, i.serial, i.status, i.expires_at, i.revision, i.created_at, i.updated_at
+FROM items i
+WHERE i.quantity > ? AND EXISTS (SELECT 1 FROM hubs h WHERE h.id = i.hub_id AND h.code IN (?, ?))
+ORDER BY i.id LIMIT ?`, int64(decimal.FromInt(100)), "AMS1", "RTM2", limit)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer rows.Close()
+	out := make([]restItem, 0, limit)
+	for rows.Next() {
+		var it restItem
+		var exp sql.NullTime
+		var created, updated time.Time
+		if err := rows.Scan(&it.ID, &it.Part.ID, &it.Part.SKU, &it.Hub.ID, &it.Hub.Code, &it.Quantity, &it.ReservedQuantity,
+			&it.Lot, &it.Serial, &it.Status, &exp, &it.Revision, &created, &updated); err != nil {
+			return nil, 0, "", err
+		}
+		it.ExpiresAt, it.CreatedAt, it.UpdatedAt = restTSp(exp), restTS(created), restTS(updated)
+		it.AvailableQuantity = it.Quantity - it.ReservedQuantity
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", err
+	}
+	return trimPage(out, limit)
+}
+
+type restPart struct {
+	ID           string          `json:"id"`
+	SKU          string          `json:"sku"`
+	PartName     string          `json:"part_name"`
+	Description  string          `json:"description"`
+	Unit         string          `json:"unit"`
+	UnitWeightKg decimal.Decimal `json:"unit_weight_kg"`
+	Hazardous    bool            `json:"hazardous"`
+	Revision     int             `json:"revision"`
+	CreatedAt    string          `json:"created_at"`
+	UpdatedAt    string          `json:"updated_at"`
+}
+
+func (p restPart) key() string { return p.ID }
+
+// restW2 is W2 with the columns REST's part has.
+func (f *floor) restW2(ctx context.Context, limit int) (any, int, string, error) {
+	cond := "lower(part_name) LIKE ?" // as floor.w2
+	if f.postgres {
+		cond = "part_name ILIKE ?"
+	}
+	rows, err := f.query(ctx, `SELECT id, sku, part_name, description, unit, unit_weight_kg, hazardous, revision, created_at, updated_at
+FROM parts WHERE `+cond+` ORDER BY id LIMIT ?`, "%bolt%", limit)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer rows.Close()
+	out := make([]restPart, 0, limit)
+	for rows.Next() {
+		var p restPart
+		var created, updated time.Time
+		if err := rows.Scan(&p.ID, &p.SKU, &p.PartName, &p.Description, &p.Unit, &p.UnitWeightKg, &p.Hazardous, &p.Revision, &created, &updated); err != nil {
+			return nil, 0, "", err
+		}
+		p.CreatedAt, p.UpdatedAt = restTS(created), restTS(updated)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", err
+	}
+	return trimPage(out, limit)
+}
+
+type restWorkflowRef struct {
+	ID      string `json:"id"`
+	Key     string `json:"key"`
+	Version int    `json:"version"`
+}
+
+type restShipTo struct {
+	Name       string `json:"name"`
+	Line1      string `json:"line1"`
+	Line2      string `json:"line2"`
+	City       string `json:"city"`
+	PostalCode string `json:"postal_code"`
+	Country    string `json:"country"`
+}
+
+type restPartRef struct {
+	ID       string `json:"id"`
+	SKU      string `json:"sku"`
+	PartName string `json:"part_name"`
+}
+
+type restLine struct {
+	ID                string          `json:"id"`
+	OrderID           string          `json:"order_id"`
+	PartID            string          `json:"part_id"`
+	Part              restPartRef     `json:"part"`
+	Quantity          decimal.Decimal `json:"quantity"`
+	AllocatedQuantity decimal.Decimal `json:"allocated_quantity"`
+	ShippedQuantity   decimal.Decimal `json:"shipped_quantity"`
+	Revision          int             `json:"revision"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+}
+
+type restTracking struct {
+	ID             string   `json:"id"`
+	OrderID        string   `json:"order_id"`
+	TrackingNumber string   `json:"tracking_number"`
+	Carrier        string   `json:"carrier"`
+	Status         string   `json:"status"`
+	Hub            *restRef `json:"hub"`
+	Location       string   `json:"location"`
+	Description    string   `json:"description"`
+	OccurredAt     string   `json:"occurred_at"`
+	Revision       int      `json:"revision"`
+	CreatedAt      string   `json:"created_at"`
+	UpdatedAt      string   `json:"updated_at"`
+}
+
+type restOrder struct {
+	ID                 string          `json:"id"`
+	Number             string          `json:"number"`
+	Status             string          `json:"status"`
+	Workflow           restWorkflowRef `json:"workflow"`
+	Hub                restRef         `json:"hub"`
+	CustomerRef        string          `json:"customer_ref"`
+	Priority           string          `json:"priority"`
+	ShipTo             restShipTo      `json:"ship_to"`
+	DueAt              *string         `json:"due_at"`
+	Lines              []restLine      `json:"lines"`
+	LatestTracking     []restTracking  `json:"latest_tracking"`
+	AllowedTransitions []string        `json:"allowed_transitions"`
+	Revision           int             `json:"revision"`
+	CreatedAt          string          `json:"created_at"`
+	UpdatedAt          string          `json:"updated_at"`
+}
+
+func (o *restOrder) key() string { return o.ID }
+
+// floorWorkflow is what an order's document needs of its workflow; the
+// floor keeps each one it has read, as the service keeps its definitions.
+type floorWorkflow struct {
+	key     string
+	version int
+	allowed map[string][]string // state → the transitions leaving it, in the definition's order
+}
+
+// workflow returns workflow id, reading it on the first use.
+func (f *floor) workflow(ctx context.Context, id string) (*floorWorkflow, error) {
+	if v, ok := f.workflows.Load(id); ok {
+		return v.(*floorWorkflow), nil
+	}
+	rows, err := f.query(ctx, `SELECT key, version, transitions FROM workflows WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, sql.ErrNoRows
+	}
+	wf := &floorWorkflow{allowed: map[string][]string{}}
+	var transitions []byte
+	if err := rows.Scan(&wf.key, &wf.version, &transitions); err != nil {
+		return nil, err
+	}
+	var ts []struct {
+		Name string   `json:"name"`
+		From []string `json:"from"`
+	}
+	if err := json.Unmarshal(transitions, &ts); err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		for _, from := range t.From {
+			if !slices.Contains(wf.allowed[from], t.Name) {
+				wf.allowed[from] = append(wf.allowed[from], t.Name)
+			}
+		}
+	}
+	f.workflows.Store(id, wf)
+	return wf, nil
+}
+
+// restW3 is W3 (status open) and W3s (shipped) with REST's order document:
+// floor.w3's three statements with the columns REST's orders, lines and
+// tracking entries have.
+func (f *floor) restW3(ctx context.Context, status string, limit int) (any, int, string, error) {
+	rows, err := f.query(ctx, `SELECT o.id, o.number, o.status, o.workflow_id, o.hub_id, h.code, o.customer_ref, o.priority,
+  o.ship_to_name, o.ship_to_line1, o.ship_to_line2, o.ship_to_city, o.ship_to_postal_code, o.ship_to_country,
+  o.due_at, o.revision, o.created_at, o.updated_at
+FROM orders o JOIN hubs h ON h.id = o.hub_id
+WHERE o.status = ? ORDER BY o.id LIMIT ?`, status, limit)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	orders := make([]*restOrder, 0, limit)
+	byID := make(map[string]*restOrder, limit)
+	for rows.Next() {
+		o := &restOrder{Lines: []restLine{}, LatestTracking: []restTracking{}}
+		var due sql.NullTime
+		var created, updated time.Time
+		s := &o.ShipTo
+		if err := rows.Scan(&o.ID, &o.Number, &o.Status, &o.Workflow.ID, &o.Hub.ID, &o.Hub.Code, &o.CustomerRef, &o.Priority,
+			&s.Name, &s.Line1, &s.Line2, &s.City, &s.PostalCode, &s.Country, &due, &o.Revision, &created, &updated); err != nil {
+			rows.Close()
+			return nil, 0, "", err
+		}
+		o.DueAt, o.CreatedAt, o.UpdatedAt = restTSp(due), restTS(created), restTS(updated)
+		orders = append(orders, o)
+		byID[o.ID] = o
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", err
+	}
+	n := len(orders)
+	if n == limit {
+		delete(byID, orders[limit-1].ID)
+		orders = orders[:limit-1]
+	}
+	if len(orders) == 0 {
+		return orders, n, "", nil
+	}
+	ids := make([]any, len(orders))
+	for i, o := range orders {
+		ids[i] = o.ID
+		wf, err := f.workflow(ctx, o.Workflow.ID)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		o.Workflow.Key, o.Workflow.Version = wf.key, wf.version
+		o.AllowedTransitions = wf.allowed[o.Status]
+		if o.AllowedTransitions == nil {
+			o.AllowedTransitions = []string{}
+		}
+	}
+	in := placeholders(len(ids))
+
+	rows, err = f.query(ctx, `SELECT l.order_id, l.id, l.part_id, p.sku, p.part_name, l.quantity, l.allocated_quantity, l.shipped_quantity,
+  l.revision, l.created_at, l.updated_at
+FROM order_lines l JOIN parts p ON p.id = l.part_id
+WHERE l.order_id IN (`+in+`) ORDER BY l.order_id, l.id`, ids...)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	for rows.Next() {
+		var l restLine
+		var created, updated time.Time
+		if err := rows.Scan(&l.OrderID, &l.ID, &l.PartID, &l.Part.SKU, &l.Part.PartName, &l.Quantity, &l.AllocatedQuantity, &l.ShippedQuantity,
+			&l.Revision, &created, &updated); err != nil {
+			rows.Close()
+			return nil, 0, "", err
+		}
+		l.Part.ID, l.CreatedAt, l.UpdatedAt = l.PartID, restTS(created), restTS(updated)
+		if o := byID[l.OrderID]; o != nil {
+			o.Lines = append(o.Lines, l)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", err
+	}
+
+	// The 3 latest entries of each order, as floor.w3 reads them, with the
+	// entry's hub.
+	cols := `t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.hub_id, (SELECT h.code FROM hubs h WHERE h.id = t.hub_id),
+  t.location, t.description, t.occurred_at, t.revision, t.created_at, t.updated_at`
+	latest := `SELECT ` + cols + `
+FROM orders o JOIN tracking_entries t ON t.id IN (
+  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3)
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
+	if f.postgres {
+		latest = `SELECT ` + cols + `
+FROM orders o CROSS JOIN LATERAL (
+  SELECT l.* FROM tracking_entries l
+  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3) t
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
+	}
+	rows, err = f.query(ctx, latest, ids...)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t restTracking
+		var hubID, hubCode sql.NullString
+		var occurred, created, updated time.Time
+		if err := rows.Scan(&t.OrderID, &t.ID, &t.TrackingNumber, &t.Carrier, &t.Status, &hubID, &hubCode,
+			&t.Location, &t.Description, &occurred, &t.Revision, &created, &updated); err != nil {
+			return nil, 0, "", err
+		}
+		if hubID.Valid {
+			t.Hub = &restRef{ID: hubID.String, Code: hubCode.String}
+		}
+		t.OccurredAt, t.CreatedAt, t.UpdatedAt = restTS(occurred), restTS(created), restTS(updated)
+		if o := byID[t.OrderID]; o != nil {
+			o.LatestTracking = append(o.LatestTracking, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, "", err
+	}
+	return orders, n, orders[len(orders)-1].ID, nil
+}
