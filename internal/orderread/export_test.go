@@ -26,3 +26,7 @@ func SQLiteOwn(drv dialect.Driver) *stdsql.DB {
 // Reset takes back what m lent without giving m to the pool (Release's
 // first half), so a test can read into the same memory again.
 func (m *LineMemory) Reset() { m.reset() }
+
+// PipelinesPage says whether PageWith pipelines r's statements on
+// PostgreSQL, for tests.
+func PipelinesPage(r Read) bool { return pipelinesPage(r) }

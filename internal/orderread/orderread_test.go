@@ -194,6 +194,13 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 	if !reflect.DeepEqual(piped, one) {
 		t.Errorf("a page:\npipelined  %+v\none by one %+v", piped, one)
 	}
+	// A page read as rows with every column (REST's) goes one statement
+	// after the other on PostgreSQL; one read as entities is pipelined.
+	if !orderread.PipelinesPage(orderread.Read{Tracking: true, Lines: true}) ||
+		orderread.PipelinesPage(orderread.Read{Tracking: true, TrackingRows: new(orderread.Rows[orderread.Tracking])}) ||
+		orderread.PipelinesPage(orderread.Read{Lines: true, LineRows: new(orderread.Rows[orderread.Line])}) {
+		t.Error("PageWith pipelines a page read as entities, and only such a page")
+	}
 	if f := piped[1]; len(f.Edges.Lines) != 2 || len(f.Edges.TrackingEntries) != orderread.Latest || piped[0].Edges.Lines == nil {
 		t.Errorf("a page: %d lines, %d entries", len(f.Edges.Lines), len(f.Edges.TrackingEntries))
 	}

@@ -44,13 +44,13 @@ type rowScanner interface {
 }
 
 // run runs qs in order — through the service's own driver (own) on
-// PostgreSQL in one pipeline, on SQLite on go-sqlite3's connection
-// (rawsqlite.go); otherwise one after the other through database/sql — and
-// a scan's error (errNoOrder) ends it.
-func run(ctx context.Context, drv dialect.Driver, qs ...query) error {
+// PostgreSQL in one pipeline when pipelined, on SQLite on go-sqlite3's
+// connection (rawsqlite.go); otherwise one after the other through
+// database/sql — and a scan's error (errNoOrder) ends it.
+func run(ctx context.Context, drv dialect.Driver, pipelined bool, qs ...query) error {
 	switch db := own(drv); {
 	case db == nil:
-	case drv.Dialect() == dialect.Postgres && len(qs) > 1:
+	case drv.Dialect() == dialect.Postgres && len(qs) > 1 && pipelined:
 		if err := pipeline(ctx, db, qs); !errors.Is(err, errNotPgx) {
 			return err
 		}
