@@ -70,21 +70,21 @@ type floorWorkflowRef struct {
 
 // floorOrderRep is an order's representation with its lines.
 type floorOrderRep struct {
-	ID                 string           `json:"id"`
-	Number             string           `json:"number"`
-	Status             string           `json:"status"`
-	AllowedTransitions []string         `json:"allowed_transitions"`
-	CustomerRef        string           `json:"customer_ref"`
-	Priority           string           `json:"priority"`
-	DueAt              *time.Time       `json:"due_at"`
-	ShipTo             floorShipTo      `json:"ship_to"`
-	Hub                floorHubRef      `json:"hub"`
-	Workflow           floorWorkflowRef `json:"workflow"`
-	Lines              []floorLineRep   `json:"lines"`
-	LatestTracking     []any            `json:"latest_tracking"`
-	Revision           int              `json:"revision"`
-	CreatedAt          time.Time        `json:"created_at"`
-	UpdatedAt          time.Time        `json:"updated_at"`
+	ID                 string             `json:"id"`
+	Number             string             `json:"number"`
+	Status             string             `json:"status"`
+	AllowedTransitions []string           `json:"allowed_transitions"`
+	CustomerRef        string             `json:"customer_ref"`
+	Priority           string             `json:"priority"`
+	DueAt              *time.Time         `json:"due_at"`
+	ShipTo             floorShipTo        `json:"ship_to"`
+	Hub                floorHubRef        `json:"hub"`
+	Workflow           floorWorkflowRef   `json:"workflow"`
+	Lines              []floorLineRep     `json:"lines"`
+	LatestTracking     []floorTrackingRep `json:"latest_tracking"`
+	Revision           int                `json:"revision"`
+	CreatedAt          time.Time          `json:"created_at"`
+	UpdatedAt          time.Time          `json:"updated_at"`
 }
 
 // floorItemRep is an item's representation.

@@ -191,7 +191,7 @@ func (f *floor) w4Create(w http.ResponseWriter, r *http.Request) {
 		}
 		rep := floorOrderRep{ID: o.ID, Number: o.Number, Status: o.Status, AllowedTransitions: floorAllowed[o.Status],
 			CustomerRef: in.CustomerRef, Priority: "normal", Hub: floorHubRef{ID: in.HubID, Code: hub},
-			Workflow: floorWorkflowRef{ID: wfID, Key: "fulfilment", Version: version}, LatestTracking: []any{},
+			Workflow: floorWorkflowRef{ID: wfID, Key: "fulfilment", Version: version}, LatestTracking: []floorTrackingRep{},
 			Revision: 1, CreatedAt: now, UpdatedAt: now}
 		q := `INSERT INTO order_lines (id, created_at, updated_at, revision, quantity, allocated_quantity, shipped_quantity, order_id, part_id) VALUES `
 		args := make([]any, 0, 6*len(in.Lines))
@@ -292,7 +292,7 @@ func (f *floor) w4Transition(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().UTC()
 	o := floorWriteOrder{ID: r.PathValue("id"), Status: t.to}
 	err := f.inTx(ctx, func(tx database.WriteTx) error {
-		rep := floorOrderRep{ID: o.ID, Status: t.to, AllowedTransitions: floorAllowed[t.to], LatestTracking: []any{}}
+		rep := floorOrderRep{ID: o.ID, Status: t.to, AllowedTransitions: floorAllowed[t.to], LatestTracking: []floorTrackingRep{}}
 		var was time.Time // updated_at before the change, for previous_attributes
 		rows, err := f.txQuery(ctx, tx, `SELECT o.hub_id, h.code, o.workflow_id, w.key, w.version, o.updated_at
 FROM orders o JOIN hubs h ON h.id = o.hub_id JOIN workflows w ON w.id = o.workflow_id WHERE o.id = ?`, o.ID)
