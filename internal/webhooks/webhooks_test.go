@@ -421,3 +421,33 @@ func TestCommitWakesTheDispatcher(t *testing.T) {
 		waitFor(t, 10*time.Second, "the hub.created webhook without a poll", func() bool { return rc.count(evID) == 1 })
 	}
 }
+
+// TestEventOutsideATransactionWakesTheDispatcher: an event written outside
+// a transaction (no commit will follow to wake the dispatcher) wakes it at
+// once, with the poll an hour away. The fan-out tells the two apart (inTx);
+// were every event taken for one written in a transaction, this one would
+// wait for the poll (mutation-checked on both databases). The other way
+// round no test can tell: an event of a transaction taken for a committed
+// one wakes the dispatcher early, and on SQLite its claim waits for the
+// writer and then finds the delivery (on PostgreSQL a transaction's
+// events reach the fan-out through the event log's insert, never as
+// outside one).
+func TestEventOutsideATransactionWakesTheDispatcher(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
+		allowPrivate(c)
+		c.WebhookPoll = time.Hour
+	}})
+	rc := newReceiver(t)
+	ep := createEndpoint(t, srv, rc.URL+"/hooks")
+	rc.accept(ep.Secret)
+	time.Sleep(200 * time.Millisecond) // the dispatcher's first look (at start) is over
+	ctx := srv.Ctx(environment.Production)
+	ev, err := srv.Env(environment.Production).DB.Client.Event.Create().
+		SetType("hub.created").SetSubjectID("hub_outside").SetData(map[string]any{"object": map[string]any{"id": "hub_outside"}}).
+		SetSequence(1 << 30). // numbered: on PostgreSQL an event is sent once it has its number
+		Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the webhook of an event written outside a transaction, without a poll", func() bool { return rc.count(string(ev.ID)) == 1 })
+}
