@@ -20,8 +20,9 @@ import (
 //
 //   - @hasScope(scope: "…") on a field (every hand-written Mutation field
 //     carries one) calls auth.Require before the resolver runs;
-//   - scopeGuard, a field middleware, requires the read scope of the type a
-//     field returns (Hub, HubConnection, [Order!]…) wherever it appears —
+//   - scopeGuard, in the field middleware (fieldPolicy), requires the read
+//     scope of the type a field returns (Hub, HubConnection, [Order!]…)
+//     wherever it appears —
 //     the entgql Query fields, edges such as order.hub, mutation results —
 //     and for node/nodes checks the type of what was actually resolved;
 //   - the filter rule, in scopeGuard too: a where: argument (of any field,
@@ -39,37 +40,38 @@ func hasScope(ctx context.Context, _ any, next graphql.Resolver, scope string) (
 	return next(ctx)
 }
 
-// scopeGuard is the type half of the policy (see above).
-func scopeGuard(ctx context.Context, next graphql.Resolver) (any, error) {
-	fc := graphql.GetFieldContext(ctx)
+// scopeGuard is the type half of the policy (see above), before the
+// field's resolver runs: it requires the read scope of the type the field
+// returns and applies the filter rule to its where: arguments. It returns
+// that type's name ("" for a field without a definition), which
+// fieldPolicy hands to requireResolved once the field is resolved.
+func scopeGuard(ctx context.Context, fc *graphql.FieldContext) (string, error) {
 	if fc == nil || fc.Field.Definition == nil || fc.Field.Definition.Type == nil {
-		return next(ctx)
+		return "", nil
 	}
 	typ := fc.Field.Definition.Type.Name()
 	if err := auth.RequireType(ctx, typ); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := requireFilters(ctx, fc); err != nil {
-		return nil, err
+	return typ, requireFilters(ctx, fc)
+}
+
+// requireResolved is scopeGuard's check after a field of type typ is
+// resolved: node / nodes (type Node) hide the type until it is resolved.
+func requireResolved(ctx context.Context, typ string, res any) error {
+	if typ != "Node" {
+		return nil
 	}
-	res, err := next(ctx)
-	if err != nil || typ != "Node" {
-		return res, err
-	}
-	// node / nodes: the interface hides the type until it is resolved.
 	v := reflect.ValueOf(res)
 	if v.Kind() == reflect.Slice {
 		for i := range v.Len() {
 			if err := requireNode(ctx, v.Index(i).Interface()); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		return res, nil
+		return nil
 	}
-	if err := requireNode(ctx, res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return requireNode(ctx, res)
 }
 
 // requireFilters applies the filter rule to a field's where input

@@ -460,28 +460,47 @@ func requestCost(ctx context.Context) *costState {
 	return st
 }
 
-// costFields is the field middleware of the cost model: it counts every
-// field gqlgen resolves, and fails a plain list longer than MaxListLength
-// (the fast path declines such a list, so gqlgen reports it).
-func (p *costPlan) costFields(ctx context.Context, next graphql.Resolver) (any, error) {
+// fieldPolicy is the service's one field middleware, for every field gqlgen
+// resolves: before the resolver, scopeGuard (the type and filter rules) and
+// the cost model's count; after it, classify on the resolver's error, the
+// cost model's cap on plain lists and scopeGuard's check of a resolved
+// Node. One middleware, not three: gqlgen wraps each field in a closure
+// per field middleware (bench/README session 27).
+func (p *costPlan) fieldPolicy(ctx context.Context, next graphql.Resolver) (any, error) {
 	fc := graphql.GetFieldContext(ctx)
-	if st := requestCost(ctx); st != nil {
-		st.actual.Add(1)
+	typ, err := scopeGuard(ctx, fc)
+	if err != nil {
+		return nil, err
 	}
-	if fc == nil || !p.capped[fc.Field.Definition] {
-		return next(ctx)
+	if st := requestCost(ctx); st != nil {
+		st.actual.Add(1) // every field gqlgen resolves
 	}
 	res, err := next(ctx)
 	if err != nil {
-		return res, err
+		return res, classify(err)
+	}
+	if err := p.capList(fc, res); err != nil {
+		return nil, err
+	}
+	if err := requireResolved(ctx, typ, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// capList fails a plain list longer than MaxListLength (the fast path
+// declines such a list, so gqlgen reports it).
+func (p *costPlan) capList(fc *graphql.FieldContext, res any) error {
+	if fc == nil || !p.capped[fc.Field.Definition] {
+		return nil
 	}
 	if v := reflect.ValueOf(res); v.Kind() == reflect.Slice && v.Len() > p.maxList {
 		// The presenter gives it code BAD_USER_INPUT and this as reason.
-		return nil, &gqlerror.Error{
+		return &gqlerror.Error{
 			Message: fmt.Sprintf("%s.%s has %d elements, more than the limit of %d for a list that is not a connection; query the matching connection with where: instead",
 				fc.Field.ObjectDefinition.Name, fc.Field.Name, v.Len(), p.maxList),
 			Extensions: map[string]any{"code": "LIST_LIMIT_EXCEEDED"},
 		}
 	}
-	return res, nil
+	return nil
 }

@@ -89,19 +89,19 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	}
 }
 
-// classifyErrors gives every error a resolver returns its apperr kind, so an
+// classify gives every error a resolver returns its apperr kind (fieldPolicy
+// calls it), so an
 // error nobody classified (a database refusing a query, a driver error) is
 // INTERNAL — logged, and shown as "internal error" — and never reaches the
 // client as BAD_USER_INPUT with the database's text. The presenter's
 // invalid_argument branch is then left with what it is for: arguments that
 // could not be read as their type.
-func classifyErrors(ctx context.Context, next graphql.Resolver) (any, error) {
-	res, err := next(ctx)
+func classify(err error) error {
 	var ge *gqlerror.Error
 	if err != nil && !errors.As(err, &ge) {
 		err = apperr.From(err)
 	}
-	return res, err
+	return err
 }
 
 // The messages of gqlparser's validation (a literal) and variable coercion

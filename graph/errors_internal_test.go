@@ -27,7 +27,7 @@ func TestUnclassifiedErrorsAreInternal(t *testing.T) {
 		"extended protocol limited to 65535 parameters",
 		"LIKE or GLOB pattern too complex",
 	} {
-		_, err := classifyErrors(ctx, func(context.Context) (any, error) { return nil, errors.New(dbErr) })
+		err := classify(errors.New(dbErr))
 		got := present(ctx, graphql.ErrorOnPath(ctx, err))
 		if got.Extensions["code"] != "INTERNAL" || got.Message != "internal error" || strings.Contains(got.Error(), dbErr) {
 			t.Errorf("%q presented as %v %q", dbErr, got.Extensions, got.Message)
@@ -36,7 +36,7 @@ func TestUnclassifiedErrorsAreInternal(t *testing.T) {
 			t.Errorf("%q not logged", dbErr)
 		}
 	}
-	_, err := classifyErrors(ctx, func(context.Context) (any, error) { return nil, apperr.Invalid("ids", "at most 500 ids") })
+	err := classify(apperr.Invalid("ids", "at most 500 ids"))
 	if got := present(ctx, graphql.ErrorOnPath(ctx, err)); got.Extensions["code"] != "BAD_USER_INPUT" || got.Message != "ids: at most 500 ids" {
 		t.Errorf("apperr.Invalid presented as %v %q", got.Extensions, got.Message)
 	}

@@ -19,12 +19,12 @@ import (
 // and so do root fields that are or select an aggregate (@aggregate: the
 // aggregation core's fields, which the fast path does not mirror).
 //
-// The fast path skips gqlgen's field middleware, so whatever a field
-// middleware enforces must be mirrored: scopeGuard's type rule in allowType,
-// its filter rule in allowArgs and its check of a resolved Node in allowNode; costFields' count of resolved fields in
-// the count QueryField returns, and its cap on plain lists in
-// FastPath.MaxList (the fast path declines a longer list, so gqlgen reports
-// the error).
+// The fast path skips gqlgen's field middleware (fieldPolicy), so whatever
+// it enforces must be mirrored: scopeGuard's type rule in allowType, its
+// filter rule in allowArgs and its check of a resolved Node in allowNode;
+// the count of resolved fields in the count QueryField returns, and the
+// cap on plain lists in FastPath.MaxList (the fast path declines a longer
+// list, so gqlgen reports the error).
 func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.RootFieldMiddleware {
 	if counts == nil {
 		counts = &FastPathCounts{}
@@ -51,7 +51,7 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 		if ok {
 			counts.Served.Add(1)
 			if st := requestCost(ctx); st != nil {
-				st.actual.Add(int64(fields)) // as costFields counts them
+				st.actual.Add(int64(fields)) // as fieldPolicy counts them
 			}
 			if m := responseMemoryOf(ctx); m != nil {
 				return fastField{json: out, mem: m} // written into the transport's slab

@@ -100,9 +100,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(cost)
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
-	srv.AroundFields(scopeGuard)
-	srv.AroundFields(cost.plan.costFields)
-	srv.AroundFields(classifyErrors)
+	srv.AroundFields(cost.plan.fieldPolicy)
 	if !opt.NoFastPath {
 		fast := generated.NewFastPath(schema, allowType, allowArgs)
 		fast.MaxList = opt.MaxListLength
