@@ -159,6 +159,38 @@ func rewriteDollars(q string) string {
 	return b.String()
 }
 
+// lookAhead drops the look-ahead row (the limit-th) of a page of orders
+// from orders and byID, and returns the page and its ids as a statement's
+// arguments.
+func lookAhead[T interface{ key() string }](orders []T, byID map[string]T, limit int) ([]T, []any) {
+	if len(orders) == limit {
+		delete(byID, orders[limit-1].key())
+		orders = orders[:limit-1]
+	}
+	ids := make([]any, len(orders))
+	for i, o := range orders {
+		ids[i] = o.key()
+	}
+	return orders, ids
+}
+
+// latestTracking is the statement of the 3 latest tracking entries of each
+// order whose id is in the list in (placeholders): cols of t, each entry,
+// and on PostgreSQL inner, the columns the lateral subquery reads of l.
+func (f *floor) latestTracking(cols, inner, in string) string {
+	if f.postgres {
+		return `SELECT ` + cols + `
+FROM orders o CROSS JOIN LATERAL (
+  SELECT ` + inner + ` FROM tracking_entries l
+  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3) t
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
+	}
+	return `SELECT ` + cols + `
+FROM orders o JOIN tracking_entries t ON t.id IN (
+  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3)
+WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
+}
+
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
@@ -341,16 +373,9 @@ WHERE o.status = ? ORDER BY o.id LIMIT ?`, status, limit)
 		return nil, 0, "", err
 	}
 	n := len(orders)
-	if n == limit {
-		delete(byID, orders[limit-1].ID)
-		orders = orders[:limit-1]
-	}
+	orders, ids := lookAhead(orders, byID, limit)
 	if len(orders) == 0 {
 		return orders, n, "", nil
-	}
-	ids := make([]any, len(orders))
-	for i, o := range orders {
-		ids[i] = o.ID
 	}
 	in := placeholders(len(ids))
 
@@ -380,18 +405,8 @@ WHERE l.order_id IN (`+in+`) ORDER BY l.order_id, l.id`, ids...)
 	// stops after 3 rows (LATERAL on PostgreSQL; SQLite has none, so a join
 	// on id IN the same subquery). A ROW_NUMBER window read every entry of
 	// every order, and W5 appends hundreds to the shipped ones (W3s).
-	latest := `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
-FROM orders o JOIN tracking_entries t ON t.id IN (
-  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3)
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
-	if f.postgres {
-		latest = `SELECT t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at
-FROM orders o CROSS JOIN LATERAL (
-  SELECT l.order_id, l.id, l.tracking_number, l.carrier, l.status, l.location, l.occurred_at FROM tracking_entries l
-  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3) t
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
-	}
-	rows, err = f.query(ctx, latest, ids...)
+	rows, err = f.query(ctx, f.latestTracking("t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.location, t.occurred_at",
+		"l.order_id, l.id, l.tracking_number, l.carrier, l.status, l.location, l.occurred_at", in), ids...)
 	if err != nil {
 		return nil, 0, "", err
 	}

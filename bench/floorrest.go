@@ -206,16 +206,11 @@ WHERE o.status = ? ORDER BY o.id LIMIT ?`, status, limit)
 		return nil, 0, "", err
 	}
 	n := len(orders)
-	if n == limit {
-		delete(byID, orders[limit-1].ID)
-		orders = orders[:limit-1]
-	}
+	orders, ids := lookAhead(orders, byID, limit)
 	if len(orders) == 0 {
 		return orders, n, "", nil
 	}
-	ids := make([]any, len(orders))
-	for i, o := range orders {
-		ids[i] = o.ID
+	for _, o := range orders {
 		wf, err := f.workflow(ctx, o.Workflow.ID)
 		if err != nil {
 			return nil, 0, "", err
@@ -254,20 +249,8 @@ WHERE l.order_id IN (`+in+`) ORDER BY l.order_id, l.id`, ids...)
 
 	// The 3 latest entries of each order, as floor.w3 reads them, with the
 	// entry's hub.
-	cols := `t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.hub_id, (SELECT h.code FROM hubs h WHERE h.id = t.hub_id),
-  t.location, t.description, t.occurred_at, t.revision, t.created_at, t.updated_at`
-	latest := `SELECT ` + cols + `
-FROM orders o JOIN tracking_entries t ON t.id IN (
-  SELECT l.id FROM tracking_entries l WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3)
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
-	if f.postgres {
-		latest = `SELECT ` + cols + `
-FROM orders o CROSS JOIN LATERAL (
-  SELECT l.* FROM tracking_entries l
-  WHERE l.order_id = o.id ORDER BY l.occurred_at DESC, l.id LIMIT 3) t
-WHERE o.id IN (` + in + `) ORDER BY t.order_id, t.occurred_at DESC, t.id`
-	}
-	rows, err = f.query(ctx, latest, ids...)
+	rows, err = f.query(ctx, f.latestTracking(`t.order_id, t.id, t.tracking_number, t.carrier, t.status, t.hub_id, (SELECT h.code FROM hubs h WHERE h.id = t.hub_id),
+  t.location, t.description, t.occurred_at, t.revision, t.created_at, t.updated_at`, "l.*", in), ids...)
 	if err != nil {
 		return nil, 0, "", err
 	}

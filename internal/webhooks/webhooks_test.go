@@ -400,13 +400,12 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 	}
 }
 
-// TestCommitWakesTheDispatcher: a commit that writes deliveries wakes this
-// instance's dispatcher itself; the poll is only for what others commit
-// (set to an hour here, so only the wake-up can deliver). Events are
-// written while their transaction commits, too late for a commit hook of
-// the webhook hook's own: without the event log's wake-up, deliveries
-// waited for the poll (p50 ≈ 100 ms at 200 events/s, 1 s when idle).
-func TestCommitWakesTheDispatcher(t *testing.T) {
+// pollAnHourAway starts a service whose dispatcher polls once an hour, so
+// only a wake-up delivers, with an endpoint on a local receiver that
+// accepts its deliveries, once the dispatcher's first look (at start) is
+// over.
+func pollAnHourAway(t *testing.T) (*apptest.Server, *receiver) {
+	t.Helper()
 	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
 		allowPrivate(c)
 		c.WebhookPoll = time.Hour
@@ -414,7 +413,18 @@ func TestCommitWakesTheDispatcher(t *testing.T) {
 	rc := newReceiver(t)
 	ep := createEndpoint(t, srv, rc.URL+"/hooks")
 	rc.accept(ep.Secret)
-	time.Sleep(200 * time.Millisecond) // the dispatcher's first look (at start) is over
+	time.Sleep(200 * time.Millisecond)
+	return srv, rc
+}
+
+// TestCommitWakesTheDispatcher: a commit that writes deliveries wakes this
+// instance's dispatcher itself; the poll is only for what others commit
+// (set to an hour here, so only the wake-up can deliver). Events are
+// written while their transaction commits, too late for a commit hook of
+// the webhook hook's own: without the event log's wake-up, deliveries
+// waited for the poll (p50 ≈ 100 ms at 200 events/s, 1 s when idle).
+func TestCommitWakesTheDispatcher(t *testing.T) {
+	srv, rc := pollAnHourAway(t)
 	for i := range 3 {
 		hubID := createHub(t, srv, fmt.Sprintf("WK%d", i))
 		evID := eventOf(t, srv, "hub.created", hubID)
@@ -433,14 +443,7 @@ func TestCommitWakesTheDispatcher(t *testing.T) {
 // events reach the fan-out through the event log's insert, never as
 // outside one).
 func TestEventOutsideATransactionWakesTheDispatcher(t *testing.T) {
-	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
-		allowPrivate(c)
-		c.WebhookPoll = time.Hour
-	}})
-	rc := newReceiver(t)
-	ep := createEndpoint(t, srv, rc.URL+"/hooks")
-	rc.accept(ep.Secret)
-	time.Sleep(200 * time.Millisecond) // the dispatcher's first look (at start) is over
+	srv, rc := pollAnHourAway(t)
 	ctx := srv.Ctx(environment.Production)
 	ev, err := srv.Env(environment.Production).DB.Client.Event.Create().
 		SetType("hub.created").SetSubjectID("hub_outside").SetData(map[string]any{"object": map[string]any{"id": "hub_outside"}}).
