@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"time"
 
 	"logistics/internal/decimal"
+	"logistics/internal/workflowdef"
 )
 
 // The floor of REST's document (interface floor-rest): the page reads W1–W3
@@ -156,17 +156,14 @@ func (f *floor) workflow(ctx context.Context, id string) (*floorWorkflow, error)
 	if err := rows.Scan(&wf.key, &wf.version, &transitions); err != nil {
 		return nil, err
 	}
-	var ts []struct {
-		Name string   `json:"name"`
-		From []string `json:"from"`
-	}
-	if err := json.Unmarshal(transitions, &ts); err != nil {
+	var def workflowdef.Definition
+	if err := json.Unmarshal(transitions, &def.Transitions); err != nil {
 		return nil, err
 	}
-	for _, t := range ts {
+	for _, t := range def.Transitions {
 		for _, from := range t.From {
-			if !slices.Contains(wf.allowed[from], t.Name) {
-				wf.allowed[from] = append(wf.allowed[from], t.Name)
+			if wf.allowed[from] == nil {
+				wf.allowed[from] = def.Allowed(from)
 			}
 		}
 	}

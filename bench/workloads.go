@@ -17,8 +17,9 @@ const (
 	ifREST    = "rest"
 	ifGraphQL = "graphql"
 	ifFloor   = "floor"
-	// ifFloorREST is the floor of REST's document (bench/floorrest.go): the
-	// yardstick of the REST rows of the page reads.
+	// ifFloorREST is the floor of REST's document (bench/floorrest.go), run
+	// on request beside the REST rows of the page reads for comparison; the
+	// yardstick of every row is ifFloor (report.yardstick).
 	ifFloorREST = "floor-rest"
 )
 
@@ -41,7 +42,7 @@ type workload struct {
 	// Floor is the floor server's path; {limit} is the page size.
 	Floor string
 	// FloorREST is the path of the floor of REST's document (floor-rest),
-	// the yardstick of the REST row; "" for workloads without one.
+	// for comparison with the REST row; "" for workloads without one.
 	FloorREST string
 	// Ops, for the operation workloads W4–W6 (bench/ops.go), are the steps
 	// of one operation per interface; the fields above are then unused.
