@@ -2,6 +2,7 @@ package eventlog_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -896,6 +897,94 @@ func createdAsRead(t *testing.T, s *apptest.Server, start int64, typ, path strin
 		}
 		if !reflect.DeepEqual(answer, now) {
 			t.Errorf("POST answer %v\nGET %v", answer, now)
+		}
+	}
+}
+
+// TestOwnInsertStoresAsEnt: on SQLite the event log inserts a transaction's
+// events with its own statement and calls its insert listeners (the webhook
+// fan-out) instead of ent's hooks; without a Log in the context (tools)
+// ent inserts them. Both must store the same thing: every column with the
+// same SQLite type and text, so that readers, filters and sorts cannot tell
+// which path wrote an event.
+func TestOwnInsertStoresAsEnt(t *testing.T) {
+	if apptest.Postgres() {
+		t.Skip("SQLite's paths; PostgreSQL's own INSERT is TestPendingInsertWritesEveryColumn's and the sequencer's")
+	}
+	s := apptest.New(t)
+	env := s.Env(environment.Production)
+	var heard []eventlog.Inserted
+	env.Events.OnInsert(func(ctx context.Context, c *ent.Client, events []eventlog.Inserted) error {
+		if _, ok := eventlog.EndpointsStamp(ctx); !ok {
+			t.Error("an insert listener ran without the endpoints' stamp in its context")
+		}
+		heard = append(heard, events...)
+		return nil
+	})
+	at := time.Date(2026, 3, 4, 5, 6, 7, 891234000, time.UTC)
+	write := func(ctx context.Context, subject resourceid.ID) {
+		t.Helper()
+		if err := service.WithTx(ctx, func(ctx context.Context) error {
+			return eventlog.Record(ctx, eventlog.Change{
+				Type: "hub.updated", SubjectID: subject, Actor: "tok_x",
+				Object:   map[string]any{"id": "hub_x", "name": "<b>&", "n": json.RawMessage(`1.50`)},
+				Previous: map[string]any{"name": "old"},
+				Extra:    map[string]any{"cause": map[string]any{"effect": "e"}},
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := s.Ctx(environment.Production)
+	write(ctx, "hub_own")
+	if len(heard) != 1 || heard[0].Type != "hub.updated" {
+		t.Fatalf("the listeners heard %v, want the one event the log inserted", heard)
+	}
+	write(eventlog.NewContext(ctx, nil), "hub_ent")
+	if len(heard) != 1 {
+		t.Fatalf("the listeners heard %v: ent's insert runs ent's hooks, not them", heard)
+	}
+	row := func(subject string) []string {
+		t.Helper()
+		var cols []string
+		for _, c := range event.Columns {
+			cols = append(cols, "typeof("+c+")", "CAST("+c+" AS TEXT)")
+		}
+		var v []sql.NullString = make([]sql.NullString, len(cols))
+		dest := make([]any, len(v))
+		for i := range v {
+			dest[i] = &v[i]
+		}
+		// The times differ between the two writes: compare their shape.
+		if err := env.DB.SQL.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM events WHERE subject_id = ?", subject).Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(v))
+		for i, s := range v {
+			out[i] = s.String
+			switch event.Columns[i/2] {
+			case event.FieldID, event.FieldSubjectID, event.FieldSequence:
+				if i%2 == 1 {
+					out[i] = "…"
+				}
+			case event.FieldCreatedAt, event.FieldUpdatedAt:
+				if i%2 == 1 {
+					tm, err := time.Parse("2006-01-02 15:04:05.999999999-07:00", s.String)
+					if err != nil || tm.Location() != time.UTC && tm.Format("-07:00") != "+00:00" {
+						t.Errorf("%s of %s: %q, not as go-sqlite3 writes a UTC time (%v)", event.Columns[i/2], subject, s.String, err)
+					}
+					out[i] = at.Format(time.RFC3339)
+				}
+			}
+		}
+		return out
+	}
+	own, byEnt := row("hub_own"), row("hub_ent")
+	if !slices.Equal(own, byEnt) {
+		for i := range own {
+			if own[i] != byEnt[i] {
+				t.Errorf("%s: the log's own INSERT stored %q, ent's %q", event.Columns[i/2], own[i], byEnt[i])
+			}
 		}
 	}
 }

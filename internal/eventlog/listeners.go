@@ -17,13 +17,14 @@ type Inserted struct {
 
 // InsertListener is called in the writing transaction, through its client c,
 // for every event the event log inserts with its own SQL (PostgreSQL while
-// the sequencer runs: insertPending), with the endpoints' stamp of the
-// transaction in ctx (EndpointsStamp). An error rolls the transaction back.
+// the sequencer runs: insertPending; SQLite: insertNumbered), with the
+// endpoints' stamp of the transaction in ctx (EndpointsStamp). An error
+// rolls the transaction back.
 //
-// Events inserted through ent (SQLite; PostgreSQL without the sequencer)
-// run the client's ent hooks on Event creation instead, with the same
-// context: a component that acts on every inserted event (the webhook
-// fan-out) registers both.
+// Events inserted through ent (PostgreSQL without the sequencer; a
+// transaction without a Log in its context) run the client's ent hooks on
+// Event creation instead, with the same context: a component that acts on
+// every inserted event (the webhook fan-out) registers both.
 type InsertListener func(ctx context.Context, c *ent.Client, events []Inserted) error
 
 // listeners holds a Log's insert listeners.

@@ -7,21 +7,35 @@ import (
 	"logistics/ent/event"
 )
 
-// TestPendingInsertWritesEveryColumn: insertPending writes its own INSERT,
-// so a column added to the Event schema must be added to it (or named here
-// as one it leaves to the sequencer).
+// TestPendingInsertWritesEveryColumn: insertPending (PostgreSQL) and
+// insertNumbered (SQLite) write their own INSERTs, so a column added to the
+// Event schema must be added to them (or named here as one they leave: the
+// sequence to the sequencer, the pending order on SQLite, which has no
+// sequencer).
 func TestPendingInsertWritesEveryColumn(t *testing.T) {
-	cols := strings.TrimSuffix(strings.SplitN(pendingInsert, "(", 2)[1], ") VALUES ")
-	written := map[string]bool{}
-	for _, c := range strings.Split(cols, ", ") {
-		written[c] = true
-	}
-	if len(written) != pendingArgs+1 {
-		t.Fatalf("%d columns in %q, want pendingArgs+1 = %d", len(written), pendingInsert, pendingArgs+1)
-	}
-	for _, c := range event.Columns {
-		if !written[c] && c != event.FieldSequence {
-			t.Errorf("column %s of events is not written by insertPending", c)
+	for _, c := range []struct {
+		name, stmt string
+		args       int
+		left       string
+	}{
+		{"insertPending", pendingInsert, pendingArgs + 1, event.FieldSequence},
+		{"insertNumbered", numberedInsert, numberedArgs, event.FieldPendingOrder},
+	} {
+		cols := strings.TrimSuffix(strings.SplitN(c.stmt, "(", 2)[1], ") VALUES ")
+		written := map[string]bool{}
+		for _, col := range strings.Split(cols, ", ") {
+			written[col] = true
+		}
+		if len(written) != c.args {
+			t.Fatalf("%s: %d columns in %q, want %d", c.name, len(written), c.stmt, c.args)
+		}
+		if n := strings.Count(numberedValues, "?"); n != numberedArgs {
+			t.Fatalf("numberedValues has %d placeholders, want numberedArgs = %d", n, numberedArgs)
+		}
+		for _, col := range event.Columns {
+			if !written[col] && col != c.left {
+				t.Errorf("column %s of events is not written by %s", col, c.name)
+			}
 		}
 	}
 }

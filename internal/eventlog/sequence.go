@@ -3,7 +3,6 @@ package eventlog
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -141,7 +140,9 @@ func (b *batch) hook(next ent.Committer) ent.Committer {
 // fan-out — run then, outside the lock), and one statement takes the
 // numbers, sets them and notifies. SQLite serialises whole write
 // transactions anyway: there the numbers are taken first and inserted with
-// the rows, one statement fewer.
+// the rows, one statement fewer, by the log's own INSERT (insertNumbered)
+// when the transaction has a Log to call the listeners of, by ent's
+// otherwise.
 //
 // The statement that takes the numbers (SQLite) or inserts the events with
 // their pending orders (PostgreSQL with the sequencer) also reads the
@@ -160,7 +161,11 @@ func write(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, deferred
 		for i, r := range rows {
 			r.SetSequence(int(first + int64(i)))
 		}
-		return last, insert(withStamp(ctx, stamp), c, rows)
+		ctx = withStamp(ctx, stamp)
+		if notify != nil {
+			return last, insertNumbered(ctx, c, rows, notify)
+		}
+		return last, insert(ctx, c, rows)
 	}
 	if deferred {
 		return 0, insertPending(ctx, c, rows, notify)
@@ -207,25 +212,9 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 		q.WriteString(pendingInsert)
 		args := make([]any, 0, pendingArgs*len(chunk))
 		for i, r := range chunk {
-			m := r.Mutation()
-			id, ok := m.ID()
-			if !ok {
-				id = event.DefaultID()
-			}
-			typ, _ := m.GetType()
-			subject, _ := m.SubjectID()
-			actor, _ := m.Actor()
-			data, _ := m.Data()
-			created, _ := m.CreatedAt()
-			updated, _ := m.UpdatedAt()
-			for _, err := range []error{event.IDValidator(string(id)), event.TypeValidator(typ), event.SubjectIDValidator(subject), event.ActorValidator(actor)} {
-				if err != nil {
-					return fmt.Errorf("event %s: %w", typ, err)
-				}
-			}
-			js, err := json.Marshal(data)
+			v, err := valuesOf(r)
 			if err != nil {
-				return fmt.Errorf("event %s: %w", typ, err)
+				return err
 			}
 			if i > 0 {
 				q.WriteString(", ")
@@ -233,8 +222,8 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 			q.WriteByte('(')
 			sqlarg.Write(&q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
 			q.WriteString(", " + PendingOrderSQL + ")")
-			args = append(args, string(id), created, updated, typ, subject, actor, js)
-			inserted = append(inserted, Inserted{ID: id, Type: typ})
+			args = append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data)
+			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ})
 		}
 		q.WriteString(" RETURNING " + stampSQL)
 		s, err := insertedStamp(ctx, drv, q.String(), args, len(chunk))
@@ -254,6 +243,90 @@ const pendingInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", "
 	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldPendingOrder + ") VALUES "
 
 const pendingArgs = 7
+
+// row is an event's columns as the event log's own INSERTs write them.
+type row struct {
+	id                  resourceid.ID
+	typ, subject, actor string
+	data                []byte
+	created, updated    time.Time
+}
+
+// valuesOf reads r's columns and checks them as ent's builder would (the
+// same generated validators).
+func valuesOf(r *ent.EventCreate) (row, error) {
+	m := r.Mutation()
+	var v row
+	var ok bool
+	if v.id, ok = m.ID(); !ok {
+		v.id = event.DefaultID()
+	}
+	v.typ, _ = m.GetType()
+	v.subject, _ = m.SubjectID()
+	v.actor, _ = m.Actor()
+	v.created, _ = m.CreatedAt()
+	v.updated, _ = m.UpdatedAt()
+	for _, err := range []error{event.IDValidator(string(v.id)), event.TypeValidator(v.typ), event.SubjectIDValidator(v.subject), event.ActorValidator(v.actor)} {
+		if err != nil {
+			return v, fmt.Errorf("event %s: %w", v.typ, err)
+		}
+	}
+	data, _ := m.Data()
+	js, err := marshalData(data)
+	if err != nil {
+		return v, fmt.Errorf("event %s: %w", v.typ, err)
+	}
+	v.data = js
+	return v, nil
+}
+
+// insertNumbered inserts numbered rows on SQLite with the event log's own
+// statement (one per insertChunk rows), as insertPending does on
+// PostgreSQL: ent's INSERT of an event built its statement and arguments
+// through the generic create spec, asked for the ids back (RETURNING, a
+// query and its rows) and ran the Event hooks, all under SQLite's one
+// write lock. Without ent's hooks, it calls the Log's insert listeners with
+// the events (the webhook fan-out), in the transaction, with the stamp in
+// ctx.
+func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, l *Log) error {
+	drv := c.Driver()
+	inserted := make([]Inserted, 0, len(rows))
+	for lo := 0; lo < len(rows); lo += insertChunk {
+		chunk := rows[lo:min(lo+insertChunk, len(rows))]
+		var q strings.Builder
+		q.WriteString(numberedInsert)
+		args := make([]any, 0, numberedArgs*len(chunk))
+		for i, r := range chunk {
+			v, err := valuesOf(r)
+			if err != nil {
+				return err
+			}
+			seq, ok := r.Mutation().Sequence()
+			if !ok {
+				return fmt.Errorf("event %s: not numbered", v.typ)
+			}
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(numberedValues)
+			args = append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, seq)
+			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ})
+		}
+		if err := drv.Exec(ctx, q.String(), args, nil); err != nil {
+			return err
+		}
+	}
+	return l.inserted(ctx, c, inserted)
+}
+
+// numberedInsert begins insertNumbered's statement; each row is
+// numberedValues, with numberedArgs arguments.
+const (
+	numberedInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
+		event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldSequence + ") VALUES "
+	numberedValues = "(?, ?, ?, ?, ?, ?, ?, ?)"
+	numberedArgs   = 8
+)
 
 // insertedStamp runs insertPending's statement and returns the stamp its k
 // rows returned.

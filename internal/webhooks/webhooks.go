@@ -155,8 +155,8 @@ func notify(c chan struct{}) {
 // creation for events inserted through ent (ent shares a client's hooks with
 // the transactions it opens, so the service's transactions and the GraphQL
 // mutation transactions both run it), and an insert listener on its event
-// log for the events the log inserts with its own SQL (PostgreSQL while the
-// sequencer runs: eventlog.OnInsert). Both run fanOutEvents in the event's
+// log for the events the log inserts with its own SQL (SQLite, and
+// PostgreSQL while the sequencer runs: eventlog.OnInsert). Both run fanOutEvents in the event's
 // transaction.
 func (m *Manager) Register(env *environment.Env) {
 	wake, pending := m.wake(env), m.pending(env)
