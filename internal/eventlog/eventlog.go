@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"logistics/ent"
+	"logistics/internal/jsonw"
 	"logistics/internal/resourceid"
 )
 
@@ -119,28 +120,17 @@ func JSON(env string, e *ent.Event) ([]byte, error) {
 }
 
 // marshalData is json.Marshal(data) for an event row's data, byte for byte,
-// without encoding/json's reflection over maps: the service renders an
-// event's object as a map of its members' JSON texts (json.RawMessage), and
-// encoding/json sorted, copied and compacted each member through reflect
-// (a fifth of writing an event, under SQLite's one write lock). Maps are
-// written with their keys in encoding/json's order, raw texts as they are,
-// anything else by encoding/json; the result is then compacted and
-// HTML-escaped once, as encoding/json does to every text it did not write
-// itself. TestMarshalDataAsEncodingJSON compares the two.
+// without encoding/json's reflection over maps and its scanner: the service
+// renders an event's object as a map of its members' JSON texts
+// (jsonw.Text, cut from what jsonw wrote: valid, compact, HTML-safe), and
+// encoding/json sorted, copied and scanned each member again (a fifth of
+// writing an event, under SQLite's one write lock; an order's object is
+// kilobytes). Maps are written with their keys in encoding/json's order,
+// jsonw.Text as it is, a json.RawMessage compacted and HTML-escaped as
+// encoding/json does (which refuses invalid text), anything else by
+// encoding/json. TestMarshalDataAsEncodingJSON compares the two.
 func marshalData(data map[string]any) ([]byte, error) {
-	b, err := appendData(make([]byte, 0, 1024), data)
-	if err != nil {
-		return nil, err
-	}
-	var compact bytes.Buffer
-	compact.Grow(len(b))
-	if err := json.Compact(&compact, b); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	out.Grow(compact.Len() + 16)
-	json.HTMLEscape(&out, compact.Bytes())
-	return out.Bytes(), nil
+	return appendData(make([]byte, 0, 1024), data)
 }
 
 func appendData(b []byte, v any) ([]byte, error) {
@@ -167,11 +157,22 @@ func appendData(b []byte, v any) ([]byte, error) {
 			}
 		}
 		return append(b, '}'), nil
-	case json.RawMessage:
+	case jsonw.Text:
 		if v == nil {
 			return append(b, "null"...), nil
 		}
 		return append(b, v...), nil
+	case json.RawMessage:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, v); err != nil {
+			return nil, err
+		}
+		out := bytes.NewBuffer(b)
+		json.HTMLEscape(out, compact.Bytes())
+		return out.Bytes(), nil
 	default:
 		js, err := json.Marshal(v)
 		if err != nil {
@@ -185,7 +186,7 @@ func appendData(b []byte, v any) ([]byte, error) {
 // escaping, by encoding/json otherwise.
 func appendKey(b []byte, k string) []byte {
 	for i := 0; i < len(k); i++ {
-		if c := k[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+		if c := k[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
 			js, _ := json.Marshal(k)
 			return append(b, js...)
 		}

@@ -70,6 +70,20 @@ func Append(b []byte, v any) ([]byte, bool) {
 	return b, false
 }
 
+// Text is JSON text as encoding/json writes it — valid, compact, HTML-safe
+// — such as Marshal returns or a member cut from it. Its MarshalJSON gives
+// it back as it is (encoding/json still checks and compacts it); writers of
+// this project's own (eventlog) append it without looking at it again.
+type Text []byte
+
+// MarshalJSON returns t (null when t is nil).
+func (t Text) MarshalJSON() ([]byte, error) {
+	if t == nil {
+		return []byte("null"), nil
+	}
+	return t, nil
+}
+
 // Marshal is json.Marshal, through the registered writer when v has one.
 func Marshal(v any) ([]byte, error) {
 	if b, ok := Append(make([]byte, 0, 512), v); ok {

@@ -111,7 +111,8 @@ func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string
 }
 
 // asMap turns a representation into its JSON object: one entry per
-// top-level field, whose value is that field's JSON text (json.RawMessage).
+// top-level field, whose value is that field's JSON text (jsonw.Text, as
+// encoding/json writes it: the event log appends it as it is).
 // Nothing below the top level is decoded: previous_attributes compare the
 // texts (one encoder renders both sides, so equal values are equal texts),
 // decimals are parsed from their text (decimalField), and the event's data
@@ -132,13 +133,13 @@ func asMap(v any) (map[string]any, error) {
 	}
 	m := make(map[string]any, len(raw))
 	for k, v := range raw {
-		m[k] = v
+		m[k] = jsonw.Text(v) // a member of b, as encoding/json wrote it
 	}
 	return m, nil
 }
 
 // members splits b, a JSON object as encoding/json writes it (compact,
-// valid), into its members, each value a json.RawMessage sharing b's bytes;
+// valid), into its members, each value a jsonw.Text sharing b's bytes;
 // ok is false for anything else (asMap then decodes it the slow way).
 func members(b []byte) (m map[string]any, ok bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
@@ -163,7 +164,7 @@ func members(b []byte) (m map[string]any, ok bool) {
 		if j <= i || j >= len(b) {
 			return nil, false // no value, or no end
 		}
-		m[key] = json.RawMessage(b[i:j:j])
+		m[key] = jsonw.Text(b[i:j:j])
 		switch b[j] {
 		case ',':
 			i = j + 1
@@ -444,7 +445,7 @@ func (s *Service) recordEffect(ctx context.Context, typ string, id resourceid.ID
 	if err != nil {
 		return err
 	}
-	if r, ok := obj["revision"].(json.RawMessage); ok {
+	if r, ok := obj["revision"].(jsonw.Text); ok {
 		if n, err := strconv.ParseInt(string(r), 10, 64); err == nil {
 			pm["revision"] = n - 1
 		}
@@ -487,7 +488,7 @@ func previousStock(q, r, dq, dr decimal.Decimal) map[string]any {
 
 // decimalField reads a decimal number of a rendered object.
 func decimalField(obj map[string]any, name string) (decimal.Decimal, bool) {
-	n, ok := obj[name].(json.RawMessage) // asMap's member text
+	n, ok := obj[name].(jsonw.Text) // asMap's member text
 	if !ok {
 		return 0, false
 	}
