@@ -205,36 +205,58 @@ const reserveStampStmt = "UPDATE " + counterTable + " SET last_value = last_valu
 func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, l *Log) error {
 	drv := c.Driver()
 	var stamp sql.NullInt64
+	inserted, err := insertChunks(rows, pendingInsert, pendingArgs,
+		func(q *strings.Builder, args []any, v row, _ *ent.EventCreate) ([]any, error) {
+			q.WriteByte('(')
+			sqlarg.Write(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
+			q.WriteString(", " + PendingOrderSQL + ")")
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data), nil
+		},
+		func(stmt string, args []any, k int, first bool) error {
+			q := stmt + " RETURNING " + stampSQL
+			s, err := insertedStamp(ctx, drv, q, args, k)
+			if first {
+				stamp = s // one stamp for the transaction's fan-out: the first statement's
+			}
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	return l.inserted(withStamp(ctx, stamp), c, inserted)
+}
+
+// insertChunks runs the event log's own INSERT of rows, one statement per
+// insertChunk rows: head, then each row's values as value writes them
+// (argsPerRow arguments each), run by run with the chunk's size. It
+// returns the events inserted.
+func insertChunks(rows []*ent.EventCreate, head string, argsPerRow int,
+	value func(q *strings.Builder, args []any, v row, r *ent.EventCreate) ([]any, error),
+	run func(stmt string, args []any, k int, first bool) error) ([]Inserted, error) {
 	inserted := make([]Inserted, 0, len(rows))
 	for lo := 0; lo < len(rows); lo += insertChunk {
 		chunk := rows[lo:min(lo+insertChunk, len(rows))]
 		var q strings.Builder
-		q.WriteString(pendingInsert)
-		args := make([]any, 0, pendingArgs*len(chunk))
+		q.WriteString(head)
+		args := make([]any, 0, argsPerRow*len(chunk))
 		for i, r := range chunk {
 			v, err := valuesOf(r)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if i > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteByte('(')
-			sqlarg.Write(&q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
-			q.WriteString(", " + PendingOrderSQL + ")")
-			args = append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data)
+			if args, err = value(&q, args, v, r); err != nil {
+				return nil, err
+			}
 			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ})
 		}
-		q.WriteString(" RETURNING " + stampSQL)
-		s, err := insertedStamp(ctx, drv, q.String(), args, len(chunk))
-		if err != nil {
-			return err
-		}
-		if lo == 0 {
-			stamp = s // one stamp for the transaction's fan-out: the first statement's
+		if err := run(q.String(), args, len(chunk), lo == 0); err != nil {
+			return nil, err
 		}
 	}
-	return l.inserted(withStamp(ctx, stamp), c, inserted)
+	return inserted, nil
 }
 
 // pendingInsert begins insertPending's statement; each row has pendingArgs
@@ -290,31 +312,18 @@ func valuesOf(r *ent.EventCreate) (row, error) {
 // ctx.
 func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, l *Log) error {
 	drv := c.Driver()
-	inserted := make([]Inserted, 0, len(rows))
-	for lo := 0; lo < len(rows); lo += insertChunk {
-		chunk := rows[lo:min(lo+insertChunk, len(rows))]
-		var q strings.Builder
-		q.WriteString(numberedInsert)
-		args := make([]any, 0, numberedArgs*len(chunk))
-		for i, r := range chunk {
-			v, err := valuesOf(r)
-			if err != nil {
-				return err
-			}
+	inserted, err := insertChunks(rows, numberedInsert, numberedArgs,
+		func(q *strings.Builder, args []any, v row, r *ent.EventCreate) ([]any, error) {
 			seq, ok := r.Mutation().Sequence()
 			if !ok {
-				return fmt.Errorf("event %s: not numbered", v.typ)
-			}
-			if i > 0 {
-				q.WriteString(", ")
+				return nil, fmt.Errorf("event %s: not numbered", v.typ)
 			}
 			q.WriteString(numberedValues)
-			args = append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, seq)
-			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ})
-		}
-		if err := drv.Exec(ctx, q.String(), args, nil); err != nil {
-			return err
-		}
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, seq), nil
+		},
+		func(stmt string, args []any, _ int, _ bool) error { return drv.Exec(ctx, stmt, args, nil) })
+	if err != nil {
+		return err
 	}
 	return l.inserted(ctx, c, inserted)
 }
