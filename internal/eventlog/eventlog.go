@@ -149,7 +149,7 @@ func appendData(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendKey(b, k)
+			b = jsonw.String(b, k) // escaped as encoding/json escapes a key
 			b = append(b, ':')
 			var err error
 			if b, err = appendData(b, v[k]); err != nil {
@@ -180,18 +180,4 @@ func appendData(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, js...), nil
 	}
-}
-
-// appendKey writes k as a JSON string: as it is when nothing in it needs
-// escaping, by encoding/json otherwise.
-func appendKey(b []byte, k string) []byte {
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
-			js, _ := json.Marshal(k)
-			return append(b, js...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, k...)
-	return append(b, '"')
 }

@@ -13,6 +13,9 @@ import (
 // sequence to the sequencer, the pending order on SQLite, which has no
 // sequencer).
 func TestPendingInsertWritesEveryColumn(t *testing.T) {
+	if n := strings.Count(numberedValues, "?"); n != numberedArgs {
+		t.Fatalf("numberedValues has %d placeholders, want numberedArgs = %d", n, numberedArgs)
+	}
 	for _, c := range []struct {
 		name, stmt string
 		args       int
@@ -28,9 +31,6 @@ func TestPendingInsertWritesEveryColumn(t *testing.T) {
 		}
 		if len(written) != c.args {
 			t.Fatalf("%s: %d columns in %q, want %d", c.name, len(written), c.stmt, c.args)
-		}
-		if n := strings.Count(numberedValues, "?"); n != numberedArgs {
-			t.Fatalf("numberedValues has %d placeholders, want numberedArgs = %d", n, numberedArgs)
 		}
 		for _, col := range event.Columns {
 			if !written[col] && col != c.left {
