@@ -1,8 +1,12 @@
 package webhooks_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,37 +16,178 @@ import (
 	"logistics/internal/apptest"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
+	"logistics/internal/webhooks"
 	"logistics/standardwebhooks"
 )
 
+// testNames are the names the destination tests resolve, through the
+// resolver hook (no DNS server): any other lookup is a test failure.
+var testNames = map[string][]string{
+	"public.test":   {"8.8.8.8", "2606:4700:4700::1111"},
+	"private.test":  {"10.0.0.1"},
+	"loopback.test": {"127.0.0.1"},
+	"loop6.test":    {"::1"},
+	"zoned.test":    {"fe80::1%lo"},
+	"mapped.test":   {"::ffff:169.254.169.254"},
+	"mixed.test":    {"8.8.8.8", "127.0.0.1"}, // one private address is enough to refuse
+}
+
+func fakeResolver(t *testing.T, names map[string][]string) func(string) ([]netip.Addr, error) {
+	return func(host string) ([]netip.Addr, error) {
+		addrs, ok := names[strings.TrimSuffix(strings.ToLower(host), ".")] // as DNS and the hosts file read names
+		if !ok {
+			t.Errorf("unexpected lookup of %q", host)
+			return nil, errors.New("no such test name")
+		}
+		var out []netip.Addr
+		for _, a := range addrs {
+			out = append(out, netip.MustParseAddr(a))
+		}
+		return out, nil
+	}
+}
+
+// refusedDestinations are webhook URLs to non-public destinations, in every
+// spelling that reaches one; PORT is a live receiver's port on 127.0.0.1,
+// so a destination the checks let through is actually reached. hint: the
+// refusal names --webhook-allow-private (all but the forms refused for their
+// shape alone).
+var refusedDestinations = []struct {
+	url  string
+	hint bool
+}{
+	// loopback, private, link-local, metadata, carrier-grade NAT
+	{"http://127.0.0.1:PORT/hook", true}, {"http://127.1.2.3:PORT/", true}, {"http://10.0.0.5:PORT/", true},
+	{"http://172.16.3.4:PORT/", true}, {"http://192.168.1.1:PORT/", true}, {"http://169.254.169.254/latest/meta-data/", true},
+	{"http://100.100.100.200/", true}, {"http://0.0.0.0:PORT/", true}, {"http://[::1]:PORT/", true},
+	{"http://[fd00:ec2::254]/", true}, {"http://[fe80::1]:PORT/", true}, {"http://[::]:PORT/", true},
+	// IPv4-mapped, -compatible, -translated, NAT64
+	{"http://[::ffff:127.0.0.1]:PORT/", true}, {"http://[::ffff:7f00:1]:PORT/", true}, {"http://[::ffff:a9fe:a9fe]/", true},
+	{"http://[::127.0.0.1]:PORT/", true}, {"http://[::8.8.8.8]/", true}, {"http://[::ffff:0:7f00:1]:PORT/", true},
+	{"http://[64:ff9b::7f00:1]:PORT/", true}, {"http://[64:ff9b::8.8.8.8]/", true}, {"http://[64:ff9b:1::a00:1]/", true},
+	// zones: refused outright, whatever the address
+	{"http://[::1%25lo]:PORT/", true}, {"http://[fe80::1%25lo]:PORT/", true}, {"http://[fe80::1%25eth0]/", true},
+	{"http://[::ffff:127.0.0.1%25lo]:PORT/", true}, {"http://[2606:4700:4700::1111%25eth0]/", true},
+	// 6to4 and Teredo embedding a private IPv4 (a Teredo client's is inverted)
+	{"http://[2002:7f00:1::1]:PORT/", true}, {"http://[2002:c0a8:101::1]/", true}, {"http://[2002:a9fe:a9fe::]/", true},
+	{"http://[2001:0:808:808::80ff:fffe]/", true}, {"http://[2001:0:a00:1::fefe:fefe]/", true},
+	// documentation, benchmarking, multicast, reserved, other special purposes
+	{"http://192.0.2.1/", true}, {"http://198.51.100.7/", true}, {"http://203.0.113.10/", true},
+	{"http://[2001:db8::1]/", true}, {"http://[3fff::1]/", true}, {"http://198.18.0.1/", true}, {"http://198.19.255.255/", true},
+	{"http://[2001:2::1]/", true}, {"http://224.0.0.1/", true}, {"http://239.255.255.250/", true}, {"http://[ff02::1]/", true},
+	{"http://[ff05::1:3]/", true}, {"http://240.0.0.1/", true}, {"http://255.255.255.255/", true}, {"http://192.0.0.8/", true},
+	{"http://192.88.99.1/", true}, {"http://[fec0::1]/", true}, {"http://[100::1]/", true}, {"http://[2001:10::1]/", true},
+	{"http://[2001:20::1]/", true}, {"http://[5f00::1]/", true}, {"http://[4000::1]/", true},
+	// IPv4 in the numeric spellings inet_aton and browsers read: decimal,
+	// octal, hexadecimal, short forms, a trailing dot
+	{"http://2130706433:PORT/", true}, {"http://0177.0.0.1:PORT/", true}, {"http://0x7f.1:PORT/", true},
+	{"http://0x7f000001:PORT/", true}, {"http://127.1:PORT/", true}, {"http://127.0.1:PORT/", true},
+	{"http://127.0.0.1.:PORT/", true}, {"http://0:PORT/", true}, {"http://0300.0250.1.1/", true},
+	{"http://134744072/", false}, // 8.8.8.8, public, but written so only some clients read it as an address
+	// local names, however written, and names that resolve to refused addresses
+	{"http://localhost:PORT/", true}, {"http://LocalHost:PORT/", true}, {"http://localhost.:PORT/", true},
+	{"http://api.localhost/", true}, {"http://api.localhost./", true}, {"http://private.test/", true},
+	{"http://loopback.test:PORT/", true}, {"http://Loopback.Test.:PORT/", true}, {"http://loop6.test/", true},
+	{"http://zoned.test/", true}, {"http://mapped.test/", true}, {"http://mixed.test:PORT/", true},
+	// userinfo: refused for its shape at registration; the dialer still
+	// sees the host after the @
+	{"http://a@127.0.0.1:PORT/", false}, {"http://8.8.8.8@127.0.0.1:PORT/", false}, {"http://user:pw@loopback.test:PORT/", false},
+}
+
+// publicDestinations are accepted: public addresses, in any family and
+// through 6to4, Teredo or IPv4-mapping, and a name resolving to them.
+var publicDestinations = []string{
+	"http://8.8.8.8/hook", "http://[2606:4700:4700::1111]/", "http://[::ffff:8.8.8.8]/", "http://[2002:808:808::1]/",
+	"http://[2001:0:808:808::fefe:fefe]/", "http://public.test/", "http://Public.Test./",
+}
+
 // TestRegistrationRefusesPrivateDestinations: without
-// --webhook-allow-private, loopback, private, link-local and metadata
-// addresses, local names and non-http schemes are refused with a 422 on url.
+// --webhook-allow-private, every URL of refusedDestinations is refused with
+// a 422 on url by create and by update (naming --webhook-allow-private where
+// the flag would lift the refusal), as are non-http schemes and malformed
+// URLs; publicDestinations are accepted.
 func TestRegistrationRefusesPrivateDestinations(t *testing.T) {
 	srv := apptest.New(t)
+	webhooks.SetResolver(srv.App.Webhooks, fakeResolver(t, testNames))
+	ep := createEndpoint(t, srv, "http://8.8.8.8/hook")
+	for _, c := range refusedDestinations {
+		u := strings.ReplaceAll(c.url, "PORT", "8080")
+		for _, req := range []struct{ method, url string }{
+			{"POST", srv.URL + "/v1/webhook-endpoints"},
+			{"PATCH", srv.URL + "/v1/webhook-endpoints/" + string(ep.ID)},
+		} {
+			resp := srv.Do(t, req.method, req.url, map[string]any{"url": u}, nil)
+			if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(resp.Body), `"field":"url"`) {
+				t.Errorf("%s %s: %d %s", req.method, u, resp.StatusCode, resp.Body)
+			} else if c.hint != strings.Contains(string(resp.Body), "--webhook-allow-private") {
+				t.Errorf("%s %s: names --webhook-allow-private: %v, want %v: %s", req.method, u, !c.hint, c.hint, resp.Body)
+			}
+		}
+	}
 	for _, u := range []string{
-		"http://127.0.0.1:8080/hook", "http://127.1.2.3/", "http://10.0.0.5/", "http://172.16.3.4/", "http://192.168.1.1/",
-		"http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://[fd00:ec2::254]/", "http://[fe80::1]/",
-		"http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://100.100.100.200/", "http://localhost:9000/", "http://api.localhost/",
-		"ftp://example.com/", "file:///etc/passwd", "http:///nohost", "http://user:pw@example.com/", "not a url",
+		"ftp://example.com/", "file:///etc/passwd", "http:///nohost", "not a url", "http://exa%25mple.com/",
+		"http://1.2.3.4.5/", "http://256.1.1.1/", "http://08.1.1.1/", "http://.example.com/", "http://a..b/",
 	} {
 		resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", map[string]any{"url": u}, nil)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(resp.Body), `"field":"url"`) {
 			t.Errorf("%s: %d %s", u, resp.StatusCode, resp.Body)
 		}
 	}
-	resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", map[string]any{"url": "http://203.0.113.10/hook", "event_types": []string{"order.*", "hub.created"}}, nil)
-	if resp.StatusCode != http.StatusCreated {
-		t.Errorf("a public address: %d %s", resp.StatusCode, resp.Body)
+	if got := getEndpoint(t, srv, ep.ID); got.URL != "http://8.8.8.8/hook" {
+		t.Errorf("a refused update changed the URL to %s", got.URL)
+	}
+	for _, u := range publicDestinations {
+		resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", map[string]any{"url": u, "event_types": []string{"order.*", "hub.created"}}, nil)
+		if resp.StatusCode != http.StatusCreated {
+			t.Errorf("public %s: %d %s", u, resp.StatusCode, resp.Body)
+		}
 	}
 	for _, body := range []map[string]any{
-		{"url": "http://203.0.113.10/", "event_types": []string{"Order Created"}},
-		{"url": "http://203.0.113.10/", "description": strings.Repeat("x", 501)},
-		{"url": "http://203.0.113.10/" + strings.Repeat("x", 2048)},
+		{"url": "http://8.8.8.8/", "event_types": []string{"Order Created"}},
+		{"url": "http://8.8.8.8/", "description": strings.Repeat("x", 501)},
+		{"url": "http://8.8.8.8/" + strings.Repeat("x", 2048)},
 		{},
 	} {
 		if resp := srv.Do(t, "POST", srv.URL+"/v1/webhook-endpoints", body, nil); resp.StatusCode != http.StatusUnprocessableEntity {
 			t.Errorf("%v: %d %s", body, resp.StatusCode, resp.Body)
+		}
+	}
+}
+
+// TestDialerRefusesPrivateDestinations: the connection-time check refuses
+// every URL of refusedDestinations itself (as for an endpoint written before
+// the checks or re-pointed since), although a receiver listens on PORT; it
+// lets publicDestinations through.
+func TestDialerRefusesPrivateDestinations(t *testing.T) {
+	m := webhooks.New(webhooks.Options{Timeout: 2 * time.Second}, nil)
+	webhooks.SetResolver(m, fakeResolver(t, testNames))
+	rc := newReceiver(t)
+	port := rc.URL[strings.LastIndex(rc.URL, ":")+1:]
+	ctx := context.Background()
+	for _, c := range refusedDestinations {
+		u := strings.ReplaceAll(c.url, "PORT", port)
+		if err := webhooks.Get(ctx, m, u); !webhooks.IsRefused(err) {
+			t.Errorf("%s: %v, want a refused destination", u, err)
+		}
+	}
+	if rc.requests != 0 {
+		t.Errorf("the receiver got %d requests", rc.requests)
+	}
+	for _, raw := range publicDestinations {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := webhooks.Destinations(ctx, m, u.Hostname()); err != nil {
+			t.Errorf("public %s: %v", raw, err)
+		}
+	}
+	// With --webhook-allow-private the receiver is reached by address and
+	// by name.
+	open := webhooks.New(webhooks.Options{AllowPrivate: true, Timeout: 2 * time.Second}, nil)
+	for _, u := range []string{rc.URL, "http://localhost:" + port + "/"} {
+		if err := webhooks.Get(ctx, open, u); err != nil {
+			t.Errorf("allowed %s: %v", u, err)
 		}
 	}
 }

@@ -61,13 +61,13 @@ type Options struct {
 
 // Manager manages endpoints and sends deliveries for every environment.
 type Manager struct {
-	opts     Options
-	log      *slog.Logger
-	client   *http.Client
-	resolver *net.Resolver
+	opts   Options
+	log    *slog.Logger
+	client *http.Client
 
-	mu    sync.Mutex
-	wakes map[*ent.Client]chan struct{} // one per environment's base client
+	mu       sync.Mutex
+	resolver resolver                      // resolves endpoints' names (tests replace it)
+	wakes    map[*ent.Client]chan struct{} // one per environment's base client
 	// pendings: this instance committed deliveries since the dispatcher
 	// last looked (one per environment's base client).
 	pendings map[*ent.Client]*atomic.Bool
@@ -107,8 +107,10 @@ func New(opts Options, log *slog.Logger) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, log: log, client: newHTTPClient(opts.AllowPrivate, opts.Timeout),
-		resolver: net.DefaultResolver, wakes: map[*ent.Client]chan struct{}{}, pendings: map[*ent.Client]*atomic.Bool{}}
+	m := &Manager{opts: opts, log: log, resolver: net.DefaultResolver,
+		wakes: map[*ent.Client]chan struct{}{}, pendings: map[*ent.Client]*atomic.Bool{}}
+	m.client = m.newHTTPClient()
+	return m
 }
 
 // Options returns the effective options.
