@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"logistics/internal/apptest"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
+	"logistics/internal/resourceid"
 	"logistics/internal/webhooks"
 	"logistics/standardwebhooks"
 )
@@ -192,22 +194,34 @@ func TestDialerRefusesPrivateDestinations(t *testing.T) {
 	}
 }
 
-// TestDeliveryRefusesPrivateAfterResolution: an endpoint whose name
-// resolves to a loopback address at delivery time (the row written past the
-// registration check, as a DNS change would do) is refused by the dialer:
-// the receiver sees nothing and the delivery records the refusal.
+// TestDeliveryRefusesPrivateAfterResolution: an endpoint registered while
+// its name resolved to a public address, whose name then resolves to
+// loopback (a DNS change, or a rebinding), is refused at connection time;
+// so is one written past the registration check with the name localhost.
+// The receiver sees nothing and each delivery records the refusal.
 func TestDeliveryRefusesPrivateAfterResolution(t *testing.T) {
 	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.WebhookWorkers = 0 }})
 	rc := newReceiver(t)
 	ctx := srv.Ctx(environment.Production)
 	env := srv.Env(environment.Production)
 	port := rc.URL[strings.LastIndex(rc.URL, ":"):]
+	var mu sync.Mutex
+	names := map[string][]string{"hooks.test": {"8.8.8.8"}}
+	webhooks.SetResolver(srv.App.Webhooks, func(host string) ([]netip.Addr, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return fakeResolver(t, names)(host)
+	})
+	rebound := createEndpoint(t, srv, "http://hooks.test"+port+"/")
+	mu.Lock()
+	names["hooks.test"] = []string{"127.0.0.1"}
+	mu.Unlock()
 	// In a transaction, as every endpoint change (eventlog.StampEndpoints).
 	tx, err := env.DB.Client.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := tx.WebhookEndpoint.Create().SetURL("http://localhost" + port + "/").
+	local, err := tx.WebhookEndpoint.Create().SetURL("http://localhost" + port + "/").
 		SetSecret(standardwebhooks.NewSecret()).Save(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -216,15 +230,17 @@ func TestDeliveryRefusesPrivateAfterResolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	createHub(t, srv, "SS1")
-	if n, err := srv.App.Webhooks.RunOnce(ctx, env); n != 1 || err != nil {
+	if n, err := srv.App.Webhooks.RunOnce(ctx, env); n != 2 || err != nil {
 		t.Fatalf("RunOnce = %d %v", n, err)
 	}
-	d, err := env.DB.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID)).Only(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(d.LastError, "refused destination") || d.Status != webhookdelivery.StatusPending || d.LastStatusCode != 0 {
-		t.Errorf("delivery = %+v", d)
+	for _, id := range []resourceid.ID{rebound.ID, local.ID} {
+		d, err := env.DB.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(id)).Only(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.LastError, "refused destination") || d.Status != webhookdelivery.StatusPending || d.LastStatusCode != 0 {
+			t.Errorf("delivery = %+v", d)
+		}
 	}
 	if rc.requests != 0 {
 		t.Errorf("the receiver got %d requests", rc.requests)
