@@ -192,6 +192,11 @@ func TestDialerRefusesPrivateDestinations(t *testing.T) {
 			t.Errorf("allowed %s: %v", u, err)
 		}
 	}
+	// A numeric spelling stays refused at registration: Go would look it
+	// up as a name.
+	if _, err := webhooks.Destinations(ctx, open, "2130706433"); !webhooks.IsRefused(err) {
+		t.Errorf("allowed 2130706433: %v", err)
+	}
 }
 
 // TestDeliveryRefusesPrivateAfterResolution: an endpoint registered while
