@@ -17,10 +17,13 @@ import (
 // Destination checks. A webhook URL is chosen by the API's caller, and the
 // service then sends requests to it from inside our network: without checks
 // it could reach the cloud metadata service, the database or anything else
-// only we can reach (server-side request forgery). Addresses are checked when
-// an endpoint is registered and again at every connection, after DNS
-// resolution (the dialer's Control hook sees the address actually dialled), so
-// a name that later resolves to 127.0.0.1 is refused too.
+// only we can reach (server-side request forgery). A destination is checked
+// when an endpoint is registered or updated and again at every connection:
+// the dialer resolves the name itself, checks every address and dials only
+// those, and its Control hook checks each socket's address once more, so a
+// name that later resolves to 127.0.0.1 is refused too. Only public
+// addresses pass, however they are written: zoned, IPv4-mapped or embedded
+// in IPv6, or in the numeric IPv4 forms some clients accept.
 
 // A refused range and what it is, for the refusal's message.
 type refusedRange struct {
