@@ -396,8 +396,8 @@ func (m *Manager) dialer() func(ctx context.Context, network, addr string) (net.
 			return nil, err
 		}
 		var first error
-		for _, ip := range ips {
-			c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+		for i, ip := range ips {
+			c, err := dialPart(ctx, d, network, net.JoinHostPort(ip.String(), port), len(ips)-i)
 			if err == nil {
 				return c, nil
 			}
@@ -407,4 +407,20 @@ func (m *Manager) dialer() func(ctx context.Context, network, addr string) (net.
 		}
 		return nil, first
 	}
+}
+
+// dialPart dials one of a name's addresses with its share of the time left
+// (at least 2 s), as net.Dialer does with the addresses it resolves, so an
+// unreachable first address leaves time for the next.
+func dialPart(ctx context.Context, d *net.Dialer, network, addr string, left int) (net.Conn, error) {
+	if deadline, ok := ctx.Deadline(); ok && left > 1 {
+		share := time.Until(deadline) / time.Duration(left)
+		if share < 2*time.Second {
+			share = min(2*time.Second, time.Until(deadline))
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, share)
+		defer cancel()
+	}
+	return d.DialContext(ctx, network, addr)
 }
