@@ -92,8 +92,10 @@ type Options struct {
 
 // Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
 // directory when missing). SQLite runs in WAL mode with foreign keys on, a busy
-// timeout, write transactions that take the lock up front, and a
-// case-sensitive LIKE so that substring filters match PostgreSQL.
+// timeout, write transactions that take the lock up front, a case-sensitive
+// LIKE so that substring filters match PostgreSQL, and synchronous=FULL
+// unless opt or the DSN says otherwise (durability.go). On PostgreSQL it
+// reads the settings that make a commit durable (DB.Durability).
 func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	var (
 		db         *sql.DB
