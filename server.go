@@ -83,6 +83,10 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
+// opened is called with every App a subcommand opens, before it does its
+// work: the subcommands' tests look at its connection pools there.
+var opened = func(*app.App) {}
+
 // openApp loads the configuration shared by every subcommand and opens the app.
 // extra registers the subcommand's own flags.
 func openApp(ctx context.Context, name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (*app.App, []string, error) {
@@ -95,6 +99,7 @@ func openApp(ctx context.Context, name string, args []string, getenv func(string
 	if err != nil {
 		return nil, nil, err
 	}
+	opened(a)
 	return a, rest, nil
 }
 
@@ -136,6 +141,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer a.Close()
+	opened(a)
 	runtimeSettings := a.Config.ApplyRuntime()
 	a.StartWebhooks()
 	srv := &http.Server{
@@ -149,7 +155,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a.Log.Info("starting", append(append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
 	for _, env := range a.Envs.All() {
 		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.URL("/"),
-			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "openapi", env.URL("/v1/openapi.json"), "database", env.DB.Source)
+			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "openapi", env.URL("/v1/openapi.json"), "database", env.DB.Source, "durability", env.DB.Durability.Mode)
 	}
 	a.Log.Info("console ready", "console", a.Envs.Production().URL("/console"))
 	errc := make(chan error, 1)

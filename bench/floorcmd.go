@@ -22,6 +22,7 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	dsn := fs.String("sandbox-db", "", "database: SQLite path or postgres:// DSN")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this loopback address")
 	sqliteMemory := fs.Int("sqlite-memory", database.DefaultSQLiteMemory>>20, "soft bound in MiB on SQLite's memory, as the server's --sqlite-memory (0: none)")
+	sqliteSync := fs.String("sqlite-synchronous", database.SynchronousFull, "SQLite's synchronous mode, as the server's --sqlite-synchronous: full or normal")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	if *sqliteMemory == 0 {
 		mem = -1
 	}
-	db, err := database.Open(ctx, *dsn, database.Options{SQLiteMemory: mem})
+	db, err := database.Open(ctx, *dsn, database.Options{SQLiteMemory: mem, Synchronous: *sqliteSync})
 	if err != nil {
 		return err
 	}

@@ -247,9 +247,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var floorEnv []string
 	floorEnv, rep.GC = floorGC(c.FloorGC, srvCfg, getenv)
 	log("garbage collector: %s", rep.GC)
-	// The floor opens its SQLite database under the server's memory bound:
-	// page caches are part of what both processes hold (peak RSS).
-	c.floorArgs = []string{"--sqlite-memory", strconv.Itoa(srvCfg.SQLiteMemory)}
+	// The floor opens its SQLite database under the server's memory bound
+	// (page caches are part of what both processes hold: peak RSS) and
+	// with its synchronous mode (an fsync per COMMIT, or none).
+	c.floorArgs = []string{"--sqlite-memory", strconv.Itoa(srvCfg.SQLiteMemory), "--sqlite-synchronous", srvCfg.SQLiteSync}
 
 	// Phase 1, in process: validate every workload, check the interfaces
 	// return the same ids, count statements at two page sizes, explain.

@@ -118,10 +118,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s base URL: %w", e.name, err)
 		}
-		db, err := database.Open(ctx, e.dsn, database.Options{Driver: opt.Driver, SQLiteMemory: cfg.SQLiteMemoryBytes()})
+		db, err := database.Open(ctx, e.dsn, database.Options{Driver: opt.Driver, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync})
 		if err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		if w := db.Durability.Warning; w != "" {
+			log.Warn("database: commits are not power-safe: "+w, "environment", e.name, "database", db.Source, "durability", db.Durability.Mode)
 		}
 		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
 		envs = append(envs, env)
@@ -525,9 +528,21 @@ func (a *App) healthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
 }
 
+// durabilityJSON is an environment's member of /readyz's durability: the
+// database's settings and whether a commit that was answered survives a
+// power cut (read at start: database.Durability).
+type durabilityJSON struct {
+	Mode      string `json:"mode"`
+	PowerSafe bool   `json:"power_safe"`
+	Warning   string `json:"warning,omitempty"`
+}
+
 func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 	status, body := http.StatusOK, map[string]string{}
+	durability := map[string]durabilityJSON{}
 	for _, env := range a.Envs.All() {
+		d := env.DB.Durability
+		durability[string(env.Name)] = durabilityJSON{Mode: d.Mode, PowerSafe: d.PowerSafe, Warning: d.Warning}
 		if err := env.DB.Ping(r.Context()); err != nil {
 			status, body[string(env.Name)] = http.StatusServiceUnavailable, "unreachable"
 			a.Log.WarnContext(r.Context(), "readyz: database unreachable", "environment", env.Name, "err", err)
@@ -535,5 +550,5 @@ func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 			body[string(env.Name)] = "ok"
 		}
 	}
-	rest.WriteJSON(w, status, map[string]any{"ready": status == http.StatusOK, "databases": body})
+	rest.WriteJSON(w, status, map[string]any{"ready": status == http.StatusOK, "databases": body, "durability": durability})
 }

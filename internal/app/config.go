@@ -53,6 +53,7 @@ type Config struct {
 	GCPercent      int           // --gc-percent, LOGISTICS_GC_PERCENT: the Go garbage collector's target (GOGC), unless GOGC is set
 	MemoryLimit    int           // --memory-limit, LOGISTICS_MEMORY_LIMIT: soft memory limit in MiB (GOMEMLIMIT), unless GOMEMLIMIT is set; 0: none
 	SQLiteMemory   int           // --sqlite-memory, LOGISTICS_SQLITE_MEMORY: soft bound in MiB on SQLite's memory (page caches), the process's; 0: none
+	SQLiteSync     string        // --sqlite-synchronous, LOGISTICS_SQLITE_SYNCHRONOUS: full (a commit survives a power cut) or normal (a process crash only)
 	SchedTurns     int           // --sched-turns, LOGISTICS_SCHED_TURNS: goroutines each request hands Go's scheduler as it begins and ends (internal/schedturns); 0: none
 
 	SubscriptionLimit     int           // --subscription-limit, LOGISTICS_SUBSCRIPTION_LIMIT: open subscriptions per API key or session on one instance
@@ -92,6 +93,7 @@ func Defaults() Config {
 		GCPercent:      400,
 		MemoryLimit:    1024,
 		SQLiteMemory:   database.DefaultSQLiteMemory >> 20,
+		SQLiteSync:     database.SynchronousFull,
 		SchedTurns:     schedturns.DefaultTurns,
 
 		SubscriptionLimit:     100,
@@ -157,6 +159,7 @@ func (c *Config) settings() []setting {
 		{"gc-percent", "LOGISTICS_GC_PERCENT", "garbage collector target: the heap may grow this many percent over live data before a collection (Go's GOGC; ignored when GOGC is set; -1: off)", num(&c.GCPercent)},
 		{"memory-limit", "LOGISTICS_MEMORY_LIMIT", "soft memory limit in MiB: the collector works harder as the heap nears it (Go's GOMEMLIMIT; ignored when GOMEMLIMIT is set; 0: none)", num(&c.MemoryLimit)},
 		{"sqlite-memory", "LOGISTICS_SQLITE_MEMORY", "soft bound in MiB on what SQLite keeps in memory, page caches above all, for every SQLite connection of this process together (0: none; each connection still caches at most 64 MiB)", num(&c.SQLiteMemory)},
+		{"sqlite-synchronous", "LOGISTICS_SQLITE_SYNCHRONOUS", "SQLite's synchronous mode on every connection: full (a commit is on disk before it is answered and its events leave: it survives a power cut) or normal (faster: survives a crash of the process, but a power cut or an operating-system crash may lose the last answered writes); a DSN's own _synchronous wins", str(&c.SQLiteSync)},
 		{"sched-turns", "LOGISTICS_SCHED_TURNS", "goroutines each request hands Go's scheduler as it begins and again as it ends, so that under saturation requests waiting in its global queue get their turn (README: Decisions; 0: none)", num(&c.SchedTurns)},
 		{"subscription-limit", "LOGISTICS_SUBSCRIPTION_LIMIT", "most GraphQL subscriptions one API key or console session may hold open on one instance", num(&c.SubscriptionLimit)},
 		{"subscription-buffer", "LOGISTICS_SUBSCRIPTION_BUFFER", "most events waiting for one subscriber before it falls back to reading the event log itself", num(&c.SubscriptionBuffer)},
@@ -254,6 +257,9 @@ func (c *Config) Validate() error {
 	if c.SQLiteMemory < 0 || c.SQLiteMemory > 1<<20 {
 		return errors.New("sqlite-memory must be between 0 (none) and 1048576 MiB")
 	}
+	if c.SQLiteSync != database.SynchronousFull && c.SQLiteSync != database.SynchronousNormal {
+		return fmt.Errorf("sqlite-synchronous %q: must be full or normal", c.SQLiteSync)
+	}
 	if c.SchedTurns < 0 || c.SchedTurns > 64 {
 		return errors.New("sched-turns must be between 0 (none) and 64")
 	}
@@ -300,6 +306,7 @@ func (c Config) Masked() []any {
 		"webhook_timeout", c.WebhookTimeout.String(), "webhook_workers", c.WebhookWorkers,
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 		"subscription_limit", c.SubscriptionLimit, "subscription_buffer", c.SubscriptionBuffer, "subscription_keepalive", c.SubscriptionKeepAlive.String(),
+		"sqlite_synchronous", c.SQLiteSync,
 	}
 }
 

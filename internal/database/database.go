@@ -32,6 +32,8 @@ type DB struct {
 	SQL     *sql.DB
 	Dialect string // dialect.SQLite or dialect.Postgres
 	Source  string // the DSN with any password masked, for logs
+	// Durability is what a commit that returned survives (durability.go).
+	Durability Durability
 
 	gate        *writeGate    // SQLite: one write transaction at a time from this process (gate.go)
 	checkpoints *checkpointer // SQLite files: the log's checkpoints (checkpoint.go)
@@ -82,19 +84,26 @@ type Options struct {
 	// 0 DefaultSQLiteMemory, < 0 no bound. The bound is SQLite's, one per
 	// process; the last SQLite database opened sets it.
 	SQLiteMemory int64
+	// Synchronous is SQLite's PRAGMA synchronous on every connection:
+	// SynchronousFull ("" too) or SynchronousNormal. A DSN that sets its
+	// own _synchronous (or _sync) keeps it (durability.go).
+	Synchronous string
 }
 
 // Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
 // directory when missing). SQLite runs in WAL mode with foreign keys on, a busy
-// timeout, write transactions that take the lock up front, and a
-// case-sensitive LIKE so that substring filters match PostgreSQL.
+// timeout, write transactions that take the lock up front, a case-sensitive
+// LIKE so that substring filters match PostgreSQL, and synchronous=FULL
+// unless opt or the DSN says otherwise (durability.go). On PostgreSQL it
+// reads the settings that make a commit durable (DB.Durability).
 func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	var (
-		db      *sql.DB
-		err     error
-		dia     string
-		source  = dsn
-		maxOpen = opt.MaxOpenConns
+		db         *sql.DB
+		err        error
+		dia        string
+		source     = dsn
+		maxOpen    = opt.MaxOpenConns
+		durability Durability
 	)
 	if IsPostgres(dsn) {
 		dia = dialect.Postgres
@@ -117,7 +126,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 			}
 		}
 		limitSQLiteMemory(opt.SQLiteMemory)
-		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn))
+		var sqliteMode string
+		if sqliteMode, durability, err = sqliteSynchronous(dsn, opt.Synchronous); err != nil {
+			return nil, fmt.Errorf("database: %s: %w", source, err)
+		}
+		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn, sqliteMode))
 		if maxOpen == 0 {
 			maxOpen = 8
 		}
@@ -143,6 +156,15 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 			db.Close()
 			return nil, fmt.Errorf("database: %s: foreign keys must be on (foreign_keys = %d, %v): remove _fk=0 or _foreign_keys=0 from the DSN", source, fk, err)
 		}
+		if err := checkSynchronous(pingCtx, db, durability); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("database: %s: %w", source, err)
+		}
+	} else {
+		if durability, err = postgresDurability(pingCtx, db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("database: %s: %w", source, err)
+		}
 	}
 	var (
 		drv  dialect.Driver = entsql.OpenDB(dia, db)
@@ -164,7 +186,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if dia == dialect.Postgres {
 		client.Event.Intercept(numberedEventsOnly)
 	}
-	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source, gate: gate}
+	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source, Durability: durability, gate: gate}
 	if dia == dialect.SQLite && !inMemory(dsn) {
 		d.checkpoints = startCheckpointer(db, gate, source)
 	}
@@ -218,8 +240,10 @@ func postgresDSN(dsn string) string {
 // busy handler (other processes) and at this process's write gate.
 const sqliteBusyTimeout = 10 * time.Second
 
-// sqliteDSN adds the options we rely on unless the caller set them.
-func sqliteDSN(dsn string) string {
+// sqliteDSN adds the options we rely on unless the caller set them;
+// synchronous is the PRAGMA synchronous to ask for ("" when the DSN sets
+// its own).
+func sqliteDSN(dsn, synchronous string) string {
 	if !strings.HasPrefix(dsn, "file:") {
 		dsn = "file:" + dsn
 	}
@@ -227,7 +251,7 @@ func sqliteDSN(dsn string) string {
 		{"_fk", "1"},
 		{"_journal_mode", "WAL"},
 		{"_busy_timeout", strconv.Itoa(int(sqliteBusyTimeout / time.Millisecond))},
-		{"_synchronous", "NORMAL"},
+		{"_synchronous", synchronous},
 		{"_txlock", "immediate"},
 		{"_cslike", "1"},
 		{"_cache_size", "-65536"}, // 64 MiB page cache per connection: bulk inserts touch many index pages
@@ -241,7 +265,7 @@ func sqliteDSN(dsn string) string {
 		sep = "&"
 	}
 	for _, kv := range defaults {
-		if !strings.Contains(dsn, kv[0]+"=") {
+		if kv[1] != "" && !strings.Contains(dsn, kv[0]+"=") {
 			dsn += sep + kv[0] + "=" + kv[1]
 			sep = "&"
 		}

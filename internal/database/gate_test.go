@@ -43,7 +43,7 @@ func begin(ctx context.Context, g *gatedDriver) (dialect.Tx, error) {
 // whose writers wait at most timeout.
 func gatedFile(t *testing.T, timeout time.Duration) (*sql.DB, *gatedDriver) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "gate.db")))
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "gate.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestWriteGate(t *testing.T) {
 // deferred foreign key), and is not cut short by its context ending after
 // it began.
 func TestWriteTxEnds(t *testing.T) {
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "tx.db")))
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "tx.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ type groupFixture struct {
 }
 
 func newGroupFixture(t *testing.T) *groupFixture {
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "group.db")))
+	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "group.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}

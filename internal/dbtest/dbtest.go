@@ -1,0 +1,171 @@
+// Package dbtest checks the settings of every connection of a pool, for the
+// tests of the packages that open databases (internal/database, internal/app,
+// the subcommands).
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Synchronous checks PRAGMA synchronous on every connection db's pool can
+// hold, and again on connections opened after the pool recycled them: the
+// pool is filled to its maximum (each connection held at once, so none is
+// asked twice), then its idle connections are closed, by the idle limit and
+// by the lifetime limit, and it is filled again with new ones. want is the
+// PRAGMA's number (1 NORMAL, 2 FULL). It returns how many connections it
+// checked. The pool's limits are set back to max open and idle, no lifetime.
+func Synchronous(t testing.TB, db *sql.DB, want int) int {
+	t.Helper()
+	ctx := context.Background()
+	max := db.Stats().MaxOpenConnections
+	if max <= 0 {
+		t.Fatalf("the pool has no maximum of open connections: cannot fill it")
+	}
+	checked := 0
+	fill := func(round string) {
+		t.Helper()
+		conns := make([]*sql.Conn, 0, max)
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for range max {
+			cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			c, err := db.Conn(cctx)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: connection %d of %d: %v", round, len(conns)+1, max, err)
+			}
+			conns = append(conns, c)
+			var got int
+			if err := c.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&got); err != nil {
+				t.Fatalf("%s: connection %d: PRAGMA synchronous: %v", round, len(conns), err)
+			}
+			if got != want {
+				t.Errorf("%s: connection %d of %d: PRAGMA synchronous = %d, want %d", round, len(conns), max, got, want)
+			}
+			checked++
+		}
+	}
+	fill("first fill")
+
+	before := db.Stats()
+	db.SetMaxIdleConns(0) // closes every idle connection
+	db.SetMaxIdleConns(max)
+	fill("after the idle connections were closed")
+
+	db.SetConnMaxLifetime(time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	fill("after the connections' lifetime ran out")
+	db.SetConnMaxLifetime(0)
+
+	after := db.Stats()
+	if after.MaxIdleClosed == before.MaxIdleClosed || after.MaxLifetimeClosed == before.MaxLifetimeClosed {
+		t.Errorf("the pool did not recycle its connections (closed by the idle limit %d → %d, by lifetime %d → %d)",
+			before.MaxIdleClosed, after.MaxIdleClosed, before.MaxLifetimeClosed, after.MaxLifetimeClosed)
+	}
+	return checked
+}
+
+// Cluster starts a throwaway PostgreSQL cluster for one test — initdb in a
+// temporary directory (as the postgres user when the test runs as root, as
+// .ci/run does), on a free 127.0.0.1 port, with settings added to its
+// command line (e.g. "fsync=off") — and returns the DSN of its postgres
+// database. It stops and removes the cluster when the test ends. Without
+// initdb it skips, or fails under CI=true.
+func Cluster(t testing.TB, settings ...string) string {
+	t.Helper()
+	bin := postgresBin()
+	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("dbtest: initdb not found (PostgreSQL's server binaries): CI must have them")
+		}
+		t.Skip("dbtest: initdb not found (PostgreSQL's server binaries)")
+	}
+	dir, err := os.MkdirTemp("", "dbtest-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	asPostgres := os.Geteuid() == 0
+	if asPostgres {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("dbtest: running as root, and no postgres user to run the cluster: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) error {
+		var cmd *exec.Cmd
+		if asPostgres {
+			quoted := make([]string, len(args))
+			for i, a := range args {
+				quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+			}
+			cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
+		} else {
+			cmd = exec.Command(args[0], args[1:]...)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	data := filepath.Join(dir, "data")
+	if err := run(filepath.Join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	opts := "-p " + port + " -c listen_addresses=127.0.0.1 -k " + dir + " -c max_connections=50"
+	for _, s := range settings {
+		opts += " -c " + s
+	}
+	if err := run(filepath.Join(bin, "pg_ctl"), "start", "-D", data, "-w", "-t", "60", "-l", filepath.Join(dir, "log"), "-o", opts); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := run(filepath.Join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate"); err != nil {
+			t.Logf("dbtest: %v", err)
+		}
+	})
+	return "postgres://postgres@127.0.0.1:" + port + "/postgres?sslmode=disable"
+}
+
+// postgresBin is the directory of initdb and pg_ctl: on the PATH, or
+// Debian's newest /usr/lib/postgresql/N/bin; "" if there is none.
+func postgresBin() string {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p)
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	best, bestN := "", -1
+	for _, d := range dirs {
+		n, err := strconv.Atoi(filepath.Base(filepath.Dir(d)))
+		if _, serr := os.Stat(filepath.Join(d, "initdb")); err == nil && serr == nil && n > bestN {
+			best, bestN = d, n
+		}
+	}
+	return best
+}
