@@ -1,0 +1,195 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator/core"
+	"github.com/vektah/gqlparser/v2/validator/rules"
+)
+
+// Limits on what a document spells out, checked before gqlgen validates it
+// (README: Limits). Validation reports an error for every unknown or
+// repeated directive, unknown argument, unused fragment or variable, and
+// every pair of conflicting fields: 24,000 repetitions of an unknown
+// directive on one field, 48 KB of document, made 47,999 errors and an
+// 8.3 MB response. Each count below bounds one such multiplication; the
+// fields (aliases and repetitions included) are bounded by Options.MaxFields.
+const (
+	MaxTokens     = 50_000 // tokens of the document: bounds the lexing and parsing of everything below
+	MaxDirectives = 100    // directive uses (@include, @skip, unknown ones…), wherever they are written
+	// MaxArguments bounds the arguments of fields and directives as
+	// written. The members and elements of their values are not counted
+	// here (one where: argument within the input limits holds 17,000): the
+	// token limit bounds them before validation, the input limits
+	// (inputlimits.go) after, and the validation errors they can cause are
+	// bounded by boundedRules.
+	MaxArguments = 1_000
+	MaxFragments = 500 // fragment definitions, spreads and inline fragments
+	MaxVariables = 200 // variable definitions of all operations
+	// MaxValidationErrors is the most errors validation collects for one
+	// document: the response shows MaxErrors of them and says there were
+	// more (responselimits.go).
+	MaxValidationErrors = MaxErrors + 1
+)
+
+// documentLimits is the gqlgen extension that enforces the limits above and
+// Options.MaxFields, for every transport (HTTP, WebSocket, SSE). It mutates
+// the operation's parameters, which gqlgen does before it parses and
+// validates the document, and after the persisted query extension (added
+// before it) has put the document of a hash in place.
+type documentLimits struct {
+	maxFields int
+	checked   *lru.Cache[string, struct{}] // documents already counted and found within the limits
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationParameterMutator
+} = (*documentLimits)(nil)
+
+func newDocumentLimits(maxFields int) *documentLimits {
+	c, _ := lru.New[string, struct{}](1000)
+	return &documentLimits{maxFields: maxFields, checked: c}
+}
+
+func (*documentLimits) ExtensionName() string                   { return "DocumentLimits" }
+func (*documentLimits) Validate(graphql.ExecutableSchema) error { return nil }
+
+// MutateOperationParameters refuses a document over a limit. Documents
+// found within them are remembered, so a repeated query costs one cache
+// look-up.
+func (l *documentLimits) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
+	query := p.Query
+	if query == "" {
+		return nil
+	}
+	if _, ok := l.checked.Get(query); ok {
+		return nil
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxTokens)
+	if err != nil {
+		// gqlgen reports the parse error itself, except a document past the
+		// token limit, which it would lex in full.
+		if strings.Contains(err.Error(), "token limit") {
+			return documentLimitError(fmt.Sprintf("the document has more than %d tokens", MaxTokens), "TOKEN_LIMIT_EXCEEDED")
+		}
+		return nil
+	}
+	var n documentCounts
+	n.document(doc)
+	for _, c := range []struct {
+		n, max      int
+		what, extra string
+		code        string
+	}{
+		{n.fields, l.maxFields, "fields", " (aliases and repeated fields count)", "FIELD_LIMIT_EXCEEDED"},
+		{n.directives, MaxDirectives, "directives", " (every use counts)", "DIRECTIVE_LIMIT_EXCEEDED"},
+		{n.arguments, MaxArguments, "arguments", " (of fields and directives)", "ARGUMENT_LIMIT_EXCEEDED"},
+		{n.fragments, MaxFragments, "fragments", " (definitions, spreads and inline fragments)", "FRAGMENT_LIMIT_EXCEEDED"},
+		{n.variables, MaxVariables, "variable definitions", "", "VARIABLE_LIMIT_EXCEEDED"},
+	} {
+		if c.max > 0 && c.n > c.max {
+			return documentLimitError(fmt.Sprintf("the document has %d %s%s; the limit is %d", c.n, c.what, c.extra, c.max), c.code)
+		}
+	}
+	if len(query) <= 64<<10 { // large documents are counted again rather than kept
+		l.checked.Add(query, struct{}{})
+	}
+	return nil
+}
+
+// documentLimitError is a document over a limit; the presenter gives it
+// code BAD_USER_INPUT and this code as its reason.
+func documentLimitError(msg, code string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
+}
+
+// documentCounts counts a document as written: every occurrence, fragments
+// once (where they are defined, not where they are spread).
+type documentCounts struct {
+	fields, directives, arguments, fragments, variables int
+}
+
+func (n *documentCounts) document(doc *ast.QueryDocument) {
+	for _, op := range doc.Operations {
+		n.variableDefinitions(op.VariableDefinitions)
+		n.directiveList(op.Directives)
+		n.selections(op.SelectionSet)
+	}
+	for _, f := range doc.Fragments {
+		n.fragments++
+		n.variableDefinitions(f.VariableDefinition)
+		n.directiveList(f.Directives)
+		n.selections(f.SelectionSet)
+	}
+}
+
+func (n *documentCounts) selections(set ast.SelectionSet) {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			n.fields++
+			n.argumentList(s.Arguments)
+			n.directiveList(s.Directives)
+			n.selections(s.SelectionSet)
+		case *ast.InlineFragment:
+			n.fragments++
+			n.directiveList(s.Directives)
+			n.selections(s.SelectionSet)
+		case *ast.FragmentSpread:
+			n.fragments++
+			n.directiveList(s.Directives)
+		}
+	}
+}
+
+func (n *documentCounts) variableDefinitions(defs ast.VariableDefinitionList) {
+	for _, v := range defs {
+		n.variables++
+		n.directiveList(v.Directives)
+	}
+}
+
+func (n *documentCounts) directiveList(list ast.DirectiveList) {
+	for _, d := range list {
+		n.directives++
+		n.argumentList(d.Arguments)
+	}
+}
+
+func (n *documentCounts) argumentList(list ast.ArgumentList) {
+	n.arguments += len(list)
+}
+
+// boundedRules are gqlparser's validation rules, each reporting through a
+// counter shared by all of them: once MaxValidationErrors errors are
+// collected, the rules go on checking but their errors are dropped before
+// they are formatted. Two conflicting fields are one error each pair, so
+// 500 fields (within the field limit) made 62,250 errors and 60 MB before
+// this. gqlgen replaces FieldsOnCorrectType and ScalarLeafs with its own
+// copies after this (suggestions on or off): they make at most one error
+// per field, bounded by the field limit.
+func boundedRules() *rules.Rules {
+	all := rules.NewDefaultRules()
+	out := rules.NewRules()
+	collected := 0
+	for name, f := range all.GetInner() {
+		out.AddRule(name, func(obs *core.Events, addError core.AddErrFunc) {
+			f(obs, func(options ...core.ErrorOption) {
+				if collected >= MaxValidationErrors {
+					return
+				}
+				collected++
+				addError(options...)
+			})
+		})
+	}
+	return out
+}
