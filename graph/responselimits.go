@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -49,11 +51,28 @@ func (l responseLimits) InterceptResponse(ctx context.Context, next graphql.Resp
 	return resp
 }
 
-// capErrors keeps the first MaxErrors errors and says there were more.
+// capErrors keeps the first MaxErrors errors in the order of the document
+// (root fields run concurrently: the order they fail in is not the
+// document's) and says there were more.
 func capErrors(errs gqlerror.List) gqlerror.List {
 	if len(errs) <= MaxErrors {
 		return errs
 	}
+	slices.SortStableFunc(errs, func(a, b *gqlerror.Error) int {
+		if c := cmp.Compare(len(b.Locations), len(a.Locations)); c != 0 && (len(a.Locations) == 0 || len(b.Locations) == 0) {
+			return c // errors without a location after the others
+		}
+		if len(a.Locations) > 0 && len(b.Locations) > 0 {
+			la, lb := a.Locations[0], b.Locations[0]
+			if c := cmp.Compare(la.Line, lb.Line); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(la.Column, lb.Column); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.Path.String(), b.Path.String())
+	})
 	out := append(errs[:MaxErrors:MaxErrors], &gqlerror.Error{
 		Message:    fmt.Sprintf("there are more than %d errors; only the first %d are listed", MaxErrors, MaxErrors),
 		Extensions: map[string]any{"code": "TOO_MANY_ERRORS", "reason": "TOO_MANY_ERRORS"},
