@@ -33,10 +33,10 @@ const (
 	MaxArguments = 1_000
 	MaxFragments = 500 // fragment definitions, spreads and inline fragments
 	MaxVariables = 200 // variable definitions of all operations
-	// MaxValidationErrors is the most errors validation collects for one
+	// maxValidationErrors is the most errors validation collects for one
 	// document: the response shows MaxErrors of them and says there were
 	// more (responselimits.go).
-	MaxValidationErrors = MaxErrors + 1
+	maxValidationErrors = MaxErrors + 1
 )
 
 // documentLimits is the gqlgen extension that enforces the limits above and
@@ -169,7 +169,7 @@ func (n *documentCounts) argumentList(list ast.ArgumentList) {
 }
 
 // boundedRules are gqlparser's validation rules, each reporting through a
-// counter shared by all of them: once MaxValidationErrors errors are
+// counter shared by all of them: once maxValidationErrors errors are
 // collected, the rules go on checking but their errors are dropped before
 // they are formatted. Two conflicting fields are one error each pair, so
 // 500 fields (within the field limit) made 62,250 errors and 60 MB before
@@ -183,7 +183,7 @@ func boundedRules() *rules.Rules {
 	for name, f := range all.GetInner() {
 		out.AddRule(name, func(obs *core.Events, addError core.AddErrFunc) {
 			f(obs, func(options ...core.ErrorOption) {
-				if collected >= MaxValidationErrors {
+				if collected >= maxValidationErrors {
 					return
 				}
 				collected++

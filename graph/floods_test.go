@@ -240,3 +240,63 @@ func TestErrorFloodMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingDocumentLimits: the document limits hold over WebSocket and
+// SSE too, and a flood within them is bounded there as well.
+func TestStreamingDocumentLimits(t *testing.T) {
+	srv := apptest.New(t)
+	probe := `subscription { orderChanged { sequence ` + strings.Repeat("@a ", 24_000) + `} }`
+	within := `subscription { orderChanged { sequence ` + strings.Repeat("@a ", graph.MaxDirectives) + `} }`
+	errorsOf := func(payload []byte) []map[string]any {
+		var p struct {
+			Errors []map[string]any `json:"errors"`
+		}
+		if err := json.Unmarshal(payload, &p); err != nil {
+			t.Fatalf("not JSON: %q", payload)
+		}
+		return p.Errors
+	}
+	code := func(e map[string]any) string {
+		ext, _ := e["extensions"].(map[string]any)
+		if s, _ := ext["reason"].(string); s != "" {
+			return s
+		}
+		s, _ := ext["code"].(string)
+		return s
+	}
+
+	ws := dialWS(t, srv, "production", nil, map[string]any{"Authorization": "Bearer " + srv.Keys["production"]})
+	for i, q := range []string{probe, within} {
+		id := strconv.Itoa(i)
+		ws.subscribe(id, q, nil)
+		var m wsMsg
+		for m.ID != id || m.Type == "complete" { // the previous subscription's complete
+			var err error
+			if m, err = ws.read(10 * time.Second); err != nil {
+				t.Fatalf("websocket: %v", err)
+			}
+		}
+		errs := errorsOf(m.Payload)
+		if len(m.Payload) > 64<<10 || len(errs) == 0 || len(errs) > graph.MaxErrors+1 {
+			t.Fatalf("websocket %s: %s with %d errors, %d bytes: %.300s", id, m.Type, len(errs), len(m.Payload), m.Payload)
+		}
+		if q == probe && (len(errs) != 1 || code(errs[0]) != "DIRECTIVE_LIMIT_EXCEEDED") {
+			t.Errorf("websocket: the probe answered %.300s", m.Payload)
+		}
+	}
+
+	for _, q := range []string{probe, within} {
+		c := dialSSE(t, srv, "production", nil, q, nil)
+		ev, _ := c.read(false)
+		errs := errorsOf([]byte(ev.Data))
+		if len(ev.Data) > 64<<10 || len(errs) == 0 || len(errs) > graph.MaxErrors+1 {
+			t.Fatalf("sse: %s with %d errors, %d bytes: %.300s", ev.Event, len(errs), len(ev.Data), ev.Data)
+		}
+		if q == probe && (len(errs) != 1 || code(errs[0]) != "DIRECTIVE_LIMIT_EXCEEDED") {
+			t.Errorf("sse: the probe answered %.300s", ev.Data)
+		}
+		if q == within && (len(errs) != graph.MaxErrors+1 || code(errs[graph.MaxErrors]) != "TOO_MANY_ERRORS") {
+			t.Errorf("sse: %d errors, the last %q", len(errs), code(errs[len(errs)-1]))
+		}
+	}
+}
