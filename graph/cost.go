@@ -339,11 +339,11 @@ const costExtension = "Cost"
 
 // costLimits is the handler extension of the cost model: it prices the
 // operation before it runs (refusing one over the limit), bounds its run
-// time and response size, and reports extensions.cost on the response.
+// time (the response's size: responseLimits), and reports extensions.cost
+// on the response.
 type costLimits struct {
 	plan        *costPlan
 	limit       int
-	maxBytes    int
 	maxDuration time.Duration
 	// cache holds the cost of operations that read no variables; keyed by
 	// the operation node of a document in gqlgen's query cache.
@@ -359,7 +359,7 @@ var (
 func newCostLimits(s *ast.Schema, opt Options) *costLimits {
 	c, _ := lru.New[*ast.OperationDefinition, int](1000)
 	return &costLimits{plan: newCostPlan(s, opt.MaxListLength), limit: opt.MaxComplexity,
-		maxBytes: opt.MaxResponseBytes, maxDuration: opt.MaxExecutionTime, cache: c}
+		maxDuration: opt.MaxExecutionTime, cache: c}
 }
 
 func (*costLimits) ExtensionName() string                   { return "CostLimits" }
@@ -416,17 +416,11 @@ func (c *costLimits) InterceptResponse(ctx context.Context, next graphql.Respons
 		return nil
 	}
 	st := requestCost(ctx)
-	switch {
 	// A request that finished without errors stands, even if the limit
 	// passed meanwhile (a mutation has committed by now).
-	case timed && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit):
+	if timed && len(resp.Errors) > 0 && errors.Is(context.Cause(ctx), errTimeLimit) {
 		resp.Data = []byte("null")
 		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the request ran longer than the limit of %s and was stopped", c.maxDuration), "TIME_LIMIT_EXCEEDED")}
-	// Queries only: a mutation's response, bounded by its cost, reports
-	// what has been committed.
-	case c.maxBytes > 0 && len(resp.Data) > c.maxBytes && isQuery(ctx):
-		resp.Data = []byte("null")
-		resp.Errors = gqlerror.List{limitError(fmt.Sprintf("the response is larger than the limit of %d bytes; select fewer fields or smaller pages", c.maxBytes), "RESPONSE_SIZE_LIMIT_EXCEEDED")}
 	}
 	if st != nil {
 		if resp.Extensions == nil {

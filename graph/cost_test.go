@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,6 +18,8 @@ import (
 	"logistics/graph/generated"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/auth"
+	"logistics/internal/environment"
 )
 
 // gqlResult is a GraphQL response as the cost tests read it.
@@ -97,8 +100,8 @@ func TestCostProbes(t *testing.T) {
 			start := time.Now()
 			r := postGQL(t, srv, tc.query, nil)
 			took := time.Since(start)
-			if r.status != http.StatusUnprocessableEntity && r.status != http.StatusBadRequest {
-				t.Fatalf("status %d, want 422 or 400: %.300s", r.status, r.raw)
+			if r.status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %.300s", r.status, r.raw)
 			}
 			if r.reason() != tc.reason {
 				t.Fatalf("reason %q, want %q: %.300s", r.reason(), tc.reason, r.raw)
@@ -402,6 +405,130 @@ func randomSelection(rng *rand.Rand, s *ast.Schema, t *ast.Definition, depth int
 		sel = append(sel, sel[0]) // a repeated field: merged, but costed again
 	}
 	return "{ " + strings.Join(sel, " ") + " }"
+}
+
+// TestFloodsBounded extends the property test with directive and error
+// floods (floodQuery): random queries of randomQuery, flooded with
+// directives, unknown fields and arguments, conflicting aliases or fields
+// the key may not read, from a handful to past every limit, sent in turn to
+// the fast path and to gqlgen alone, with a key holding every scope or a
+// random few, under both media types. Every answer is a 2xx or 4xx within
+// the response size limit, with at most graph.MaxErrors errors and then
+// one TOO_MANY_ERRORS, within the time limit.
+func TestFloodsBounded(t *testing.T) {
+	srv := apptest.New(t)
+	costFixture(t, srv, 6)
+	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 41))
+	n := 80
+	if testing.Short() {
+		n = 24
+	}
+	scopes := auth.AllScopes()
+	keys := []http.Header{nil} // the server's own key: every scope
+	for range 3 {
+		var some []string
+		for _, sc := range scopes {
+			if rng.IntN(3) == 0 {
+				some = append(some, sc)
+			}
+		}
+		secret, _, err := srv.App.Auth.Store.CreateToken(context.Background(), auth.TokenInput{
+			Name: "flood", Environment: environment.Production, Scopes: append(some, "hubs:read"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, apptest.Bearer(secret))
+	}
+	outcomes := map[string]int{}
+	for i := range n {
+		q, kind := floodQuery(rng, schema)
+		accept := []string{"application/graphql-response+json", "application/json"}[rng.IntN(2)]
+		start := time.Now()
+		r := postFlood(t, []*apptest.Server{srv, gqlgen}[i%2], q, accept, keys[rng.IntN(len(keys))])
+		took := time.Since(start)
+		checkBounded(t, r, graph.DefaultOptions.MaxResponseBytes, fmt.Sprintf("query %d (%s, %d bytes): %.200s", i, kind, len(q), q))
+		if took > graph.DefaultOptions.MaxExecutionTime+5*time.Second {
+			t.Errorf("query %d (%s) took %v", i, kind, took)
+		}
+		switch {
+		case len(r.errors) == graph.MaxErrors+1:
+			outcomes[kind+": capped"]++
+		case len(r.errors) > 0:
+			outcomes[kind+": "+r.reason(0)]++
+		default:
+			outcomes[kind+": ran"]++
+		}
+	}
+	t.Logf("outcomes: %v", outcomes)
+	capped := 0
+	for k, v := range outcomes {
+		if strings.HasSuffix(k, ": capped") {
+			capped += v
+		}
+	}
+	if capped < n/10 {
+		t.Errorf("only %d of %d floods reached the error cap: the generator proves little", capped, n)
+	}
+}
+
+// floodQuery floods a random query of randomQuery with one of: directives
+// (known, unknown, repeated, with arguments of the wrong type) on a field;
+// aliased fields with unknown arguments; conflicting fields under one
+// alias; or, instead of it, connections at the root under many aliases
+// (for a key without their scope, an execution error each). The count is anywhere from a few
+// to far past the limits. It returns the query and the flood's kind.
+func floodQuery(rng *rand.Rand, s *ast.Schema) (string, string) {
+	q := randomQuery(rng, s)
+	op, frags, _ := strings.Cut(q, "\n")
+	op = strings.TrimSuffix(op, "}")
+	counts := []int{3, 20, graph.MaxDirectives - 1, graph.MaxDirectives + 1, 150, 400, 2_000, 24_000}
+	k := counts[rng.IntN(len(counts))]
+	var b strings.Builder
+	var kind string
+	switch rng.IntN(4) {
+	case 0:
+		kind = "directives"
+		b.WriteString("__typename")
+		dirs := []string{"@a", "@include(if: true)", "@skip(if: false)", "@include(if: 1)", "@skip", "@deprecated", "@hasScope(scope: \"x\")"}
+		for range k {
+			b.WriteString(" " + dirs[rng.IntN(len(dirs))])
+		}
+	case 1:
+		kind = "unknown arguments"
+		for i := range min(k, 2_000) {
+			fmt.Fprintf(&b, "u%d: __typename(x%d: %d) ", i, rng.IntN(3), i)
+		}
+	case 2:
+		kind = "conflicting aliases"
+		for i := range min(k, 2_000) {
+			b.WriteString([]string{"c: __typename ", "c: __schema { __typename } ", fmt.Sprintf("c: __type(name: \"T%d\") { name } ", i)}[rng.IntN(3)])
+		}
+	default:
+		// Connections at the root, a random one each: the keys with a few
+		// scopes may read some and not others (FORBIDDEN each).
+		kind = "forbidden roots"
+		op, frags = "{ ", ""
+		var conns []string
+		for _, f := range s.Query.Fields {
+			if strings.HasSuffix(f.Type.Name(), "Connection") && !hasRequiredArgs(f) {
+				conns = append(conns, f.Name)
+			}
+		}
+		for i := range min(k, 240) {
+			fmt.Fprintf(&b, "f%d: %s(first: 1) { totalCount } ", i, conns[rng.IntN(len(conns))])
+		}
+	}
+	out := op + b.String() + " }"
+	if frags != "" {
+		out += "\n" + frags
+	}
+	return out, kind
 }
 
 // graphiqlIntrospection is the introspection query of the GraphiQL bundled

@@ -22,7 +22,8 @@ import (
 
 // presenter gives every error one code of the fixed set in
 // errors[].extensions.code: UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT,
-// NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL. The finer reason goes in
+// NOT_FOUND, CONFLICT, RATE_LIMITED or INTERNAL (responseLimits adds
+// TOO_MANY_ERRORS after the errors it keeps). The finer reason goes in
 // extensions.reason, field errors in extensions.fields. Internal errors are
 // logged with the request id and shown only as "internal error".
 func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {

@@ -14,7 +14,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
-	hlru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"logistics/ent"
@@ -32,12 +31,13 @@ type Options struct {
 	MaxComplexity int   // largest operation cost allowed (cost.go: the model)
 	MaxBodyBytes  int64 // largest request body
 	// MaxFields is the most fields a document may spell out (aliases and
-	// repetitions included), checked before validation.
+	// repetitions included), checked before validation with the other
+	// counts of doclimits.go.
 	MaxFields int
 	// MaxListLength is the most elements a plain list of objects (not a
 	// connection) may have; it is also what such a list costs.
 	MaxListLength    int
-	MaxResponseBytes int           // largest response data; 0: no limit
+	MaxResponseBytes int           // largest response body (data, errors, extensions); 0: no limit
 	MaxExecutionTime time.Duration // longest execution of one request; 0: no limit
 	Logger           *slog.Logger
 	Auth             *auth.Store // users and API tokens (the production database)
@@ -90,11 +90,13 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	// request serves it.
 	srv.AddTransport(newWSTransport(opt))
 	srv.AddTransport(sseTransport{SSE: gqltransport.SSE{KeepAlivePingInterval: opt.KeepAlive}, broker: opt.Streams})
-	checked, _ := hlru.New[string, struct{}](1000)
-	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, maxFields: opt.MaxFields, costLimit: opt.MaxComplexity, checked: checked})
+	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, costLimit: opt.MaxComplexity})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetValidationRulesFn(boundedRules)
+	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first: the outermost, it sees every response last
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(newDocumentLimits(opt.MaxFields)) // after the persisted query's document is in place
 	srv.Use(&inputLimits{})
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})

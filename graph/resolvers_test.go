@@ -296,7 +296,7 @@ func TestNullableFieldsAreNotOrderable(t *testing.T) {
 		`{ orders(orderBy: [{field: DUE_AT, direction: ASC}]) { totalCount } }`,
 	} {
 		r := srv.GraphQL(t, prod, q, nil)
-		if r.Status != http.StatusUnprocessableEntity || len(r.Errors) == 0 || r.Errors[0].Code() != "BAD_USER_INPUT" {
+		if r.Status != http.StatusBadRequest || len(r.Errors) == 0 || r.Errors[0].Code() != "BAD_USER_INPUT" {
 			t.Fatalf("%s: %d %+v", q, r.Status, r.Errors)
 		}
 	}

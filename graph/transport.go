@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -12,10 +11,8 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-	"github.com/vektah/gqlparser/v2/parser"
 
 	"logistics/internal/strictjson"
 )
@@ -29,27 +26,22 @@ const (
 // transport serves GraphQL over HTTP as its specification describes:
 //   - GET (queries only: a mutation over GET is 405) and POST with a JSON body;
 //   - application/graphql-response+json when the client asks for it: 400 for
-//     an unparsable request or document, an operation that cannot be
-//     determined and variables that cannot be coerced to their types; 422
-//     for a document that fails validation (or a limit); 200 once execution
-//     started;
+//     every request refused before execution (an unparsable request or
+//     document, a document that fails validation or a limit, an operation
+//     that cannot be determined, variables that cannot be coerced to their
+//     types), as the specification asks; 200 once execution started;
 //   - application/json when the client accepts only that, sends */* or no
 //     Accept at all (the legacy rule): 200 for every well-formed GraphQL
 //     response, 400 for a malformed request;
 //   - a request that fails before execution has no data entry.
 //
-// Before gqlgen parses and validates the document, the transport counts its
-// fields (maxFields): validation compares the fields of a selection set
-// pairwise, so 10,000 repeated fields took seconds before any limit ran.
+// What the document spells out is bounded before validation, whatever the
+// transport (doclimits.go), and every response's errors and size after
+// (responselimits.go).
 type transport struct {
 	maxBody   int64
-	maxFields int
-	costLimit int                          // reported in extensions.cost
-	checked   *lru.Cache[string, struct{}] // documents already counted and found within maxFields
+	costLimit int // reported in extensions.cost
 }
-
-// maxTokens bounds the lexing of the document counted by the transport.
-const maxTokens = 50_000
 
 var _ graphql.Transport = transport{}
 
@@ -90,30 +82,12 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
 
-	if gerr, parseErr := t.countFields(params.Query); gerr != nil {
-		status := http.StatusOK
-		if media == mediaGraphQLResponse {
-			status = http.StatusUnprocessableEntity
-			if parseErr {
-				status = http.StatusBadRequest
-			}
-		}
-		writeResponse(w, media, status, &graphql.Response{Errors: gqlerror.List{gerr}})
-		return
-	}
-
 	ctx := r.Context()
 	rc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
-		status := http.StatusOK
+		status := http.StatusOK // the legacy rule: a well-formed GraphQL response
 		if media == mediaGraphQLResponse {
-			status = http.StatusUnprocessableEntity
-			// The specification's 400s: a document that cannot be parsed,
-			// an operation that cannot be determined, variables that cannot
-			// be coerced.
-			if isParseError(errs) || (rc.Doc != nil && rc.Operation == nil) || isVariableError(errs) {
-				status = http.StatusBadRequest
-			}
+			status = http.StatusBadRequest
 		}
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, rc), errs)
 		if st, ok := rc.Stats.GetExtension(costExtension).(*costState); ok && rc.Operation != nil {
@@ -230,76 +204,6 @@ func decodeJSON(b []byte, v any) error {
 		return errors.New("unexpected data after the JSON object")
 	}
 	return nil
-}
-
-// countFields refuses a document with more than maxFields fields (counted
-// as written: every occurrence, in fragments once), or one too long to lex,
-// before gqlgen validates it. Documents found within the limit are
-// remembered, so a repeated query costs one cache look-up.
-func (t transport) countFields(query string) (gerr *gqlerror.Error, parseErr bool) {
-	if t.maxFields <= 0 || query == "" {
-		return nil, false
-	}
-	if _, ok := t.checked.Get(query); ok {
-		return nil, false
-	}
-	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, maxTokens)
-	if err != nil {
-		// gqlgen reports the parse error itself, except a document past the
-		// token limit, which it would lex in full.
-		if strings.Contains(err.Error(), "token limit") {
-			return limitError(fmt.Sprintf("the document has more than %d tokens", maxTokens), "TOKEN_LIMIT_EXCEEDED"), true
-		}
-		return nil, false
-	}
-	n := 0
-	var count func(ast.SelectionSet)
-	count = func(set ast.SelectionSet) {
-		for _, sel := range set {
-			switch s := sel.(type) {
-			case *ast.Field:
-				n++
-				count(s.SelectionSet)
-			case *ast.InlineFragment:
-				count(s.SelectionSet)
-			}
-		}
-	}
-	for _, op := range doc.Operations {
-		count(op.SelectionSet)
-	}
-	for _, f := range doc.Fragments {
-		count(f.SelectionSet)
-	}
-	if n > t.maxFields {
-		return limitError(fmt.Sprintf("the document has %d fields; the limit is %d (aliases and repeated fields count)", n, t.maxFields), "FIELD_LIMIT_EXCEEDED"), false
-	}
-	if len(query) <= 64<<10 { // large documents are counted again rather than kept
-		t.checked.Add(query, struct{}{})
-	}
-	return nil, false
-}
-
-// isVariableError tells a variable that could not be coerced to its type.
-func isVariableError(errs gqlerror.List) bool {
-	for _, e := range errs {
-		if len(e.Path) > 0 && e.Path[0] == ast.PathName("variable") {
-			return true
-		}
-	}
-	return false
-}
-
-func isParseError(errs gqlerror.List) bool {
-	for _, e := range errs {
-		if e.Extensions != nil && e.Extensions["code"] == "GRAPHQL_PARSE_FAILED" {
-			return true
-		}
-		if e.Rule == "" && e.Extensions != nil && e.Extensions["reason"] == "GRAPHQL_PARSE_FAILED" {
-			return true
-		}
-	}
-	return false
 }
 
 func writeRequestError(w http.ResponseWriter, media string, status int, msg string) {

@@ -146,7 +146,7 @@ func (c *Config) settings() []setting {
 		{"graphql-max-complexity", "LOGISTICS_GRAPHQL_MAX_COMPLEXITY", "largest GraphQL operation cost allowed (README: GraphQL cost)", num(&c.MaxComplexity)},
 		{"graphql-max-fields", "LOGISTICS_GRAPHQL_MAX_FIELDS", "most fields a GraphQL document may spell out, aliases and repetitions included (checked before validation)", num(&c.MaxFields)},
 		{"graphql-max-list", "LOGISTICS_GRAPHQL_MAX_LIST", "most elements of a GraphQL list of objects that is not a connection (Order.lines, Part.orderLines…); also what such a list costs", num(&c.MaxListLength)},
-		{"graphql-max-response-bytes", "LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES", "largest GraphQL response data in bytes; a larger one is replaced by an error (0: no limit)", num(&c.MaxRespBytes)},
+		{"graphql-max-response-bytes", "LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES", "largest GraphQL response body in bytes (data, errors and extensions); a larger one is replaced by an error (0: no limit)", num(&c.MaxRespBytes)},
 		{"graphql-max-execution-time", "LOGISTICS_GRAPHQL_MAX_EXECUTION_TIME", "longest execution of one GraphQL request; a longer one is stopped with an error (0: no limit; keep it below --write-timeout)", dur(&c.MaxExecTime)},
 		{"graphql-no-fast-path", "LOGISTICS_GRAPHQL_NO_FAST_PATH", "execute every GraphQL query through gqlgen alone, without the generated fast path (a switch for diagnosis)", func(fs *flag.FlagSet, n, u string) { fs.BoolVar(&c.NoFastPath, n, c.NoFastPath, u) }},
 		{"rate-limit", "LOGISTICS_RATE_LIMIT", "requests per second per API key or console session, refilling a bucket of --rate-burst (0: no limit)", flt(&c.RateLimit)},
