@@ -95,6 +95,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(streamMutations{})
 	srv.Use(&inputLimits{})
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})

@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
@@ -95,6 +98,46 @@ func (s *stream) nextID() (int64, bool) {
 	id := s.ids[0]
 	s.ids = s.ids[1:]
 	return id, true
+}
+
+// streamMutations refuses a mutation sent over a WebSocket or as a
+// GraphQL-over-SSE request, before it executes (whatever the caller's
+// scopes). The streaming transports read an operation's responses until it
+// has no more, which a mutation cannot serve: entgql's Transactioner,
+// asked for a second response after committing the first, failed with a
+// panic, and a client retrying on that error wrote twice. A mutation is one
+// request with one answer, in one transaction: HTTP POST. Queries over the
+// streams are still served.
+type streamMutations struct{}
+
+// reasonStreamMutation is the error's code before the presenter, which
+// keeps it as extensions.reason under code BAD_USER_INPUT.
+const reasonStreamMutation = "METHOD_NOT_ALLOWED"
+
+// On the WebSocket every error found before execution (a document that
+// does not parse or validate, a limit, a mutation) is an `error` message,
+// as graphql-transport-ws specifies and graphql-ws hands to the
+// subscriber's error callback, not a `next` with errors then `complete`.
+// gqlgen tells them by the code of the errors after the presenter, which
+// has made it BAD_USER_INPUT by then (errors.go).
+func init() { errcode.RegisterErrorType("BAD_USER_INPUT", errcode.KindProtocol) }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = streamMutations{}
+
+func (streamMutations) ExtensionName() string                   { return "StreamMutations" }
+func (streamMutations) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (streamMutations) MutateOperationContext(ctx context.Context, rc *graphql.OperationContext) *gqlerror.Error {
+	if streamFrom(ctx) == nil || rc.Operation == nil || rc.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	return &gqlerror.Error{
+		Message:    "mutations are sent over HTTP POST (Content-Type: application/json), not over a WebSocket or Server-Sent Events, which carry subscriptions and queries; nothing was executed",
+		Extensions: map[string]any{"code": reasonStreamMutation},
+	}
 }
 
 // ---- WebSocket ----
@@ -213,6 +256,7 @@ type wsConn struct {
 
 	mu      sync.Mutex
 	closing bool
+	errored map[string]bool // operations that got an error message
 }
 
 // Close drops the connection, unless WriteClose started the close handshake
@@ -236,13 +280,60 @@ func (c *wsConn) NextReader() (int, io.Reader, error) {
 		}
 		return int(typ), nil, err
 	}
+	if c.hasErrored() {
+		// An operation id may be used again once its operation ended.
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil && m.ID != "" {
+			c.mu.Lock()
+			delete(c.errored, m.ID)
+			c.mu.Unlock()
+		}
+	}
 	return int(typ), bytes.NewReader(data), nil
 }
+
+func (c *wsConn) hasErrored() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.errored) > 0
+}
+
+// Both subprotocols' messages encode as {"payload":…,"id":…,"type":…}.
+var (
+	wsErrorEnd    = []byte(`"type":"error"}`)
+	wsCompleteEnd = []byte(`"type":"complete"}`)
+)
 
 func (c *wsConn) WriteJSON(v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	// An error message ends its operation: gqlgen follows the one it sends
+	// for an operation refused before execution with a complete, which
+	// neither subprotocol allows. It is dropped here.
+	switch {
+	case bytes.HasSuffix(data, wsErrorEnd):
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil && m.ID != "" {
+			c.mu.Lock()
+			if c.errored == nil {
+				c.errored = map[string]bool{}
+			}
+			c.errored[m.ID] = true
+			c.mu.Unlock()
+		}
+	case bytes.HasSuffix(data, wsCompleteEnd):
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil {
+			c.mu.Lock()
+			drop := c.errored[m.ID]
+			delete(c.errored, m.ID)
+			c.mu.Unlock()
+			if drop {
+				return nil
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 	defer cancel()
