@@ -50,8 +50,14 @@ type stream struct {
 	reason    string // why, for the client
 	gqlCode   string // extensions.code of the final error (SSE)
 	cancel    context.CancelFunc
+	closing   bool    // WebSocket: the close is scheduled
 	ids       []int64 // SSE: the sequences of the payloads not written yet, in order
 	lastEvent *int64  // SSE: Last-Event-ID
+	// WebSocket: the subscriptions running on the connection, and the
+	// error messages added for them (by extensions.code) that gqlgen has
+	// not written yet. The connection closes once they are written.
+	live int
+	due  map[string]int
 }
 
 type streamKey struct{}
@@ -61,9 +67,18 @@ func streamFrom(ctx context.Context) *stream {
 	return s
 }
 
+// closeWait bounds how long a WebSocket's close waits for the error
+// messages of its subscriptions to be written.
+const closeWait = 2 * time.Second
+
 // end closes the connection (WebSocket) or marks the end of the response
-// (SSE) with code and reason; the first reason wins.
-func (s *stream) end(code int, gqlCode, reason string) {
+// (SSE) with code and reason; the first reason wins. On the WebSocket the
+// close waits (up to closeWait) until the error messages already added for
+// the client are written, and with all until every subscription of the
+// connection has ended and said why: a client told only by the close
+// cannot know which subscriptions ended, and graphql-ws would resubscribe
+// them by itself as first sent, with a stale after:.
+func (s *stream) end(code int, gqlCode, reason string, all bool) {
 	if s == nil {
 		return
 	}
@@ -72,9 +87,69 @@ func (s *stream) end(code int, gqlCode, reason string) {
 		s.code, s.gqlCode, s.reason = code, gqlCode, reason
 	}
 	cancel := s.cancel
+	scheduled := s.closing
+	s.closing = true
 	s.mu.Unlock()
-	if !s.sse && cancel != nil {
+	if s.sse || cancel == nil || scheduled {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(closeWait)
+		for !s.settled(all) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
 		cancel()
+	}()
+}
+
+// settled reports whether every error message added has been written and,
+// with all, no subscription is running.
+func (s *stream) settled(all bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.due) == 0 && (!all || s.live == 0)
+}
+
+// started and stopped count a WebSocket's running subscriptions.
+func (s *stream) started() {
+	if s == nil || s.sse {
+		return
+	}
+	s.mu.Lock()
+	s.live++
+	s.mu.Unlock()
+}
+
+func (s *stream) stopped() {
+	if s == nil || s.sse {
+		return
+	}
+	s.mu.Lock()
+	s.live--
+	s.mu.Unlock()
+}
+
+// owe records an error message added for the client (WebSocket), and paid
+// its writing: gqlgen writes it after the subscription's channel closed.
+func (s *stream) owe(gqlCode string) {
+	s.mu.Lock()
+	if s.due == nil {
+		s.due = map[string]int{}
+	}
+	s.due[gqlCode]++
+	s.mu.Unlock()
+}
+
+func (s *stream) paid(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for code := range s.due {
+		if bytes.Contains(data, []byte(`"code":"`+code+`"`)) {
+			if s.due[code]--; s.due[code] == 0 {
+				delete(s.due, code)
+			}
+			return
+		}
 	}
 }
 
@@ -204,7 +279,9 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		go func() {
 			select {
 			case <-t.broker.Closing():
-				st.end(CloseGoingAway, "SHUTTING_DOWN", eventstream.ErrShutdown.Error())
+				// Each subscription ends with its own error message
+				// (endStream); the close follows them.
+				st.end(CloseGoingAway, "SHUTTING_DOWN", eventstream.ErrShutdown.Error(), true)
 			case <-ctx.Done():
 			}
 		}()
@@ -312,8 +389,10 @@ func (c *wsConn) WriteJSON(v any) error {
 	// An error message ends its operation: gqlgen follows the one it sends
 	// for an operation refused before execution with a complete, which
 	// neither subprotocol allows. It is dropped here.
+	isError := false
 	switch {
 	case bytes.HasSuffix(data, wsErrorEnd):
+		isError = true
 		var m struct{ ID string }
 		if json.Unmarshal(data, &m) == nil && m.ID != "" {
 			c.mu.Lock()
@@ -339,7 +418,11 @@ func (c *wsConn) WriteJSON(v any) error {
 	defer cancel()
 	// On time-out coder/websocket closes the connection: a client that
 	// does not read is disconnected (it resumes by sequence).
-	return c.c.Write(ctx, coderws.MessageText, data)
+	err = c.c.Write(ctx, coderws.MessageText, data)
+	if isError && c.st != nil {
+		c.st.paid(data) // written (or never will be): the close may follow
+	}
+	return err
 }
 
 // WriteClose sends the close frame, with our code when the stream ended
