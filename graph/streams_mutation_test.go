@@ -148,6 +148,25 @@ func TestMutationOverStreamsRefused(t *testing.T) {
 			}
 		})
 	}
+	// A document that fails validation is an error message too, alone.
+	w := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + srv.Keys[env]})
+	w.subscribe("v", `subscription { nope }`, nil)
+	w.send(wsMsg{ID: "q", Type: "subscribe", Payload: mustJSON(map[string]any{"query": `{ hubs(first: 1) { totalCount } }`})})
+	var got []string
+	for len(got) == 0 || got[len(got)-1] != "q complete" {
+		m, err := w.read(10 * time.Second)
+		if err != nil {
+			t.Fatalf("read: %v (so far %v)", err, got)
+		}
+		got = append(got, m.ID+" "+m.Type)
+		if m.ID == "v" && !strings.Contains(string(m.Payload), "GRAPHQL_VALIDATION_FAILED") {
+			t.Fatalf("invalid subscription: %s %s", m.Type, m.Payload)
+		}
+	}
+	if strings.Join(got, ",") != "v error,q next,q complete" {
+		t.Fatalf("messages %v, want v error (alone), q next, q complete", got)
+	}
+
 	// Over HTTP POST the mutation runs, once.
 	before := hubs()
 	var out map[string]any
