@@ -181,14 +181,15 @@ func endStream(ctx context.Context, r *Resolver, st *stream, err, cause error) {
 	switch {
 	case errors.As(cause, &revoked):
 		addStreamError(ctx, st, CloseForbidden, "UNAUTHENTICATED", "the credentials of this subscription stopped working: "+revoked.err.Message)
+	case ctx.Err() != nil:
+		// The client left (or its connection closed): nothing to say, and
+		// gqlgen, no longer reading the subscription, may be reading its
+		// errors. At shutdown the connection stays open until each
+		// subscription's message is written (stream.end).
 	case errors.Is(err, errTooSlow):
 		addStreamError(ctx, st, CloseTooSlow, "SUBSCRIBER_TOO_SLOW", err.Error())
 	case errors.Is(err, eventstream.ErrShutdown):
-		// Checked before the client's leaving: at shutdown the connection
-		// waits for this message (stream.end).
 		addStreamError(ctx, st, CloseGoingAway, "SHUTTING_DOWN", err.Error())
-	case ctx.Err() != nil:
-		// The client left (or its connection closed): nothing to say.
 	default:
 		r.Log.Error("subscription: reading the event log", "err", err)
 		addStreamError(ctx, st, CloseInternal, "INTERNAL_SERVER_ERROR", "the event log could not be read: reconnect and resume with the last sequence received")
