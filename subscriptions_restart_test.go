@@ -260,8 +260,12 @@ func TestSubscriptionsSurviveRestart(t *testing.T) {
 		Order(ent.Asc(event.FieldSequence)).AllX(ctx) {
 		want = append(want, int64(*e.Sequence))
 	}
-	if int64(len(want)) != written.Load() {
-		t.Fatalf("%d order events in the log, %d orders written", len(want), written.Load())
+	// The log is the truth: every acknowledged order is in it (one event
+	// each); one whose answer the restart cut off may be there too.
+	if n := int64(len(want)); n < written.Load() {
+		t.Fatalf("%d order events in the log, %d orders acknowledged", n, written.Load())
+	} else if n > written.Load() {
+		t.Logf("%d order events in the log, %d orders acknowledged", n, written.Load())
 	}
 	if fallback.Load() == 0 {
 		t.Fatal("no order was written while the instance was down: the restart test did not cover that gap")

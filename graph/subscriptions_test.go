@@ -495,9 +495,10 @@ func TestSubscriptionSSEResume(t *testing.T) {
 		missed = append(missed, restOrder(t, srv, env, hub, fmt.Sprintf("R-%d", i+1)))
 	}
 	c2 := dialSSE(t, srv, env, http.Header{"Last-Event-Id": {strconv.FormatInt(last, 10)}}, orderSub, nil)
+	live := make(chan string, 1)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		missed = append(missed, restOrder(t, srv, env, hub, "R-live"))
+		live <- restOrder(t, srv, env, hub, "R-live")
 	}()
 	prev := last
 	var ids []string
@@ -513,7 +514,7 @@ func TestSubscriptionSSEResume(t *testing.T) {
 		prev = seq
 		ids = append(ids, dig(d, "orderChanged", "order", "id").(string))
 	}
-	time.Sleep(100 * time.Millisecond)
+	missed = append(missed, <-live)
 	if strings.Join(ids, ",") != strings.Join(missed, ",") {
 		t.Fatalf("resumed: got %v, want %v", ids, missed)
 	}
