@@ -285,6 +285,20 @@ func TestSubscriptionsSurviveRestart(t *testing.T) {
 		}
 		t.Logf("%s: %d events received of %d written (%d while the instance was down), resubscribed on %v", f.name, len(got), len(want), fallback.Load(), resumes)
 	}
+	// A key that does not work ends the loops (no retrying forever).
+	bad := "lsk_live_" + strings.Repeat("0", 40)
+	for _, f := range []*nodeFollower{
+		startFollower(t, dir, "ws", "ws"+strings.TrimPrefix(url, "http"), bad, start),
+		startFollower(t, dir, "sse", url, bad, start),
+	} {
+		if !waitFor(20*time.Second, func() bool { _, _, fatal := f.received(); return fatal != "" }) {
+			_, resumes, _ := f.received()
+			t.Errorf("%s with a bad key: the loop did not stop (resubscribed on %v)", f.name, resumes)
+		} else {
+			_, _, fatal := f.received()
+			t.Logf("%s with a bad key: stopped on %.200s", f.name, fatal)
+		}
+	}
 	for _, c := range []*apptest.Child{first, second} {
 		if strings.Contains(c.Logs(), "panic") {
 			t.Errorf("the server logged a panic:\n%s", c.Logs())

@@ -25,7 +25,8 @@ export function followOrdersWS({ url, key, after, onChange, onResume = () => {},
   });
   function ended(why) {
     const code = Array.isArray(why) ? why[0]?.extensions?.code : undefined;
-    if (final.has(code)) {
+    const close = why?.code; // a CloseEvent's code: 4401 bad key, 4403 revoked
+    if (final.has(code) || close === 4401 || close === 4403) {
       stopped = true;
       onFatal(why);
     } else if (!stopped) {

@@ -16,7 +16,8 @@ const options = {
   onChange: (c) => print({ seq: c.sequence, type: c.type, order: c.order?.id ?? null }),
   onResume: (code, last) => print({ resume: code, after: last }),
   onFatal: (why) => {
-    print({ fatal: JSON.stringify(why, Object.getOwnPropertyNames(why ?? {})) });
+    const closed = typeof why?.code === 'number' ? `close ${why.code} ${why.reason}` : undefined;
+    print({ fatal: closed ?? JSON.stringify(why, Object.getOwnPropertyNames(why ?? {})) });
     process.exit(1);
   },
 };
