@@ -97,6 +97,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(newDocumentLimits(opt.MaxFields)) // after the persisted query's document is in place
+	srv.Use(streamMutations{})
 	srv.Use(&inputLimits{})
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})

@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
@@ -47,8 +50,14 @@ type stream struct {
 	reason    string // why, for the client
 	gqlCode   string // extensions.code of the final error (SSE)
 	cancel    context.CancelFunc
+	closing   bool    // WebSocket: the close is scheduled
 	ids       []int64 // SSE: the sequences of the payloads not written yet, in order
 	lastEvent *int64  // SSE: Last-Event-ID
+	// WebSocket: the subscriptions running on the connection, and the
+	// error messages added for them (by extensions.code) that gqlgen has
+	// not written yet. The connection closes once they are written.
+	live int
+	due  map[string]int
 }
 
 type streamKey struct{}
@@ -58,9 +67,18 @@ func streamFrom(ctx context.Context) *stream {
 	return s
 }
 
+// closeWait bounds how long a WebSocket's close waits for the error
+// messages of its subscriptions to be written.
+const closeWait = 2 * time.Second
+
 // end closes the connection (WebSocket) or marks the end of the response
-// (SSE) with code and reason; the first reason wins.
-func (s *stream) end(code int, gqlCode, reason string) {
+// (SSE) with code and reason; the first reason wins. On the WebSocket the
+// close waits (up to closeWait) until the error messages already added for
+// the client are written, and with all until every subscription of the
+// connection has ended and said why: a client told only by the close
+// cannot know which subscriptions ended, and graphql-ws would resubscribe
+// them by itself as first sent, with a stale after:.
+func (s *stream) end(code int, gqlCode, reason string, all bool) {
 	if s == nil {
 		return
 	}
@@ -69,9 +87,69 @@ func (s *stream) end(code int, gqlCode, reason string) {
 		s.code, s.gqlCode, s.reason = code, gqlCode, reason
 	}
 	cancel := s.cancel
+	scheduled := s.closing
+	s.closing = true
 	s.mu.Unlock()
-	if !s.sse && cancel != nil {
+	if s.sse || cancel == nil || scheduled {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(closeWait)
+		for !s.settled(all) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
 		cancel()
+	}()
+}
+
+// settled reports whether every error message added has been written and,
+// with all, no subscription is running.
+func (s *stream) settled(all bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.due) == 0 && (!all || s.live == 0)
+}
+
+// started and stopped count a WebSocket's running subscriptions.
+func (s *stream) started() {
+	if s == nil || s.sse {
+		return
+	}
+	s.mu.Lock()
+	s.live++
+	s.mu.Unlock()
+}
+
+func (s *stream) stopped() {
+	if s == nil || s.sse {
+		return
+	}
+	s.mu.Lock()
+	s.live--
+	s.mu.Unlock()
+}
+
+// owe records an error message added for the client (WebSocket), and paid
+// its writing: gqlgen writes it after the subscription's channel closed.
+func (s *stream) owe(gqlCode string) {
+	s.mu.Lock()
+	if s.due == nil {
+		s.due = map[string]int{}
+	}
+	s.due[gqlCode]++
+	s.mu.Unlock()
+}
+
+func (s *stream) paid(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for code := range s.due {
+		if bytes.Contains(data, []byte(`"code":"`+code+`"`)) {
+			if s.due[code]--; s.due[code] == 0 {
+				delete(s.due, code)
+			}
+			return
+		}
 	}
 }
 
@@ -95,6 +173,46 @@ func (s *stream) nextID() (int64, bool) {
 	id := s.ids[0]
 	s.ids = s.ids[1:]
 	return id, true
+}
+
+// streamMutations refuses a mutation sent over a WebSocket or as a
+// GraphQL-over-SSE request, before it executes (whatever the caller's
+// scopes). The streaming transports read an operation's responses until it
+// has no more, which a mutation cannot serve: entgql's Transactioner,
+// asked for a second response after committing the first, failed with a
+// panic, and a client retrying on that error wrote twice. A mutation is one
+// request with one answer, in one transaction: HTTP POST. Queries over the
+// streams are still served.
+type streamMutations struct{}
+
+// reasonStreamMutation is the error's code before the presenter, which
+// keeps it as extensions.reason under code BAD_USER_INPUT.
+const reasonStreamMutation = "METHOD_NOT_ALLOWED"
+
+// On the WebSocket every error found before execution (a document that
+// does not parse or validate, a limit, a mutation) is an `error` message,
+// as graphql-transport-ws specifies and graphql-ws hands to the
+// subscriber's error callback, not a `next` with errors then `complete`.
+// gqlgen tells them by the code of the errors after the presenter, which
+// has made it BAD_USER_INPUT by then (errors.go).
+func init() { errcode.RegisterErrorType("BAD_USER_INPUT", errcode.KindProtocol) }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = streamMutations{}
+
+func (streamMutations) ExtensionName() string                   { return "StreamMutations" }
+func (streamMutations) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (streamMutations) MutateOperationContext(ctx context.Context, rc *graphql.OperationContext) *gqlerror.Error {
+	if streamFrom(ctx) == nil || rc.Operation == nil || rc.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	return &gqlerror.Error{
+		Message:    "mutations are sent over HTTP POST (Content-Type: application/json), not over a WebSocket or Server-Sent Events, which carry subscriptions and queries; nothing was executed",
+		Extensions: map[string]any{"code": reasonStreamMutation},
+	}
 }
 
 // ---- WebSocket ----
@@ -161,7 +279,9 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		go func() {
 			select {
 			case <-t.broker.Closing():
-				st.end(CloseGoingAway, "SHUTTING_DOWN", eventstream.ErrShutdown.Error())
+				// Each subscription ends with its own error message
+				// (endStream); the close follows them.
+				st.end(CloseGoingAway, "SHUTTING_DOWN", eventstream.ErrShutdown.Error(), true)
 			case <-ctx.Done():
 			}
 		}()
@@ -213,6 +333,7 @@ type wsConn struct {
 
 	mu      sync.Mutex
 	closing bool
+	errored map[string]bool // operations that got an error message
 }
 
 // Close drops the connection, unless WriteClose started the close handshake
@@ -236,19 +357,72 @@ func (c *wsConn) NextReader() (int, io.Reader, error) {
 		}
 		return int(typ), nil, err
 	}
+	if c.hasErrored() {
+		// An operation id may be used again once its operation ended.
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil && m.ID != "" {
+			c.mu.Lock()
+			delete(c.errored, m.ID)
+			c.mu.Unlock()
+		}
+	}
 	return int(typ), bytes.NewReader(data), nil
 }
+
+func (c *wsConn) hasErrored() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.errored) > 0
+}
+
+// Both subprotocols' messages encode as {"payload":…,"id":…,"type":…}.
+var (
+	wsErrorEnd    = []byte(`"type":"error"}`)
+	wsCompleteEnd = []byte(`"type":"complete"}`)
+)
 
 func (c *wsConn) WriteJSON(v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	// An error message ends its operation: gqlgen follows the one it sends
+	// for an operation refused before execution with a complete, which
+	// neither subprotocol allows. It is dropped here.
+	isError := false
+	switch {
+	case bytes.HasSuffix(data, wsErrorEnd):
+		isError = true
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil && m.ID != "" {
+			c.mu.Lock()
+			if c.errored == nil {
+				c.errored = map[string]bool{}
+			}
+			c.errored[m.ID] = true
+			c.mu.Unlock()
+		}
+	case bytes.HasSuffix(data, wsCompleteEnd):
+		var m struct{ ID string }
+		if json.Unmarshal(data, &m) == nil {
+			c.mu.Lock()
+			drop := c.errored[m.ID]
+			delete(c.errored, m.ID)
+			c.mu.Unlock()
+			if drop {
+				return nil
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), streamWriteTimeout)
 	defer cancel()
 	// On time-out coder/websocket closes the connection: a client that
 	// does not read is disconnected (it resumes by sequence).
-	return c.c.Write(ctx, coderws.MessageText, data)
+	err = c.c.Write(ctx, coderws.MessageText, data)
+	if isError && c.st != nil {
+		c.st.paid(data) // written (or never will be): the close may follow
+	}
+	return err
 }
 
 // WriteClose sends the close frame, with our code when the stream ended

@@ -66,6 +66,17 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 		from = st.lastEvent
 	}
 	sub, err := r.Streams.Subscribe(ctx, env, p.RateKey(), from)
+	if err != nil && isClosed(r.Streams.Closing()) {
+		// Refused as a running subscription ends at shutdown, so that the
+		// client's resume loop sees the same ending: the error message
+		// (WebSocket) or the final error event (SSE), on a closed channel.
+		out := make(chan T)
+		close(out)
+		st.started()
+		endStream(ctx, r, st, eventstream.ErrShutdown, nil)
+		st.stopped()
+		return out, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +102,10 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 			}
 		}
 	}()
+	st.started()
 	go func() {
 		defer close(out)
+		defer st.stopped()
 		defer sub.Close()
 		defer cancel(nil)
 		for {
@@ -115,6 +128,15 @@ func startStream[T any](ctx context.Context, r *Resolver, after *int, convert co
 		}
 	}()
 	return out, nil
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 type errRevoked struct{ err *apperr.Error }
@@ -159,12 +181,15 @@ func endStream(ctx context.Context, r *Resolver, st *stream, err, cause error) {
 	switch {
 	case errors.As(cause, &revoked):
 		addStreamError(ctx, st, CloseForbidden, "UNAUTHENTICATED", "the credentials of this subscription stopped working: "+revoked.err.Message)
+	case ctx.Err() != nil:
+		// The client left (or its connection closed): nothing to say, and
+		// gqlgen, no longer reading the subscription, may be reading its
+		// errors. At shutdown the connection stays open until each
+		// subscription's message is written (stream.end).
 	case errors.Is(err, errTooSlow):
 		addStreamError(ctx, st, CloseTooSlow, "SUBSCRIBER_TOO_SLOW", err.Error())
 	case errors.Is(err, eventstream.ErrShutdown):
 		addStreamError(ctx, st, CloseGoingAway, "SHUTTING_DOWN", err.Error())
-	case ctx.Err() != nil:
-		// The client left (or its connection closed): nothing to say.
 	default:
 		r.Log.Error("subscription: reading the event log", "err", err)
 		addStreamError(ctx, st, CloseInternal, "INTERNAL_SERVER_ERROR", "the event log could not be read: reconnect and resume with the last sequence received")
@@ -176,9 +201,12 @@ func addStreamError(ctx context.Context, st *stream, code int, gqlCode, msg stri
 		return
 	}
 	if !st.sse { // the WebSocket transport sends it as the subscription's error message
+		st.owe(gqlCode)
 		gqltransport.AddSubscriptionError(ctx, &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": gqlCode}})
 	}
-	st.end(code, gqlCode, msg)
+	// At shutdown every subscription of the connection says why it ends
+	// before the close; for the other reasons the close follows this one.
+	st.end(code, gqlCode, msg, code == CloseGoingAway)
 }
 
 func (r *Resolver) recheckEvery() time.Duration {

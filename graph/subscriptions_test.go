@@ -495,9 +495,10 @@ func TestSubscriptionSSEResume(t *testing.T) {
 		missed = append(missed, restOrder(t, srv, env, hub, fmt.Sprintf("R-%d", i+1)))
 	}
 	c2 := dialSSE(t, srv, env, http.Header{"Last-Event-Id": {strconv.FormatInt(last, 10)}}, orderSub, nil)
+	live := make(chan string, 1)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		missed = append(missed, restOrder(t, srv, env, hub, "R-live"))
+		live <- restOrder(t, srv, env, hub, "R-live")
 	}()
 	prev := last
 	var ids []string
@@ -513,7 +514,7 @@ func TestSubscriptionSSEResume(t *testing.T) {
 		prev = seq
 		ids = append(ids, dig(d, "orderChanged", "order", "id").(string))
 	}
-	time.Sleep(100 * time.Millisecond)
+	missed = append(missed, <-live)
 	if strings.Join(ids, ",") != strings.Join(missed, ",") {
 		t.Fatalf("resumed: got %v, want %v", ids, missed)
 	}
@@ -791,31 +792,40 @@ func TestSubscriptionCORSOrigin(t *testing.T) {
 }
 
 // TestSubscriptionLimitAndShutdown: a key holds at most the configured
-// number of subscriptions; at shutdown WebSocket clients get close 1001 and
-// SSE clients a SHUTTING_DOWN error event, then the end of the stream.
+// number of subscriptions; at shutdown every WebSocket subscription gets an
+// error message with SHUTTING_DOWN (so that the client knows it ended and
+// resubscribes from its last sequence), then the connection closes with
+// 1001; SSE clients get a SHUTTING_DOWN error event, then the end of the
+// stream. Before, the WebSocket got the close alone, and graphql-ws
+// resubscribed by itself with the after: it had first sent.
 func TestSubscriptionLimitAndShutdown(t *testing.T) {
-	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SubscriptionLimit = 2 }})
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SubscriptionLimit = 3 }})
 	env := environment.Production
 	w := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + srv.Keys[env]})
 	w.subscribe("1", orderSub, nil)
+	w.subscribe("2", orderSub, nil)
 	c := dialSSE(t, srv, env, http.Header{}, orderSub, nil)
 	time.Sleep(200 * time.Millisecond)
-	w.subscribe("3", orderSub, nil)
+	w.subscribe("4", orderSub, nil)
 	m, err := w.read(10 * time.Second)
-	if err != nil || m.ID != "3" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
-		t.Fatalf("third subscription: %v %s %s", err, m.Type, m.Payload)
+	if err != nil || m.ID != "4" || !strings.Contains(string(m.Payload), "RATE_LIMITED") {
+		t.Fatalf("fourth subscription: %v %s %s", err, m.Type, m.Payload)
+	}
+	if m, err := w.read(10 * time.Second); err != nil || m.ID != "4" || m.Type != "complete" {
+		t.Fatalf("fourth subscription: %v %s %s, want its complete", err, m.Type, m.Payload)
 	}
 	total := 0
 	for _, n := range srv.App.Streams.Counts() {
 		total += n
 	}
-	if total != 2 {
-		t.Fatalf("open subscriptions: %v, want 2", srv.App.Streams.Counts())
+	if total != 3 {
+		t.Fatalf("open subscriptions: %v, want 3", srv.App.Streams.Counts())
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	go srv.App.Streams.Shutdown(ctx)
+	ended := map[string]bool{}
 	for {
 		m, err := w.read(10 * time.Second)
 		if err != nil {
@@ -824,9 +834,13 @@ func TestSubscriptionLimitAndShutdown(t *testing.T) {
 			}
 			break
 		}
-		if m.Type == "error" && !strings.Contains(string(m.Payload), "SHUTTING_DOWN") {
-			t.Fatalf("shutdown: %s", m.Payload)
+		if m.Type != "error" || !strings.Contains(string(m.Payload), "SHUTTING_DOWN") || ended[m.ID] {
+			t.Fatalf("shutdown: %s %s %s, want one SHUTTING_DOWN error message per subscription", m.ID, m.Type, m.Payload)
 		}
+		ended[m.ID] = true
+	}
+	if !ended["1"] || !ended["2"] {
+		t.Fatalf("error messages before the close for %v, want 1 and 2", ended)
 	}
 	ev, _ := c.read(false)
 	if ev.Event != "next" || !strings.Contains(ev.Data, "SHUTTING_DOWN") {

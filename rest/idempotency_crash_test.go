@@ -4,14 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,9 +34,9 @@ func TestIdempotencyCrashAfterCommit(t *testing.T) {
 	if apptest.Postgres() {
 		b = startChild(t, srv, bin) // two instances at once
 	}
-	lost := postAsync(a.url, srv.Keys[environment.Production], key)
-	a.waitLog(t, "holding the response after commit")
-	a.kill(t)
+	lost := postAsync(a.URL, srv.Keys[environment.Production], key)
+	a.WaitLog(t, "holding the response after commit")
+	a.Kill(t)
 	if err := <-lost; err == nil {
 		t.Fatal("the killed instance answered")
 	}
@@ -57,7 +51,7 @@ func TestIdempotencyCrashAfterCommit(t *testing.T) {
 	if row.Status != http.StatusCreated {
 		t.Fatalf("the key was committed with status %d, want the response's 201", row.Status)
 	}
-	resp := post(t, b.url, srv.Keys[environment.Production], key)
+	resp := post(t, b.URL, srv.Keys[environment.Production], key)
 	if resp.status != http.StatusCreated || resp.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("retry after the crash: %d %q %s", resp.status, resp.header.Get("Idempotent-Replayed"), resp.body)
 	}
@@ -84,13 +78,13 @@ func TestIdempotencyCrashBeforeCommit(t *testing.T) {
 	if apptest.Postgres() {
 		b = startChild(t, srv, bin)
 	}
-	lost := postAsync(a.url, token, key)
-	a.waitLog(t, "holding the transaction before commit")
+	lost := postAsync(a.URL, token, key)
+	a.WaitLog(t, "holding the transaction before commit")
 	var waiting chan error
 	var waited *result
 	if b != nil {
 		start := time.Now()
-		resp := post(t, b.url, token, key)
+		resp := post(t, b.URL, token, key)
 		if resp.status != http.StatusConflict || !strings.Contains(resp.body, "idempotency_key_in_progress") || resp.header.Get("Retry-After") != "1" {
 			t.Fatalf("a duplicate while the first runs: %d %s", resp.status, resp.body)
 		}
@@ -101,13 +95,13 @@ func TestIdempotencyCrashBeforeCommit(t *testing.T) {
 		// request run through b.
 		waiting = make(chan error, 1)
 		go func() {
-			r, err := postE(b.url, token, key)
+			r, err := postE(b.URL, token, key)
 			waited = r
 			waiting <- err
 		}()
 		time.Sleep(500 * time.Millisecond)
 	}
-	a.kill(t)
+	a.Kill(t)
 	if err := <-lost; err == nil {
 		t.Fatal("the killed instance answered")
 	}
@@ -117,7 +111,7 @@ func TestIdempotencyCrashBeforeCommit(t *testing.T) {
 			t.Fatalf("%d orders after a crash before commit, want 0", n)
 		}
 		b = startChild(t, srv, bin)
-		resp = post(t, b.url, token, key)
+		resp = post(t, b.URL, token, key)
 	} else {
 		select {
 		case err := <-waiting:
@@ -136,7 +130,7 @@ func TestIdempotencyCrashBeforeCommit(t *testing.T) {
 	if len(ids) != 1 || ids[0] != resp.id {
 		t.Fatalf("orders %v, want only %s", ids, resp.id)
 	}
-	again := post(t, b.url, token, key)
+	again := post(t, b.URL, token, key)
 	if again.status != http.StatusCreated || again.header.Get("Idempotent-Replayed") != "true" || again.id != resp.id {
 		t.Fatalf("second retry: %d %s", again.status, again.body)
 	}
@@ -146,10 +140,7 @@ func TestIdempotencyCrashBeforeCommit(t *testing.T) {
 // (databases, key, a hub and a part).
 func crashFixture(t *testing.T) (*apptest.Server, string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "logistics")
-	if out, err := exec.Command("go", "build", "-o", bin, "logistics").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := apptest.BuildBinary(t)
 	srv := apptest.New(t)
 	for _, c := range []struct {
 		path string
@@ -224,99 +215,10 @@ func postAsync(base, token, key string) chan error {
 }
 
 // child is a server process of the real binary.
-type child struct {
-	cmd    *exec.Cmd
-	url    string
-	logs   *lockedBuffer
-	exited chan struct{}
-}
+type child = apptest.Child
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// startChild runs the binary over srv's databases on a free loopback port
-// and waits (at most a minute) until it answers /healthz.
+// startChild runs the binary over srv's databases on a free loopback port.
 func startChild(t *testing.T, srv *apptest.Server, bin string, env ...string) *child {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	base := "http://" + addr
-	cfg := srv.App.Config
-	c := &child{url: base, logs: &lockedBuffer{}, exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "serve", "--addr", addr, "--db", cfg.DB, "--sandbox-db", cfg.SandboxDB,
-		"--base-url", base, "--sandbox-url", base+"/sandbox", "--data-dir", t.TempDir(), "--rate-limit", "0")
-	c.cmd.Env = append(append(os.Environ(), "LOGISTICS_NO_DEMO_DATA=1"), env...)
-	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.cmd.Wait(); close(c.exited) }()
-	t.Cleanup(func() {
-		_ = c.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-c.exited:
-		case <-time.After(30 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.exited
-		}
-		if t.Failed() {
-			t.Logf("server %s log:\n%s", addr, c.logs.String())
-		}
-	})
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return c
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server on %s did not start: %s", addr, c.logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// waitLog waits (at most a minute) for a line of the child's log.
-func (c *child) waitLog(t *testing.T, s string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(c.logs.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in the log:\n%s", s, c.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// kill sends SIGKILL and waits for the process to be gone.
-func (c *child) kill(t *testing.T) {
-	t.Helper()
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-c.exited:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the killed process did not exit")
-	}
+	return apptest.StartChild(t, srv, bin, apptest.ChildOptions{Env: env})
 }
