@@ -256,6 +256,10 @@ func TestStreamingDocumentLimits(t *testing.T) {
 	probe := `subscription { orderChanged { sequence ` + strings.Repeat("@a ", 24_000) + `} }`
 	within := `subscription { orderChanged { sequence ` + strings.Repeat("@a ", graph.MaxDirectives) + `} }`
 	errorsOf := func(payload []byte) []map[string]any {
+		var list []map[string]any // a WebSocket error message's payload
+		if json.Unmarshal(payload, &list) == nil {
+			return list
+		}
 		var p struct {
 			Errors []map[string]any `json:"errors"`
 		}
@@ -290,6 +294,9 @@ func TestStreamingDocumentLimits(t *testing.T) {
 		}
 		if q == probe && (len(errs) != 1 || code(errs[0]) != "DIRECTIVE_LIMIT_EXCEEDED") {
 			t.Errorf("websocket: the probe answered %.300s", m.Payload)
+		}
+		if q == within && (m.Type != "error" || len(errs) != graph.MaxErrors+1 || code(errs[graph.MaxErrors]) != "TOO_MANY_ERRORS") {
+			t.Errorf("websocket: %s with %d errors, the last %q", m.Type, len(errs), code(errs[len(errs)-1]))
 		}
 	}
 
