@@ -64,6 +64,7 @@ var Codes = []CodeDoc{
 	{"rate_limited", 429, "Too many requests for this key or session; Retry-After says when to try again.", "Wait as Retry-After says, and spread requests out."},
 	{"internal", 500, "Something went wrong inside the service. Nothing about it is shown; it is logged with the request id.", "Retry; if it persists, report the request_id."},
 	{"database_busy", 503, "The embedded database was busy with other writes for longer than its wait limit (10 s).", "Retry after the Retry-After delay; if it persists, move to PostgreSQL for more concurrent writers."},
+	{"database_unavailable", 503, "The database does not answer: PostgreSQL is down, restarting or refusing connections, or the SQLite file cannot be opened or read. GET /readyz says which database is unreachable.", "Retry after the Retry-After delay (a write with the same Idempotency-Key is safe to repeat)."},
 	{"unavailable", 503, "The service cannot answer right now.", "Retry after a short wait."},
 	{"timeout", 503, "The request took too long and was stopped.", "Ask for less (a smaller page, a narrower filter) or retry later."},
 }
