@@ -49,7 +49,7 @@ var Codes = []CodeDoc{
 	{"illegal_transition", 409, "The order's workflow has no such transition from its current state.", "Read the order's allowed transitions and pick one of them."},
 	{"order_not_editable", 409, "The order's lines cannot change in its current state.", "Change lines only while the order is in an editable state."},
 	{"order_in_progress", 409, "Only an order in its initial state or a final state can be deleted.", "Cancel the order first."},
-	{"stock_reserved", 409, "The item has stock reserved for orders and cannot be moved.", "Release the reservations (cancel or ship the orders) first."},
+	{"stock_reserved", 409, "The item has stock reserved for orders and cannot be moved, deleted or made unavailable (quarantined, damaged); orders lists the orders that hold it.", "Release the reservations (cancel or ship the orders) first."},
 	{"below_reserved", 409, "The new quantity is below what is reserved for orders.", "Release reservations first, or set a larger quantity."},
 	{"built_in_workflow", 409, "The built-in workflow cannot be changed.", "Create a workflow with another key."},
 	{"concurrent_update", 409, "Someone else changed the same record at the same moment.", "Retry."},
