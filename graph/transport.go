@@ -258,12 +258,15 @@ func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql
 
 // decodeJSON decodes exactly one JSON object, keeping numbers exact. A
 // member given twice (two "query" keys: which one runs?), text that is not
-// UTF-8 and lone surrogate escapes are refused (strictjson).
+// UTF-8 and lone surrogate escapes are refused (strictjson); a syntax error
+// is reported with its position (byte offset, line and column).
 func decodeJSON(b []byte, v any) error {
-	if json.Valid(b) {
-		if err := strictjson.Check(b); err != nil {
-			return err
+	if !json.Valid(b) {
+		if p := strictjson.SyntaxError(b); p != nil {
+			return p
 		}
+	} else if err := strictjson.Check(b); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

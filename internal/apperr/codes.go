@@ -20,7 +20,7 @@ type CodeDoc struct {
 // extensions.reason. TestEveryCodeDocumented finds the codes in the source
 // and fails when one is missing here.
 var Codes = []CodeDoc{
-	{"bad_request", 400, "The request as a whole is malformed: a body that is not JSON, text that is not UTF-8, a member given twice, a malformed query string.", "Fix the request as the detail says; repeating it unchanged gives the same answer."},
+	{"bad_request", 400, "The request as a whole is malformed: a body that is not JSON (the detail, and the members offset, line and column, say where: the byte offset from 0, line and column from 1), text that is not UTF-8, a member given twice, a malformed query string.", "Fix the request as the detail says; repeating it unchanged gives the same answer."},
 	{"invalid_parameter", 400, "One query parameter, header or body member has a value of the wrong type or shape; errors[].field names it.", "Correct the named field."},
 	{"limit_exceeded", 400, "An input is larger than the service accepts: a filter value over 1,000 characters, an IN list over 100 values, more than 64 filters, a cursor over 2,048 characters. The limits keep every query within what both databases accept.", "Narrow the filter or split the request; the limits are in the README's Limits section."},
 	{"invalid_group_by", 400, "An aggregate request names a key it cannot group by (errors[].field: group_by / groupBy, bucket or sort / orderBy; the detail names the culprit and lists the keys), groups a time field without a bucket width, gives a bucket without a grouped time field, or orders by a key it does not group by.", "Use one of the listed keys; give bucket=hour|day|week|month with a time key (docs/analytics.md)."},
