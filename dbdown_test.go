@@ -210,13 +210,15 @@ func checkDown(t *testing.T, s *apptest.Server) {
 		body         any
 		header       http.Header
 	}
-	// Twice over: the first requests meet the pool's dead connections,
+	// Three times over: the first requests meet the pool's dead connections,
 	// the later ones new connections that cannot be made.
 	for round := range 3 {
 		for _, q := range []req{
 			{"list", "GET", "/v1/hubs", nil, nil},
 			{"create", "POST", "/v1/hubs", dbDownHub("X" + strconv.Itoa(round)), nil},
 			{"key to read", "GET", "/v1/hubs", nil, unknownKey},
+			{"idempotent create", "POST", "/v1/hubs", dbDownHub("I" + strconv.Itoa(round)), http.Header{"Idempotency-Key": {"dbdown-" + strconv.Itoa(round)}}},
+			{"transition", "POST", "/v1/orders/ord_01M8SN61GEX1W5Z92B9ZMEBHR9/transitions", map[string]any{"transition": "submit"}, nil},
 		} {
 			r := s.Do(t, q.method, s.URL+q.path, q.body, q.header)
 			if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
