@@ -85,6 +85,10 @@ func databaseDown(err error) bool {
 		}
 		return false
 	}
+	// A connection lost under a query: pgx returns the network's error or
+	// a bare unexpected EOF (seen with PostgreSQL stopped under an open
+	// pool). Request bodies cut short are answered before they get here
+	// (REST, GraphQL and the CSV import classify their read errors).
 	if errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
