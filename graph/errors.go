@@ -32,6 +32,10 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		var ae *apperr.Error
 		var ge *gqlerror.Error
 		switch {
+		case apperr.IsDatabaseUnavailable(err):
+			// Before the deadline: a connection attempt that timed out is
+			// the database's absence (database_unavailable, transport.go's 503).
+			ae = apperr.From(err)
 		case errors.Is(err, context.DeadlineExceeded):
 			// The execution time limit (cost.go replaces the errors with
 			// its own) or the client's deadline: not an internal error.

@@ -102,6 +102,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(cost)
+	srv.Use(txOpenErrors{present: presenter(opt.Logger)}) // outside the Transactioner
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(cost.plan.fieldPolicy)
 	if !opt.NoFastPath {
@@ -121,6 +122,7 @@ func openTx(ctx context.Context) (context.Context, driver.Tx, error) {
 	outside := ent.FromContext(ctx)
 	tx, err := outside.Tx(ctx)
 	if err != nil {
+		keepTxOpenError(ctx, err)
 		return nil, nil, err
 	}
 	ctx = ent.NewTxContext(ctx, tx)

@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"logistics/internal/apperr"
 	"logistics/internal/strictjson"
 )
 
@@ -33,7 +34,9 @@ const (
 //   - application/json when the client accepts only that, sends */* or no
 //     Accept at all (the legacy rule): 200 for every well-formed GraphQL
 //     response, 400 for a malformed request;
-//   - a request that fails before execution has no data entry.
+//   - a request that fails before execution has no data entry;
+//   - 503 with Retry-After, under either media type, for an operation that
+//     got nothing but database_unavailable errors (unavailableStatus).
 //
 // What the document spells out is bounded before validation, whatever the
 // transport (doclimits.go), and every response's errors and size after
@@ -106,8 +109,49 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		ctx, mem = withResponseMemory(ctx)
 	}
 	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, media, http.StatusOK, responses(ctx))
+	resp := responses(ctx)
+	writeResponse(w, media, unavailableStatus(w, resp), resp)
 	mem.release() // after the response is written: its data may be the slab
+}
+
+// unavailableStatus is the HTTP status of an executed operation: 200, or
+// 503 when the database did not answer and nothing came of the operation
+// (no data, every error database_unavailable), so that HTTP clients and
+// proxies retry it as they retry REST's 503. Any database_unavailable error
+// adds REST's Retry-After.
+func unavailableStatus(w http.ResponseWriter, resp *graphql.Response) int {
+	down := 0
+	for _, e := range resp.Errors {
+		if e.Extensions["reason"] == "database_unavailable" {
+			down++
+		}
+	}
+	if down == 0 {
+		return http.StatusOK
+	}
+	w.Header().Set("Retry-After", apperr.RetryAfterUnavailable)
+	if down == len(resp.Errors) && nothingAnswered(resp.Data) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusOK
+}
+
+// nothingAnswered reports whether data is null or every top-level field in
+// it is null.
+func nothingAnswered(data json.RawMessage) bool {
+	if len(data) == 0 || string(data) == "null" {
+		return true
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return false
+	}
+	for _, v := range fields {
+		if string(v) != "null" {
+			return false
+		}
+	}
+	return true
 }
 
 // negotiate picks the response media type from Accept. No Accept header means
@@ -188,12 +232,15 @@ func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql
 
 // decodeJSON decodes exactly one JSON object, keeping numbers exact. A
 // member given twice (two "query" keys: which one runs?), text that is not
-// UTF-8 and lone surrogate escapes are refused (strictjson).
+// UTF-8 and lone surrogate escapes are refused (strictjson); a syntax error
+// is reported with its position (byte offset, line and column).
 func decodeJSON(b []byte, v any) error {
-	if json.Valid(b) {
-		if err := strictjson.Check(b); err != nil {
-			return err
+	if !json.Valid(b) {
+		if p := strictjson.SyntaxError(b); p != nil {
+			return p
 		}
+	} else if err := strictjson.Check(b); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

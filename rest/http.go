@@ -172,7 +172,12 @@ func decodeJSON(body []byte, v any) (nulls map[string]bool, err error) {
 		return nil, apperr.BadRequest("the body is empty: send a JSON object")
 	}
 	if !json.Valid(body) {
-		return nil, apperr.BadRequest("the body is not valid JSON")
+		p := strictjson.SyntaxError(body)
+		if p == nil { // json.Valid and encoding/json's decoder disagree: not expected
+			return nil, apperr.BadRequest("the body is not valid JSON")
+		}
+		return nil, apperr.BadRequest("the body is not valid JSON: %s", p).
+			WithDetail("offset", p.Offset).WithDetail("line", p.Line).WithDetail("column", p.Column)
 	}
 	// encoding/json keeps the last of two equal members and turns bad text
 	// into U+FFFD: refuse both rather than guess.

@@ -25,6 +25,7 @@ import (
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
+	"logistics/internal/favicon"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
 	"logistics/internal/requestlog"
@@ -402,6 +403,7 @@ func (a *App) Handler() http.Handler {
 	root.HandleFunc("GET /readyz", a.readyz)
 	root.Handle("GET /metrics", a.Metrics.Handler())
 	root.Handle("GET "+apperr.ProblemsPath, apperr.DocsHandler()) // the pages problem type URIs name
+	root.Handle("GET "+favicon.Path, favicon.Handler())           // where browsers look for it
 	root.Handle("/", a.routeEnvironment(muxes))
 	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
@@ -438,16 +440,20 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	// The API's description reveals no data: served without a key.
 	mux.Handle("GET "+env.Path(rest.PublicPath), api)
 	a.mountLanding(mux, env)
+	// The pages link the icon under their own base address too (a base
+	// address with a path may be all a proxy forwards).
+	mux.Handle("GET "+env.Path(favicon.Path), favicon.Handler())
 	pg := playground.Handler(env.Path("/playground"), env.Path("/graphql"), playground.Config{
 		Title: "Logistics " + string(env.Name), Environment: string(env.Name), BaseURL: env.URL(""),
-		SignIn: a.Envs.Production().URL("/console"),
+		SignIn: a.Envs.Production().URL("/console"), Favicon: env.Path(favicon.Path),
 	})
 	mux.Handle(env.Path("/playground"), pg)
 	mux.Handle(env.Path("/playground/"), pg)
 	prod := a.Envs.Production()
 	cd := console.Deps{Prefix: env.Path("/console"), GraphQL: env.Path("/graphql"),
 		Playground: prod.URL("/playground"), SandboxPlayground: a.Envs.Get(environment.Sandbox).URL("/playground"),
-		Store: a.Auth.Store, Guard: a.Login, Log: a.Log, Auth: a.Auth, Origins: a.Origins, Cookies: a.Cookies}
+		Store: a.Auth.Store, Guard: a.Login, Log: a.Log, Auth: a.Auth, Origins: a.Origins, Cookies: a.Cookies,
+		Favicon: env.Path(favicon.Path)}
 	if env == prod {
 		sandboxGraphQL := ""
 		if sb := a.Envs.Get(environment.Sandbox); strings.EqualFold(sb.BaseURL.Host, env.BaseURL.Host) {

@@ -198,7 +198,8 @@ func Internal(err error) *Error {
 	return &Error{Kind: KindInternal, Code: "internal", Message: "internal error", cause: err}
 }
 
-// From classifies any error: an *Error as it is, ent's not-found, validation
+// From classifies any error: an *Error as it is, a database that does not
+// answer as database_unavailable (database.go), ent's not-found, validation
 // and constraint errors by their meaning, a cancelled request as such, and
 // everything else as internal. From(nil) is a nil *Error, which returned as
 // an error is NOT a nil error: call it only with an error known to be
@@ -213,6 +214,12 @@ func From(err error) *Error {
 	}
 	var ve *ent.ValidationError
 	switch {
+	case databaseDown(err):
+		// Before the context's deadline: a connection attempt that timed
+		// out is the database's absence, not a slow request.
+		return DatabaseUnavailable(err)
+	case sqliteBusy(err):
+		return databaseBusy(err)
 	case ent.IsNotFound(err):
 		return NotFound("not found")
 	case errors.As(err, &ve):

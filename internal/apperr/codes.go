@@ -20,7 +20,7 @@ type CodeDoc struct {
 // extensions.reason. TestEveryCodeDocumented finds the codes in the source
 // and fails when one is missing here.
 var Codes = []CodeDoc{
-	{"bad_request", 400, "The request as a whole is malformed: a body that is not JSON, text that is not UTF-8, a member given twice, a malformed query string.", "Fix the request as the detail says; repeating it unchanged gives the same answer."},
+	{"bad_request", 400, "The request as a whole is malformed: a body that is not JSON (the detail, and the members offset, line and column, say where: the byte offset from 0, line and column from 1), text that is not UTF-8, a member given twice, a malformed query string.", "Fix the request as the detail says; repeating it unchanged gives the same answer."},
 	{"invalid_parameter", 400, "One query parameter, header or body member has a value of the wrong type or shape; errors[].field names it.", "Correct the named field."},
 	{"limit_exceeded", 400, "An input is larger than the service accepts: a filter value over 1,000 characters, an IN list over 100 values, more than 64 filters, a cursor over 2,048 characters. The limits keep every query within what both databases accept.", "Narrow the filter or split the request; the limits are in the README's Limits section."},
 	{"invalid_group_by", 400, "An aggregate request names a key it cannot group by (errors[].field: group_by / groupBy, bucket or sort / orderBy; the detail names the culprit and lists the keys), groups a time field without a bucket width, gives a bucket without a grouped time field, or orders by a key it does not group by.", "Use one of the listed keys; give bucket=hour|day|week|month with a time key (docs/analytics.md)."},
@@ -49,7 +49,7 @@ var Codes = []CodeDoc{
 	{"illegal_transition", 409, "The order's workflow has no such transition from its current state.", "Read the order's allowed transitions and pick one of them."},
 	{"order_not_editable", 409, "The order's lines cannot change in its current state.", "Change lines only while the order is in an editable state."},
 	{"order_in_progress", 409, "Only an order in its initial state or a final state can be deleted.", "Cancel the order first."},
-	{"stock_reserved", 409, "The item has stock reserved for orders and cannot be moved.", "Release the reservations (cancel or ship the orders) first."},
+	{"stock_reserved", 409, "The item has stock reserved for orders and cannot be moved, deleted or made unavailable (quarantined, damaged); orders lists the orders that hold it.", "Release the reservations (cancel or ship the orders) first."},
 	{"below_reserved", 409, "The new quantity is below what is reserved for orders.", "Release reservations first, or set a larger quantity."},
 	{"built_in_workflow", 409, "The built-in workflow cannot be changed.", "Create a workflow with another key."},
 	{"concurrent_update", 409, "Someone else changed the same record at the same moment.", "Retry."},
@@ -64,6 +64,7 @@ var Codes = []CodeDoc{
 	{"rate_limited", 429, "Too many requests for this key or session; Retry-After says when to try again.", "Wait as Retry-After says, and spread requests out."},
 	{"internal", 500, "Something went wrong inside the service. Nothing about it is shown; it is logged with the request id.", "Retry; if it persists, report the request_id."},
 	{"database_busy", 503, "The embedded database was busy with other writes for longer than its wait limit (10 s).", "Retry after the Retry-After delay; if it persists, move to PostgreSQL for more concurrent writers."},
+	{"database_unavailable", 503, "The database does not answer: PostgreSQL is down, restarting or refusing connections, or the SQLite file cannot be opened or read. GET /readyz says which database is unreachable.", "Retry after the Retry-After delay (a write with the same Idempotency-Key is safe to repeat)."},
 	{"unavailable", 503, "The service cannot answer right now.", "Retry after a short wait."},
 	{"timeout", 503, "The request took too long and was stopped.", "Ask for less (a smaller page, a narrower filter) or retry later."},
 }

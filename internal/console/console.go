@@ -45,6 +45,7 @@ type Deps struct {
 	// host (the session cookie reaches it); empty otherwise.
 	SandboxGraphQL string
 	BaseURL        *url.URL
+	Favicon        string // the icon's path, linked from the page
 }
 
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
@@ -60,7 +61,7 @@ func Mount(mux *http.ServeMux, d Deps) {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		_ = page.Execute(w, map[string]string{"Prefix": d.Prefix, "GraphQL": d.GraphQL,
-			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground, "SandboxGraphQL": d.SandboxGraphQL})
+			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground, "SandboxGraphQL": d.SandboxGraphQL, "Favicon": d.Favicon})
 	}
 	mux.HandleFunc("GET "+d.Prefix, index)
 	mux.HandleFunc("GET "+d.Prefix+"/{$}", index)

@@ -34,9 +34,15 @@ import (
 	"logistics/internal/workflowdef"
 )
 
-// Base is the fixed "now" of the dataset: orders were created in the 60
-// days before it.
+// Base is the fixed "now" of the dataset: orders were created in the
+// OrderDays days before it (2026-08-02 to 2026-10-01), their events and
+// tracking entries follow them by hours to days (the last about a week
+// after Base). The docs state these dates; TestDocumentedDates checks them
+// against the loaded data.
 var Base = time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
+
+// OrderDays is how many days before Base the orders' creation times span.
+const OrderDays = 60
 
 // Actor is the actor of the seeded order events.
 const Actor = "demo-data"
@@ -299,7 +305,7 @@ func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
 	hi := g.r.IntN(len(d.Hubs))
 	h := d.Hubs[hi]
 	dest := cities[g.r.IntN(len(cities))]
-	at := Base.Add(-time.Duration(60*24*3600*(n-i)/n) * time.Second).Add(-time.Duration(g.r.IntN(3600)) * time.Second)
+	at := Base.Add(-time.Duration(OrderDays*24*3600*(n-i)/n) * time.Second).Add(-time.Duration(g.r.IntN(3600)) * time.Second)
 	due := at.Add(time.Duration(2+g.r.IntN(14)) * 24 * time.Hour).Truncate(time.Hour)
 	o := &ent.Order{
 		ID: g.id(resourceid.Order), Number: fmt.Sprintf("ORD-%s-%s", at.Format("20060102"), crockford6(i)),

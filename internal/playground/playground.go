@@ -94,7 +94,7 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>{{.Title}}</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="{{.Favicon}}">
 <link rel="stylesheet" href="{{.CSS}}" nonce="{{.Nonce}}">
 <script defer src="{{.JS}}"></script>
 </head>
@@ -116,6 +116,7 @@ type pageData struct {
 	Title, Endpoint, JS, CSS, Nonce string
 	Environment, BaseURL, SignIn    string
 	Examples                        string // JSON
+	Favicon                         string
 }
 
 // Config describes the page around GraphiQL.
@@ -125,6 +126,7 @@ type Config struct {
 	BaseURL     string           // the environment's base address, shown beside it
 	SignIn      string           // where to sign in (the console), linked when no one is
 	Now         func() time.Time // the clock of the examples' dates (default time.Now)
+	Favicon     string           // the icon's path (default none: an empty data: URL)
 }
 
 // Handler returns the playground mounted at basePath (e.g. "/playground")
@@ -151,7 +153,10 @@ func Handler(basePath, graphqlEndpoint string, cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	h := &handler{base: base, assets: map[string]*asset{}, now: cfg.Now}
-	h.data = pageData{Title: cfg.Title, Endpoint: graphqlEndpoint, Environment: cfg.Environment, BaseURL: cfg.BaseURL, SignIn: cfg.SignIn}
+	if cfg.Favicon == "" {
+		cfg.Favicon = "data:," // no request for /favicon.ico
+	}
+	h.data = pageData{Title: cfg.Title, Endpoint: graphqlEndpoint, Environment: cfg.Environment, BaseURL: cfg.BaseURL, SignIn: cfg.SignIn, Favicon: cfg.Favicon}
 	for _, a := range assets {
 		p := base + "/assets/" + a.name
 		h.assets[p] = a

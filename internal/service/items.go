@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"strings"
 
 	"logistics/ent"
 	"logistics/ent/hub"
 	"logistics/ent/item"
 	"logistics/ent/part"
+	"logistics/ent/reservation"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
 )
@@ -28,7 +30,9 @@ func (s *Service) CreateItem(ctx context.Context, in ent.CreateItemInput) (*ent.
 }
 
 // UpdateItem changes stock. The quantity may not drop below what is
-// reserved, and reserved stock may not move to another part or hub.
+// reserved, and reserved stock may not move to another part or hub nor
+// leave the available status: the orders that hold it (named in the 409)
+// must be cancelled, or their stock moved, first.
 func (s *Service) UpdateItem(ctx context.Context, id resourceid.ID, in ent.UpdateItemInput, rev *int) (*ent.Item, error) {
 	if err := checkID("id", id, resourceid.Item); err != nil {
 		return nil, notFound("item", id)
@@ -50,7 +54,9 @@ func (s *Service) UpdateItem(ctx context.Context, id resourceid.ID, in ent.Updat
 			// Checked in the UPDATE itself, so a concurrent reservation cannot slip in between.
 			u.Where(item.ReservedQuantityLTE(*in.Quantity))
 		}
-		if in.PartID != nil || in.HubID != nil {
+		if in.PartID != nil || in.HubID != nil || (in.Status != nil && *in.Status != item.StatusAvailable) {
+			// Reserved stock ships from this item: it may not move, nor
+			// become stock that is never reserved (quarantined, damaged).
 			u.Where(item.ReservedQuantity(0))
 		}
 		if it, err = u.Save(ctx); ent.IsNotFound(err) {
@@ -77,7 +83,56 @@ func (s *Service) explainItemUpdate(ctx context.Context, id resourceid.ID, in en
 	if in.Quantity != nil && *in.Quantity < cur.ReservedQuantity {
 		return apperr.Conflict("below_reserved", "quantity %s is below the %s reserved for orders", in.Quantity, cur.ReservedQuantity)
 	}
-	return apperr.Conflict("stock_reserved", "item %s has %s reserved: release the reservations before moving it", id, cur.ReservedQuantity)
+	orders, more, err := reservingOrders(ctx, id)
+	if err != nil {
+		return err
+	}
+	what := "moving it"
+	if in.PartID == nil && in.HubID == nil {
+		what = "changing its status to " + string(*in.Status)
+	}
+	e := apperr.Conflict("stock_reserved", "item %s has %s reserved for orders %s: cancel them or move their stock before %s",
+		id, cur.ReservedQuantity, orderList(orders, more), what).WithDetail("orders", orders)
+	if more {
+		e.WithDetail("more_orders", true)
+	}
+	return e
+}
+
+// maxNamedOrders bounds the orders a stock_reserved conflict names.
+const maxNamedOrders = 20
+
+// reservingOrders returns the orders that hold reservations of the item,
+// at most maxNamedOrders of them, in id order; more says there are others.
+func reservingOrders(ctx context.Context, id resourceid.ID) (orders []resourceid.ID, more bool, err error) {
+	var rows []struct {
+		OrderID resourceid.ID `json:"order_id"`
+	}
+	err = client(ctx).Reservation.Query().Where(reservation.ItemID(id)).
+		Order(reservation.ByOrderID()).Limit(maxNamedOrders+1).
+		GroupBy(reservation.FieldOrderID).Scan(ctx, &rows)
+	if err != nil {
+		return nil, false, apperr.From(err)
+	}
+	for _, r := range rows {
+		orders = append(orders, r.OrderID)
+	}
+	if len(orders) > maxNamedOrders {
+		return orders[:maxNamedOrders], true, nil
+	}
+	return orders, false, nil
+}
+
+func orderList(orders []resourceid.ID, more bool) string {
+	s := make([]string, len(orders))
+	for i, o := range orders {
+		s[i] = string(o)
+	}
+	out := strings.Join(s, ", ")
+	if more {
+		out += " and more"
+	}
+	return out
 }
 
 // DeleteItem removes stock that holds no reservation.

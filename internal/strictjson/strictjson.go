@@ -7,6 +7,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -288,4 +289,37 @@ func surrogate(raw []byte) string {
 		i += 5
 	}
 	return ""
+}
+
+// SyntaxError describes why b is not valid JSON, with where: the byte
+// offset of the first byte that does not fit (0-based, as encoding/json
+// counts) and its line and column (1-based), so that a client can find the
+// mistake in a large body. Offset, Line and Column are the position; Error
+// reads "…at byte 17 (line 2, column 5)". It returns nil for valid JSON.
+func SyntaxError(b []byte) *Position {
+	var v json.RawMessage
+	err := json.Unmarshal(b, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	off := int(se.Offset)
+	msg := se.Error()
+	if off > 0 && off <= len(b) && !strings.HasPrefix(msg, "unexpected end") {
+		off-- // the scanner's Offset is just past the offending byte
+	}
+	off = min(off, len(b))
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(b[bytes.LastIndexByte(b[:off], '\n')+1:off])
+	return &Position{Message: msg, Offset: off, Line: line, Column: col}
+}
+
+// Position is a syntax error of a JSON text and where it is.
+type Position struct {
+	Message              string
+	Offset, Line, Column int
+}
+
+func (p *Position) Error() string {
+	return fmt.Sprintf("%s at byte %d (line %d, column %d)", p.Message, p.Offset, p.Line, p.Column)
 }

@@ -262,3 +262,24 @@ func tokenPathOf(stack []tokenFrame) string {
 	}
 	return b.String()
 }
+
+func TestSyntaxErrorPosition(t *testing.T) {
+	for _, c := range []struct {
+		in                   string
+		offset, line, column int
+	}{
+		{`{"a":1,}`, 7, 1, 8},
+		{"{\n  \"a\": 1\n  \"b\": 2}", 13, 3, 3},
+		{`{"a":`, 5, 1, 6},
+		{`{"é": tru}`, 10, 1, 10}, // columns count characters, offsets bytes
+		{`{"a":1} x`, 8, 1, 9},
+	} {
+		p := SyntaxError([]byte(c.in))
+		if p == nil || p.Offset != c.offset || p.Line != c.line || p.Column != c.column {
+			t.Errorf("%q: %+v, want offset %d line %d column %d", c.in, p, c.offset, c.line, c.column)
+		}
+	}
+	if p := SyntaxError([]byte(`{"a":1}`)); p != nil {
+		t.Errorf("valid JSON: %v", p)
+	}
+}

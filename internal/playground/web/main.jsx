@@ -479,12 +479,69 @@ function Header({ headersText }) {
 const styleNonce = document.querySelector('link[rel="stylesheet"][nonce]');
 if (styleNonce && styleNonce.nonce) setNonce(styleNonce.nonce);
 
+// ---- Returning visits.
+//
+// GraphiQL (3.8) reopens its stored tabs and then looks for the tab that
+// holds "the" query and variables: the link's, else the last query and
+// variables it stored on their own (graphiql:query, graphiql:variables).
+// No tab matching, it adds one. Those two keys do not follow the tabs: a
+// visit that only looked at the first example stored its query but never
+// its variables, so the next visit added a sixth tab — that example again,
+// with empty variables, which failed to run ("must be defined"). So the
+// stored tabs are repaired first (an example's tab without variables gets
+// the example's, duplicates go), and a visit without a link asks GraphiQL
+// for the stored active tab itself, which always matches.
+const TABS_KEY = 'graphiql:tabState';
+
+function tabKey(tab) {
+  return (tab.query || '') + '\u0000' + (tab.variables || '').trim();
+}
+
+// resumeStoredTabs repairs the stored tabs and returns the active one, or
+// null when none are stored (a first visit) or storage is unavailable.
+function resumeStoredTabs() {
+  let state;
+  try {
+    state = JSON.parse(window.localStorage.getItem(TABS_KEY) || 'null');
+  } catch {
+    return null;
+  }
+  if (!state || !Array.isArray(state.tabs) || state.tabs.length === 0) return null;
+  const byQuery = new Map(examples.map((ex) => [ex.query, ex]));
+  const kept = [];
+  const seen = new Map(); // tabKey -> index in kept
+  let active = 0;
+  state.tabs.forEach((tab, i) => {
+    const ex = byQuery.get(tab.query);
+    if (ex && ex.variables && !(tab.variables || '').trim()) tab.variables = ex.variables;
+    const key = tabKey(tab);
+    if (!seen.has(key)) {
+      seen.set(key, kept.length);
+      kept.push(tab);
+    }
+    if (i === state.activeTabIndex) active = seen.get(key);
+  });
+  state.tabs = kept;
+  state.activeTabIndex = active;
+  try {
+    window.localStorage.setItem(TABS_KEY, JSON.stringify(state));
+  } catch {
+    // Storage full or refused: GraphiQL reads what is there.
+  }
+  return kept[active];
+}
+
 const initial = linkParams();
+const resumed = resumeStoredTabs();
 // First visit (no tabs stored yet): the examples as tabs, a shared query
 // first. Later visits keep the stored tabs; GraphiQL then opens a shared
 // query in a tab of its own, or switches to the tab that already holds it.
 const defaultTabs = examples.map((ex) => ({ query: ex.query, variables: ex.variables || null }));
 if (initial.query !== undefined) defaultTabs.unshift({ query: initial.query, variables: initial.variables ?? null });
+if (initial.query === undefined && resumed) {
+  initial.query = resumed.query || '';
+  initial.variables = resumed.variables || '';
+}
 
 function Page() {
   const [headersText, setHeadersText] = useState(initial.headers || '');
