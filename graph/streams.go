@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -463,6 +464,51 @@ func (c *wsConn) SetReadLimit(n int64) { c.c.SetReadLimit(n) }
 type sseTransport struct {
 	gqltransport.SSE
 	broker *eventstream.Broker
+}
+
+// Supports takes a POST only when the client prefers an event stream to a
+// JSON answer. urql and other fetch clients send every operation with
+// `Accept: application/graphql-response+json, …, text/event-stream`, ready
+// for either: their queries and mutations are answered as one JSON
+// response by the POST transport, which runs a mutation once in its
+// transaction. graphql-sse asks for text/event-stream alone.
+func (t sseTransport) Supports(r *http.Request) bool {
+	return t.SSE.Supports(r) && prefersEventStream(r.Header.Get("Accept"))
+}
+
+// prefersEventStream reports whether text/event-stream ranks above every
+// JSON media type in accept: by q, then by the order listed.
+func prefersEventStream(accept string) bool {
+	streamQ, jsonQ := 0.0, 0.0
+	streamAt, jsonAt := -1, -1
+	i := 0
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, p, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := p["q"]; ok {
+			if q, err = strconv.ParseFloat(v, 64); err != nil {
+				q = 0
+			}
+		}
+		switch mt {
+		case "text/event-stream":
+			if q > streamQ {
+				streamQ, streamAt = q, i
+			}
+		case mediaJSON, mediaGraphQLResponse, "application/graphql+json":
+			if q > jsonQ {
+				jsonQ, jsonAt = q, i
+			}
+		}
+		i++
+	}
+	if streamAt < 0 || streamQ <= 0 {
+		return false
+	}
+	return jsonAt < 0 || streamQ > jsonQ || (streamQ == jsonQ && streamAt < jsonAt)
 }
 
 func (t sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {

@@ -174,6 +174,34 @@ func TestMutationOverStreamsRefused(t *testing.T) {
 	if n := hubs(); n != before+1 {
 		t.Fatalf("hubs: %d after the mutation over HTTP, want %d", n, before+1)
 	}
+
+	// A fetch client ready for either answer (urql's Accept, JSON first)
+	// gets one JSON answer from the POST transport, and the mutation runs
+	// once; so does one that ranks JSON above the stream by q.
+	for i, accept := range []string{
+		"application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed",
+		"text/event-stream;q=0.5, application/json",
+	} {
+		before := hubs()
+		body, _ := json.Marshal(map[string]any{"query": streamHubMutation, "variables": streamHubInput("FETCH" + string(rune('A'+i)))})
+		req, _ := http.NewRequest(http.MethodPost, srv.Base(env)+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Authorization", "Bearer "+srv.Keys[env])
+		resp, err := srv.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "json") ||
+			!strings.Contains(string(raw), `"createHub"`) || strings.Contains(string(raw), `"errors"`) {
+			t.Fatalf("Accept %q: %d %s %s, want one JSON answer with the hub", accept, resp.StatusCode, resp.Header.Get("Content-Type"), raw)
+		}
+		if n := hubs(); n != before+1 {
+			t.Fatalf("Accept %q: hubs %d, want %d", accept, n, before+1)
+		}
+	}
 	time.Sleep(100 * time.Millisecond) // let the streams' goroutines log
 	for _, l := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(l, "panic") {
