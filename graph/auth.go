@@ -190,11 +190,21 @@ func requireNode(ctx context.Context, n any) error {
 }
 
 // redactedNode is n as the event log's doors show it (eventlog.Redacted).
-func redactedNode(n ent.Noder) ent.Noder {
-	if e, ok := n.(*ent.Event); ok && e != nil {
-		return eventlog.Redacted(e)
+// node loads only the fields a query selects; an event is read whole, as
+// its redaction and the event rule go by its type.
+func redactedNode(ctx context.Context, n ent.Noder) (ent.Noder, error) {
+	e, ok := n.(*ent.Event)
+	if !ok || e == nil {
+		return n, nil
 	}
-	return n
+	if e.Type == "" {
+		full, err := ent.FromContext(ctx).Event.Get(ctx, e.ID)
+		if err != nil {
+			return nil, apperr.From(err)
+		}
+		e = full
+	}
+	return eventlog.Redacted(e), nil
 }
 
 // consoleSession returns the caller if it is a console session: API keys

@@ -28,7 +28,10 @@ func (r *queryResolver) Node(ctx context.Context, id resourceid.ID) (ent.Noder, 
 		return o, nil
 	}
 	n, err := ent.FromContext(ctx).Noder(ctx, id, ent.WithNodeType(ent.IDToTable))
-	return redactedNode(n), err
+	if err != nil {
+		return nil, err
+	}
+	return redactedNode(ctx, n)
 }
 
 // Nodes is the resolver for the nodes field.
@@ -40,8 +43,13 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []resourceid.ID) ([]ent.N
 		return nil, err
 	}
 	ns, err := ent.FromContext(ctx).Noders(ctx, ids, ent.WithNodeType(ent.IDToTable))
+	if err != nil {
+		return ns, err
+	}
 	for i, n := range ns {
-		ns[i] = redactedNode(n)
+		if ns[i], err = redactedNode(ctx, n); err != nil {
+			return nil, err
+		}
 	}
 	return ns, err
 }
