@@ -420,6 +420,20 @@ func TestEventScopeWalk(t *testing.T) {
 		checkRedacted("GET /v1/events/{id}", string(raw.Body))
 	}
 
+	// Console sessions follow the same rule with their role's scopes: a
+	// viewer holds every read scope, so it sees every event, and may not
+	// register an endpoint at all (no webhooks:write).
+	if _, err := srv.App.Auth.Store.CreateUser(ctx, "viewer@walk.local", "viewer-password-1", "viewer"); err != nil {
+		t.Fatal(err)
+	}
+	viewer := srv.Session(t, "viewer@walk.local", "viewer-password-1")
+	if got := restEvents(t, srv, base, viewer); len(got) != len(log) {
+		t.Errorf("a viewer's session: %d events, want %d", len(got), len(log))
+	}
+	if resp := srv.Do(t, "POST", base+"/v1/webhook-endpoints", map[string]any{"url": gone.URL}, viewer); resp.StatusCode != http.StatusForbidden || !bytes.Contains(resp.Body, []byte(`"scope":"webhooks:write"`)) {
+		t.Errorf("a viewer registers an endpoint: %d %s", resp.StatusCode, resp.Body)
+	}
+
 	for _, s := range sets {
 		t.Run(s.name, func(t *testing.T) {
 			var want []string // ids, in sequence order
