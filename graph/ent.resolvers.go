@@ -10,6 +10,8 @@ import (
 	"logistics/ent"
 	"logistics/graph/generated"
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
+	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
 
 	"entgo.io/contrib/entgql"
@@ -25,7 +27,11 @@ func (r *queryResolver) Node(ctx context.Context, id resourceid.ID) (ent.Noder, 
 	} else if ok {
 		return o, nil
 	}
-	return ent.FromContext(ctx).Noder(ctx, id, ent.WithNodeType(ent.IDToTable))
+	n, err := ent.FromContext(ctx).Noder(ctx, id, ent.WithNodeType(ent.IDToTable))
+	if err != nil {
+		return nil, err
+	}
+	return redactedNode(ctx, n)
 }
 
 // Nodes is the resolver for the nodes field.
@@ -36,7 +42,16 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []resourceid.ID) ([]ent.N
 	if err := requireNodeIDs(ctx, ids...); err != nil {
 		return nil, err
 	}
-	return ent.FromContext(ctx).Noders(ctx, ids, ent.WithNodeType(ent.IDToTable))
+	ns, err := ent.FromContext(ctx).Noders(ctx, ids, ent.WithNodeType(ent.IDToTable))
+	if err != nil {
+		return ns, err
+	}
+	for i, n := range ns {
+		if ns[i], err = redactedNode(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	return ns, err
 }
 
 // Events is the resolver for the events field.
@@ -45,7 +60,18 @@ func (r *queryResolver) Events(ctx context.Context, after *entgql.Cursor[resourc
 	if err != nil {
 		return nil, err
 	}
-	return ent.FromContext(ctx).Event.Query().Paginate(ctx, after, first, before, last, ent.WithEventOrder(orderBy), ent.WithEventFilter(where.Filter))
+	// The event rule: only the events whose type the caller may read.
+	where, err = auth.ScopeEventWhere(ctx, where)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := ent.FromContext(ctx).Event.Query().Paginate(ctx, after, first, before, last, ent.WithEventOrder(orderBy), ent.WithEventFilter(where.Filter))
+	if err == nil {
+		for _, e := range conn.Edges {
+			e.Node = eventlog.Redacted(e.Node)
+		}
+	}
+	return conn, err
 }
 
 // Hubs is the resolver for the hubs field.

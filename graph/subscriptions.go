@@ -19,6 +19,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
 	"logistics/internal/resourceid"
 )
@@ -395,8 +396,14 @@ func stockChanges(where *ent.ItemWhereInput) (convertFunc[*model.StockChange], e
 }
 
 // eventsOf is events' conversion: the events whose type is in types ("x.*"
-// matches every type starting with "x."), or all.
-func eventsOf(types []string) (convertFunc[*ent.Event], error) {
+// matches every type starting with "x."), or all — of those, only the ones
+// the caller may read (the event rule, auth.CanReadEvent). A type or family
+// in types that the caller may not read is refused (403 naming the scope).
+func eventsOf(ctx context.Context, types []string) (convertFunc[*ent.Event], error) {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return nil, auth.ErrMissing()
+	}
 	if len(types) > maxEventTypes {
 		return nil, apperr.Invalid("types", "at most %d types", maxEventTypes)
 	}
@@ -405,7 +412,15 @@ func eventsOf(types []string) (convertFunc[*ent.Event], error) {
 			return nil, apperr.Invalid("types", "each type is 1 to %d characters, e.g. order.created or order.*", maxEventTypeLen)
 		}
 	}
+	for _, t := range types {
+		if err := auth.RequireEventType(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	match := func(t string) bool {
+		if !auth.CanReadEvent(p, t) {
+			return false
+		}
 		if len(types) == 0 {
 			return true
 		}
@@ -420,7 +435,7 @@ func eventsOf(types []string) (convertFunc[*ent.Event], error) {
 		var out []payload[*ent.Event]
 		for _, e := range b.Events {
 			if match(e.Type) {
-				out = append(out, payload[*ent.Event]{seqOf(e), e})
+				out = append(out, payload[*ent.Event]{seqOf(e), eventlog.Redacted(e)})
 			}
 		}
 		return out, nil

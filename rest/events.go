@@ -12,6 +12,7 @@ import (
 	"logistics/ent/event"
 	"logistics/ent/predicate"
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/export"
@@ -92,7 +93,7 @@ func readEventQuery(raw string) (eventQuery, error) {
 // events is the adapter of /v1/events (read-only).
 func (d Deps) events() *resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}] {
 	return &resource[*ent.Event, ent.EventWhereInput, eventlog.Event, struct{}]{
-		what: "event", prefix: resourceid.Event, table: filter.EventTable, parse: filter.Events,
+		what: "event", prefix: resourceid.Event, table: filter.EventTable, parse: filter.Events, scope: auth.ScopeEventWhere,
 		page: func(r *http.Request, where *ent.EventWhereInput, p page) ([]*ent.Event, *ent.Cursor, error) {
 			ctx := r.Context()
 			conn, err := ent.FromContext(ctx).Event.Query().
@@ -103,7 +104,12 @@ func (d Deps) events() *resource[*ent.Event, ent.EventWhereInput, eventlog.Event
 			return nodes(conn.Edges, conn.PageInfo, func(e *ent.EventEdge) *ent.Event { return e.Node })
 		},
 		load: func(ctx context.Context, id resourceid.ID) (*ent.Event, error) {
-			return ent.FromContext(ctx).Event.Query().Where(event.ID(id)).Only(ctx)
+			e, err := ent.FromContext(ctx).Event.Query().Where(event.ID(id)).Only(ctx)
+			if err == nil && !auth.CanReadEvent(auth.FromContext(ctx), e.Type) {
+				// As an unknown id: an event's id does not tell its type.
+				return nil, apperr.NotFound("event %s not found", id)
+			}
+			return e, err
 		},
 		render: renderEvent,
 		key:    func(e *ent.Event) (resourceid.ID, int) { return e.ID, 0 },

@@ -283,7 +283,9 @@ func TestExportScopes(t *testing.T) {
 		{"/v1/items?format=ndjson&sku=X", items, 403},
 		{"/v1/items?format=csv&hub=AMS1", itemsHubs, 200},
 		{"/v1/items?format=csv", apptest.Anonymous(), 401},
-		{"/v1/events?format=csv", items, 403},
+		{"/v1/events?format=csv", items, 200}, // the item events only
+		{"/v1/events?format=csv&type[]=order.created", items, 403},
+		{"/v1/events?format=ndjson&after=0&types[]=hub.created", items, 403},
 	} {
 		resp := s.Do(t, "GET", s.URL+tc.path, nil, tc.header)
 		if resp.StatusCode != tc.want {
@@ -291,6 +293,16 @@ func TestExportScopes(t *testing.T) {
 		}
 		if tc.want == 403 && !strings.Contains(resp.Header.Get("WWW-Authenticate"), "insufficient_scope") {
 			t.Errorf("%s: WWW-Authenticate %q", tc.path, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	// An export of the log holds only the events the key may read.
+	s.Create(t, environment.Production, "/v1/hubs", map[string]any{"code": "EXS1", "name": "x", "address": map[string]any{"country": "NL"}})
+	s.Create(t, environment.Production, "/v1/parts", map[string]any{"sku": "EXS-1", "part_name": "x", "unit": "ea"})
+	s.Create(t, environment.Production, "/v1/items", map[string]any{"sku": "EXS-1", "hub": "EXS1", "quantity": 1})
+	for _, q := range []string{"format=csv", "format=ndjson&after=0"} {
+		resp := s.Do(t, "GET", s.URL+"/v1/events?"+q, nil, items)
+		if !strings.Contains(string(resp.Body), "item.created") || strings.Contains(string(resp.Body), "hub.created") {
+			t.Errorf("/v1/events?%s with items:read: %.300s", q, resp.Body)
 		}
 	}
 	// Through Accept, the same.

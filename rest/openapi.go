@@ -214,7 +214,11 @@ func operation(rt route) obj {
 		"operationId": operationID(rt),
 		"tags":        []string{tagOf(rt.path)},
 	}
-	if rt.scope != "" {
+	switch rt.scope {
+	case "":
+	case eventRule:
+		op["description"] = eventRuleDoc
+	default:
 		op["description"] = "Scope: " + rt.scope + "."
 	}
 	if rt.path == PublicPath {

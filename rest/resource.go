@@ -30,6 +30,9 @@ type resource[T, W, J, In any] struct {
 	prefix string        // the prefix of its ids (resourceid.Hub)
 	table  *filter.Table // its filters and sortable fields
 	parse  func(rawQuery string) (*W, []string, error)
+	// scope, when set, narrows a parsed filter to the rows the caller may
+	// read (the event log: auth.ScopeEventWhere), or refuses it.
+	scope func(ctx context.Context, where *W) (*W, error)
 
 	// parent, when set, checks the resource a nested list belongs to
 	// (/v1/orders/{id}/lines: 404 when the order does not exist).
@@ -90,6 +93,11 @@ func (rs *resource[T, W, J, In]) readList(w http.ResponseWriter, r *http.Request
 	}
 	if err := auth.RequireFilter(r.Context(), where); err != nil {
 		return listQuery[W]{}, err
+	}
+	if rs.scope != nil {
+		if where, err = rs.scope(r.Context(), where); err != nil {
+			return listQuery[W]{}, err
+		}
 	}
 	p, err := readPage(r, rs.table, f != export.JSON)
 	if err != nil {

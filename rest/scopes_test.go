@@ -35,7 +35,9 @@ func TestRoutesEnforceScopes(t *testing.T) {
 		{"GET", "/v1/orders", "orders:read", nil, 403},
 		{"GET", "/v1/tracking-entries", "tracking:read", nil, 403},
 		{"GET", "/v1/workflows", "workflows:read", nil, 403},
-		{"GET", "/v1/events", "", nil, 403},
+		{"GET", "/v1/events", "", nil, 200}, // the hub events only (the event rule)
+		{"GET", "/v1/events?types[]=order.created", "orders:read", nil, 403},
+		{"GET", "/v1/events?type=webhook_endpoint.disabled", "webhooks:read", nil, 403},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			anon := srv.Do(t, tc.method, srv.URL+tc.path, tc.body, apptest.Anonymous())

@@ -52,7 +52,7 @@ func (Event) Indexes() []ent.Index {
 func (Event) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		schema.Comment("A domain event of this environment's log (order.transitioned, item.updated, …), written in the same transaction as the change it describes."),
-		entgql.QueryField("events").Description("The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: \"order.transitioned\"). Needs every read scope."),
+		entgql.QueryField("events").Description("The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: \"order.transitioned\"). Shows the events whose type the caller may read (order.* needs orders:read); a type asked for by name that it may not read is FORBIDDEN."),
 		entgql.RelayConnection(), entgql.MultiOrder(),
 	}
 }

@@ -10144,7 +10144,7 @@ type Query {
     ids: [ID!]!
   ): [Node]!
   """
-  The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: "order.transitioned"). Needs every read scope.
+  The event log, as a Relay connection: page by sequence (orderBy: {field: SEQUENCE}), filter with where: (e.g. type: "order.transitioned"). Shows the events whose type the caller may read (order.* needs orders:read); a type asked for by name that it may not read is FORBIDDEN.
   """
   events(
     """
@@ -11943,7 +11943,8 @@ type Subscription {
   stockChanged("Deliver only items that match (evaluated on the item at delivery)." where: ItemWhereInput, "Resume after this event sequence (the last one you received)." after: Int): StockChange! @hasScope(scope: "items:read")
   """
   Every event of the log, or those whose type is in types ("order.*" matches
-  every order event). Needs every read scope, as the events query does.
+  every order event), of the types the caller may read (order.* needs
+  orders:read); a type or family in types that it may not read is FORBIDDEN.
   """
   events("Event types to deliver, e.g. order.transitioned or order.*; omit for all." types: [String!], "Resume after this event sequence (the last one you received)." after: Int): Event!
 }

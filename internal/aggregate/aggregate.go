@@ -146,6 +146,9 @@ type Spec struct {
 	Fields      []Field
 	// where turns the resource's ent <T>WhereInput into its predicate.
 	where func(any) (func(*sql.Selector), error)
+	// scope, when set, narrows where to the rows the caller may read (the
+	// event log: auth.ScopeEventWhere), or refuses it.
+	scope func(ctx context.Context, where any) (any, error)
 }
 
 // Key returns the named key.
@@ -324,6 +327,11 @@ func Stream(ctx context.Context, s *Spec, where any, q Query, each func(Row) err
 			if err := auth.RequireAll(ctx, scopes); err != nil {
 				return false, addPath(err, q.Params.GroupBy+" "+k.key.Name)
 			}
+		}
+	}
+	if s.scope != nil {
+		if where, err = s.scope(ctx, where); err != nil {
+			return false, err
 		}
 	}
 	pred, err := s.where(where)

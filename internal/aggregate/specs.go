@@ -1,12 +1,14 @@
 package aggregate
 
 import (
+	"context"
 	"fmt"
 
 	"entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
 	"logistics/internal/apperr"
+	"logistics/internal/auth"
 	"logistics/internal/filter"
 )
 
@@ -188,6 +190,12 @@ var (
 			created,
 		},
 		where: whereOf((*ent.EventWhereInput).P, ent.ErrEmptyEventWhereInput),
+		// Each event is visible with the read scope of its type: the
+		// groups count only those (auth.ScopeEventWhere, as the list).
+		scope: func(ctx context.Context, v any) (any, error) {
+			w, _ := v.(*ent.EventWhereInput)
+			return auth.ScopeEventWhere(ctx, w)
+		},
 	}
 )
 

@@ -14,26 +14,28 @@ import (
 // Realm is the realm of every WWW-Authenticate challenge.
 const Realm = "logistics"
 
-// Policy is THE scope table: each resource, the scopes that guard it, and the
-// GraphQL object types that belong to it. The REST route table (Need) and the
-// GraphQL schema (@hasScope, and the type guard in graph/) both read it.
+// Policy is THE scope table: each resource, the scopes that guard it, the
+// GraphQL object types that belong to it and the events that describe it.
+// The REST route table (Need), the GraphQL schema (@hasScope, and the type
+// guard in graph/) and every door of the event log (events.go) read it.
 var Policy = []Resource{
-	{Name: "hubs", GraphQLTypes: []string{"Hub"}},
-	{Name: "parts", GraphQLTypes: []string{"Part"}},
-	{Name: "items", GraphQLTypes: []string{"Item"}},
-	{Name: "orders", GraphQLTypes: []string{"Order", "OrderLine", "OrderEvent"}},
-	{Name: "tracking", GraphQLTypes: []string{"TrackingEntry"}},
-	{Name: "workflows", GraphQLTypes: []string{"Workflow"}},
-	{Name: "webhooks", GraphQLTypes: []string{"WebhookEndpoint", "WebhookDelivery"}, NotEvents: true},
+	{Name: "hubs", GraphQLTypes: []string{"Hub"}, Events: []string{"hub"}},
+	{Name: "parts", GraphQLTypes: []string{"Part"}, Events: []string{"part"}},
+	{Name: "items", GraphQLTypes: []string{"Item"}, Events: []string{"item", "items"}},
+	{Name: "orders", GraphQLTypes: []string{"Order", "OrderLine", "OrderEvent"}, Events: []string{"order", "order_line"}},
+	{Name: "tracking", GraphQLTypes: []string{"TrackingEntry"}, Events: []string{"tracking_entry"}},
+	{Name: "workflows", GraphQLTypes: []string{"Workflow"}, Events: []string{"workflow"}},
+	{Name: "webhooks", GraphQLTypes: []string{"WebhookEndpoint", "WebhookDelivery"}, Events: []string{"webhook_endpoint", "webhook"}},
 }
 
 // Resource is one row of the policy table.
 type Resource struct {
 	Name         string   // "hubs": its scopes are hubs:read and hubs:write
 	GraphQLTypes []string // object types readable with Name:read
-	// NotEvents leaves the resource's read scope out of what reading domain
-	// events needs (webhook endpoints are configuration, not domain data).
-	NotEvents bool
+	// Events are the nouns of the event types that describe the resource
+	// (the part before the first dot: "order" for order.created): an event
+	// of such a type is visible to a caller holding Name:read.
+	Events []string
 }
 
 // Read is the resource's read scope.
@@ -60,23 +62,12 @@ func ReadScopes() []string {
 	return out
 }
 
-// EventScopes lists the read scopes that reading domain events needs: those
-// of every resource whose changes are events.
-func EventScopes() []string {
-	var out []string
-	for _, r := range Policy {
-		if !r.NotEvents {
-			out = append(out, r.Read())
-		}
-	}
-	return out
-}
-
 // TypeScopes returns the scopes needed to read a GraphQL object of the named
 // type ("Hub", "HubConnection", "HubEdge", "HubGroup"), and whether the type
 // is guarded.
-// Domain events (Event) describe every resource, so reading them needs every
-// read scope.
+// Domain events (Event) are guarded row by row, by their type
+// (EventTypeScopes): the type itself needs no scope, and every door of the
+// event log shows a caller only the events it may read.
 func TypeScopes(typeName string) ([]string, bool) {
 	typeScopesOnce.Do(buildTypeScopes)
 	scopes, ok := typeScopes[typeName]
@@ -114,7 +105,7 @@ func buildTypeScopes() {
 			add(t, []string{r.Read()})
 		}
 	}
-	add("Event", EventScopes())
+	add("Event", []string{})
 }
 
 // ParseScopes checks a list of scopes; "all" stands for every scope and

@@ -102,6 +102,7 @@ const (
 
 // FromRow returns the public shape of a committed event row of environment env.
 func FromRow(env string, e *ent.Event) Event {
+	e = Redacted(e)
 	out := Event{
 		ID: e.ID, Type: e.Type, Environment: env, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Actor: e.Actor, SubjectID: e.SubjectID,

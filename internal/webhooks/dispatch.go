@@ -257,6 +257,7 @@ func recordEvent(ctx context.Context, typ string, subject resourceid.ID, actor s
 	if err := json.Unmarshal(b, &plain); err != nil {
 		return err
 	}
+	eventlog.RedactObject(typ, plain)
 	return eventlog.Record(ctx, eventlog.Change{Type: typ, SubjectID: subject, Actor: actor, Object: plain, Extra: extra})
 }
 

@@ -198,6 +198,19 @@ func write(ctx context.Context, fn func(*ent.Client) (*ent.WebhookEndpoint, erro
 	return ep.Unwrap(), nil
 }
 
+// requireReceives is the event rule for an endpoint being registered or
+// changed: the caller must hold the read scope of every event type the
+// endpoint will receive — the types given, else those it has (cur); no type
+// at all (every event) needs every read scope. An endpoint belongs to the
+// environment, not to the key: it keeps receiving after that key is rotated
+// or revoked, so the key must be allowed to read all it sends.
+func requireReceives(ctx context.Context, types *[]string, cur []string) error {
+	if types != nil {
+		cur = *types
+	}
+	return auth.RequireEventTypes(ctx, cur)
+}
+
 func notFound(id resourceid.ID) error {
 	return apperr.NotFound("webhook endpoint %s not found", id)
 }
@@ -206,6 +219,9 @@ func notFound(id resourceid.ID) error {
 // the secret is shown.
 func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEndpoint, string, error) {
 	if err := in.validate(true); err != nil {
+		return nil, "", err
+	}
+	if err := requireReceives(ctx, in.EventTypes, nil); err != nil {
 		return nil, "", err
 	}
 	if err := m.checkDestination(ctx, *in.URL); err != nil {
@@ -276,7 +292,11 @@ func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	if _, err := m.get(ctx, id); err != nil {
+	cur, err := m.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireReceives(ctx, in.EventTypes, cur.EventTypes); err != nil {
 		return nil, err
 	}
 	if in.URL != nil {
@@ -388,6 +408,10 @@ func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (*en
 		eventID, typ, payload = d.EventID, d.EventType, d.Payload
 	default:
 		return nil, apperr.Invalid("event_id", "give an event id (evt_…) or a delivery id (whd_…)")
+	}
+	// The event rule: resending shows the event to the endpoint's receiver.
+	if err := auth.RequireEventType(ctx, typ); err != nil {
+		return nil, err
 	}
 	if ep.Disabled {
 		return nil, apperr.Conflict("endpoint_disabled", "webhook endpoint %s is disabled: enable it first", ep.ID)

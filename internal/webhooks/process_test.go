@@ -16,6 +16,7 @@ import (
 	"logistics/ent"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/auth"
 	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/webhooks"
@@ -56,6 +57,8 @@ func TestWebhookChildProcess(t *testing.T) {
 	env := a.Envs.Production()
 	ectx := environment.NewContext(ctx, env)
 	ectx = ent.NewContext(ectx, env.DB.Client)
+	// Registering an endpoint for every event needs every read scope.
+	ectx = auth.NewContext(ectx, &auth.Principal{Kind: auth.KindToken, Scopes: auth.AllScopes()})
 	if mode == "drain" {
 		select {} // deliver until killed
 	}
