@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -57,27 +58,37 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeOf(trackingentry.Status("")): {"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"},
 }
 
-var (
-	openAPIOnce sync.Once
-	openAPIDoc  obj
-)
-
 // idempotencyKeyParam documents Idempotency-Key on the POSTs that honour it
 // (rest.Mount: every JSON POST but the ones answering a secret).
 var idempotencyKeyParam = obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
 	"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of running twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."}
 
+// Server is one entry of the document's servers: an environment's base
+// address, as configured (--base-url, --sandbox-url).
+type Server struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
+}
+
 func handleOpenAPI(d Deps) http.Handler {
+	doc := sync.OnceValue(func() []byte {
+		b, err := json.Marshal(OpenAPI(routes(Deps{}), d.Servers))
+		if err != nil {
+			panic(err) // the document is built from constants: a bug
+		}
+		return b
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		openAPIOnce.Do(func() { openAPIDoc = OpenAPI(routes(Deps{})) })
-		WriteJSON(w, http.StatusOK, openAPIDoc)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(doc())
 	})
 }
 
 var pathParam = regexp.MustCompile(`\{(\w+)\}`)
 
-// OpenAPI builds the OpenAPI 3.1 document of the route table.
-func OpenAPI(rs []route) obj {
+// OpenAPI builds the OpenAPI 3.1 document of the route table, served from
+// servers (the environments' base addresses; the paths start at /v1).
+func OpenAPI(rs []route, servers []Server) obj {
 	paths := obj{}
 	for _, rt := range rs {
 		item, _ := paths[rt.path].(obj)
@@ -126,10 +137,7 @@ func OpenAPI(rs []route) obj {
 			"description": "REST /v1 of the logistics service. Filters follow the grammar f=v, f=*text*, f[]=a&f[]=b, f[]!=a, f!=v, f<v, f<=v, f>v, f>=v (ANDed); unknown filter fields are ignored and listed in X-Ignored-Filters.",
 			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
 		},
-		"servers": []obj{
-			{"url": "http://127.0.0.1:8080", "description": "production (local default)"},
-			{"url": "http://127.0.0.1:8080/sandbox", "description": "sandbox (local default)"},
-		},
+		"servers":  servers,
 		"security": []obj{{"bearer": []string{}}},
 		"tags":     tags(rs),
 		"paths":    paths,
