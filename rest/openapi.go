@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,7 @@ var schemaTypes = map[string]any{
 	"ImportResult":    service.ImportResult{},
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
 	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
+	"Status": statusJSON{}, "WebhookTest": webhooks.TestObject{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
@@ -116,15 +118,13 @@ func OpenAPI(rs []route, servers []Server) obj {
 				}},
 			},
 		},
-		"Status": obj{"type": "object", "properties": obj{
-			"status": obj{"type": "string"}, "service": obj{"type": "string"}, "version": obj{"type": "string"},
-			"api_version": obj{"type": "string"}, "environment": obj{"type": "string"}, "base_url": obj{"type": "string"},
-			"server_time": obj{"type": "string", "format": "date-time"},
-			"database":    obj{"type": "object", "properties": obj{"reachable": obj{"type": "boolean"}, "dialect": obj{"type": "string"}}},
-		}},
 	}
 	for name, v := range schemaTypes {
-		schemas[name] = schemaOf(reflect.TypeOf(v))
+		// A representation lists the members it always has as required
+		// (every member without omitempty: what encoding/json, and the
+		// AppendJSON writers that match it, always write); a request body
+		// does not (a PATCH sends only what changes).
+		schemas[name] = schemaOf(reflect.TypeOf(v), !strings.HasSuffix(name, "Input"))
 	}
 	problem := func(desc string) obj {
 		return obj{"description": desc, "content": obj{"application/problem+json": obj{"schema": obj{"$ref": "#/components/schemas/Problem"}}}}
@@ -384,11 +384,16 @@ func eventLogParams() []obj {
 	}
 }
 
+// testEvent is the webhooks section's entry of webhook.test: not an event
+// of the log (sequence 0), but the same envelope.
+var testEvent = eventlog.Type{Name: webhooks.TestEventType, Object: "WebhookTest",
+	Description: "A test sent to one endpoint by POST /v1/webhook-endpoints/{id}/test (or the console): not in the event log, so its sequence is 0 and its id a delivery's (whd_…)."}
+
 // eventWebhooks is the OpenAPI webhooks section: one entry per event type, the
 // body each webhook delivery (and GET /v1/events) carries for it.
 func eventWebhooks() obj {
 	out := obj{}
-	for _, t := range eventlog.Catalog {
+	for _, t := range slices.Concat(eventlog.Catalog, []eventlog.Type{testEvent}) {
 		object := obj{"type": "object"}
 		if t.Object != "" {
 			object = ref(t.Object)
@@ -470,8 +475,9 @@ var (
 	idT   = reflect.TypeOf(resourceid.ID(""))
 )
 
-// schemaOf derives a JSON Schema from a Go type with json tags.
-func schemaOf(t reflect.Type) obj {
+// schemaOf derives a JSON Schema from a Go type with json tags; with
+// output, a struct's members without omitempty are required.
+func schemaOf(t reflect.Type, output bool) obj {
 	nullable := false
 	if t.Kind() == reflect.Pointer {
 		nullable, t = true, t.Elem()
@@ -495,20 +501,27 @@ func schemaOf(t reflect.Type) obj {
 	case t.Kind() == reflect.Float64:
 		s = obj{"type": "number"}
 	case t.Kind() == reflect.Slice:
-		s = obj{"type": "array", "items": schemaOf(t.Elem())}
+		s = obj{"type": "array", "items": schemaOf(t.Elem(), output)}
 	case t.Kind() == reflect.Map:
 		s = obj{"type": "object"}
 	case t.Kind() == reflect.Struct:
 		props := obj{}
+		var required []string
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" || name == "-" || !f.IsExported() {
 				continue
 			}
-			props[name] = schemaOf(f.Type)
+			props[name] = schemaOf(f.Type, output)
+			if output && !slices.Contains(strings.Split(opts, ","), "omitempty") {
+				required = append(required, name)
+			}
 		}
 		s = obj{"type": "object", "properties": props}
+		if len(required) > 0 {
+			s["required"] = required
+		}
 	default:
 		s = obj{}
 	}
