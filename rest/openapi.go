@@ -151,7 +151,7 @@ func OpenAPI(rs []route, servers []Server) obj {
 				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
-				"NotAcceptable":    problem("Accept allows none of application/json, text/csv, application/x-ndjson (not_acceptable)."),
+				"NotAcceptable":    problem("Accept allows none of the operation's media types (not_acceptable): application/json for a list, text/csv or application/x-ndjson for an export, any of the three for an aggregate."),
 				"Precondition":     problem("If-Match does not match the current revision."),
 				"TooLarge":         problem("The body is larger than the configured maximum (1 MiB by default)."),
 				"UnsupportedMedia": problem("The body is not application/json."),
@@ -187,7 +187,7 @@ var tagDescriptions = map[string]string{
 	"hubs": "Places where stock is held or passes through.", "parts": "The catalogue.",
 	"items": "Stock of a part at a hub.", "orders": "Orders and their lines.",
 	"tracking-entries": "Carrier events of shipments.", "workflows": "Order workflow versions (read-only here).",
-	"events": "Domain events, one per state change.",
+	"events": "Domain events, one per state change.", "webhook-endpoints": "URLs that receive the events as signed HTTP POSTs.",
 }
 
 func tagOf(path string) string {
@@ -242,32 +242,48 @@ func operation(rt route) obj {
 		}
 		op["responses"] = merge(obj{"200": obj{"description": "OK", "content": content}}, errs())
 	case opList:
+		// JSON only, so that a typed client's page needs no cast: the
+		// exports are the operations of <list>/export. (Asked here with
+		// format=csv|ndjson or Accept, the list still answers them, as it
+		// always has.)
 		params = append(params, listParams(rt.doc.table)...)
 		props := obj{
 			"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
 			"has_more":    obj{"type": "boolean"},
 			"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
 		}
+		required := []string{"data", "has_more", "next_cursor"}
 		if rt.doc.table == filter.EventTable {
 			params = append(params, eventLogParams()...)
 			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
 		}
-		params = append(params, formatParam)
-		content := jsonContent(obj{
-			"type": "object", "required": []string{"data", "has_more", "next_cursor"},
-			"properties": props,
-		})
-		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
-			"description": "RFC 4180: a header row of the " + rt.doc.schema + " field names (nested objects flattened: hub.code, address.city; lists and free JSON as their JSON in one cell; null as an empty cell), then one record per row, CRLF-terminated. Cells starting with = + - @ tab or CR (other than numbers) are prefixed with ' (CSV injection)."}}
-		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
-			"description": "One " + rt.doc.schema + " per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
+		desc, _ := op["description"].(string)
+		op["description"] = strings.TrimSpace(desc + " Every row as CSV or NDJSON: GET " + rt.path + "/export.")
 		op["responses"] = merge(obj{"200": obj{
-			"description": "A page of " + rt.doc.table.Resource + "; or, asked for text/csv or application/x-ndjson (Accept or format), all of them: every row the filter selects, in the sort, streamed (limit and cursor do not apply; an export that fails once it has begun never ends as a whole one: see docs/rest.md#exports).",
+			"description": "A page of " + rt.doc.table.Resource + ".",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content":     jsonContent(obj{"type": "object", "required": required, "properties": props}),
+		}}, errs("400", "404", "406"))
+	case opExport:
+		// The list's sort and filters; no limit or cursor (listParams' first two).
+		params = append(params, listParams(rt.doc.table)[2:]...)
+		if rt.doc.table == filter.EventTable {
+			params = append(params, eventLogParams()[:2]...) // after, types[]: not wait
+		}
+		params = append(params, exportFormatParam)
+		list := strings.TrimSuffix(rt.path, "/export")
+		op["responses"] = merge(obj{"200": obj{
+			"description": "Every row of " + rt.doc.table.Resource + " the filter selects, in the sort, streamed (an export that fails once it has begun never ends as a whole one: see docs/rest.md#exports). GET " + list + " gives them in pages of JSON.",
 			"headers": obj{
 				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
-				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>.<format>.", "schema": obj{"type": "string"}},
+				"Content-Disposition": obj{"description": "With format=: attachment; filename=<resource>.<format>.", "schema": obj{"type": "string"}},
 			},
-			"content": content,
+			"content": obj{
+				export.MediaCSV: obj{"schema": obj{"type": "string",
+					"description": "RFC 4180: a header row of the " + rt.doc.schema + " field names (nested objects flattened: hub.code, address.city; lists and free JSON as their JSON in one cell; null as an empty cell), then one record per row, CRLF-terminated. Cells starting with = + - @ tab or CR (other than numbers) are prefixed with ' (CSV injection)."}},
+				export.MediaNDJSON: obj{"schema": obj{"type": "string",
+					"description": "One " + rt.doc.schema + " per line, as in the list's data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
+			},
 		}}, errs("400", "404", "406"))
 	case opGet:
 		if rt.doc.schema != "Workflow" && rt.doc.schema != "Event" {
@@ -352,14 +368,14 @@ func operationID(rt route) string {
 	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
 		return id
 	}
-	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
+	words := map[opKind]string{opExport: "export", opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate) && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name
@@ -420,7 +436,11 @@ func eventWebhooks() obj {
 	return out
 }
 
-// formatParam chooses a list's format, for links a browser follows.
+// exportFormatParam chooses an export's format, for links a browser follows.
+var exportFormatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"csv", "ndjson"}, "default": "csv"},
+	"description": "csv or ndjson, as an attachment. Wins over Accept (text/csv or application/x-ndjson; without either, CSV). json or any other value is a 400."}
+
+// formatParam chooses an aggregate's format, for links a browser follows.
 var formatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"json", "csv", "ndjson"}, "default": "json"},
 	"description": "json: a page (the default); csv or ndjson: an export of every row the filter selects, as an attachment. Wins over Accept (text/csv, application/x-ndjson ask for the same exports). Any other value is a 400."}
 
