@@ -418,9 +418,9 @@ func eventWebhooks() obj {
 			"type": "object",
 			"properties": obj{
 				"type": obj{"const": t.Name},
-				"data": obj{"type": "object", "properties": obj{
+				"data": obj{"type": "object", "required": []string{"object"}, "properties": obj{
 					"object":              object,
-					"previous_attributes": obj{"type": "object", "description": "For an update: the changed fields of object with their values before the change."},
+					"previous_attributes": obj{"type": "object", "additionalProperties": true, "description": "For an update: the changed fields of object with their values before the change."},
 				}},
 			},
 		}}}
@@ -523,7 +523,7 @@ func schemaOf(t reflect.Type, output bool) obj {
 	case t.Kind() == reflect.Slice:
 		s = obj{"type": "array", "items": schemaOf(t.Elem(), output)}
 	case t.Kind() == reflect.Map:
-		s = obj{"type": "object"}
+		s = obj{"type": "object", "additionalProperties": true} // any members (typed clients read them as unknown)
 	case t.Kind() == reflect.Struct:
 		props := obj{}
 		var required []string
