@@ -74,20 +74,21 @@ func TestTypeScriptClient(t *testing.T) {
 
 	out := run("node", filepath.Join("dist", "main.js"), s.URL, s.Keys[environment.Production])
 	var got struct {
-		Codes     []string  `json:"codes"`
-		Free      float64   `json:"free"`
-		Status    string    `json:"status"`
-		Revision  int       `json:"revision"`
-		Lines     []float64 `json:"lines"`
-		Events    int       `json:"events"`
-		CSVHeader string    `json:"csvHeader"`
+		Codes     []string       `json:"codes"`
+		Free      float64        `json:"free"`
+		Status    string         `json:"status"`
+		Revision  int            `json:"revision"`
+		Lines     []float64      `json:"lines"`
+		Events    int            `json:"events"`
+		ByStatus  map[string]int `json:"byStatus"`
+		CSVHeader string         `json:"csvHeader"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("the client printed %q: %v", out, err)
 	}
 	slices.Sort(got.Codes)
 	if !slices.Equal(got.Codes, []string{"AMS1", "BER3", "RTM2"}) || got.Free != 10 || got.Status != "open" || got.Revision != 2 ||
-		!slices.Equal(got.Lines, []float64{2}) || got.Events < 6 || !strings.HasPrefix(got.CSVHeader, "id,code,") {
+		!slices.Equal(got.Lines, []float64{2}) || got.Events < 6 || got.ByStatus["available"] != 1 || !strings.HasPrefix(got.CSVHeader, "id,code,") {
 		t.Errorf("the client read %+v", got)
 	}
 }

@@ -338,19 +338,29 @@ func operation(rt route) obj {
 			},
 		})}}, errs("400", "404", "406"))
 	case opAggregate:
-		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), formatParam)
-		content := jsonContent(aggregateResponseDoc(rt.doc.table))
-		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
-			"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}}
-		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
-			"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
+		// JSON only, as a list: the CSV and NDJSON are <aggregate>/export's.
+		params = append(params, aggregateParamsDoc(rt.doc.table)...)
+		desc, _ := op["description"].(string)
+		op["description"] = strings.TrimSpace(desc + " Every group as CSV or NDJSON: GET " + rt.path + "/export.")
 		op["responses"] = merge(obj{"200": obj{
-			"description": "The groups of " + rt.doc.table.Resource + ", in order; or, asked for text/csv or application/x-ndjson (Accept or format), every group, streamed (limit does not apply).",
+			"description": "The groups of " + rt.doc.table.Resource + ", in order.",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content":     jsonContent(aggregateResponseDoc(rt.doc.table)),
+		}}, errs("400", "406", "422"))
+	case opAggregateExport:
+		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), exportFormatParam)
+		op["responses"] = merge(obj{"200": obj{
+			"description": "Every group of " + rt.doc.table.Resource + ", in order, streamed (limit does not apply). GET " + strings.TrimSuffix(rt.path, "/export") + " gives them as JSON.",
 			"headers": obj{
 				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
-				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
+				"Content-Disposition": obj{"description": "With format=: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
 			},
-			"content": content,
+			"content": obj{
+				export.MediaCSV: obj{"schema": obj{"type": "string",
+					"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}},
+				export.MediaNDJSON: obj{"schema": obj{"type": "string",
+					"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
+			},
 		}}, errs("400", "406", "422"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
@@ -368,14 +378,14 @@ func operationID(rt route) string {
 	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
 		return id
 	}
-	words := map[opKind]string{opExport: "export", opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
+	words := map[opKind]string{opExport: "export", opAggregateExport: "exportAggregate", opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport) && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport || rt.doc.kind == opAggregateExport) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport || rt.doc.kind == opAggregateExport:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name
@@ -439,10 +449,6 @@ func eventWebhooks() obj {
 // exportFormatParam chooses an export's format, for links a browser follows.
 var exportFormatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"csv", "ndjson"}, "default": "csv"},
 	"description": "csv or ndjson, as an attachment. Wins over Accept (text/csv or application/x-ndjson; without either, CSV). json or any other value is a 400."}
-
-// formatParam chooses an aggregate's format, for links a browser follows.
-var formatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"json", "csv", "ndjson"}, "default": "json"},
-	"description": "json: a page (the default); csv or ndjson: an export of every row the filter selects, as an attachment. Wins over Accept (text/csv, application/x-ndjson ask for the same exports). Any other value is a 400."}
 
 func listParams(t *filter.Table) []obj {
 	params := []obj{

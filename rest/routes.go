@@ -47,6 +47,8 @@ const (
 	opPlainList // GET of a short list without filters or cursor
 	opAggregate // GET of the aggregates of a list (rest/aggregate.go)
 	opExport    // GET of every row of a list as CSV or NDJSON (exportOnly)
+	// opAggregateExport is GET of every group of an aggregate as CSV or NDJSON (exportOnly).
+	opAggregateExport
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -133,6 +135,16 @@ func routes(d Deps) []route {
 		{"GET", "/v1/tracking-entries/export", "tracking:read", exportOnly(d, tracking.list(d)), opDoc{"Export tracking entries", opExport, "TrackingEntry", "", filter.TrackingEntryTable}},
 		{"GET", "/v1/workflows/export", "workflows:read", exportOnly(d, workflows.list(d)), opDoc{"Export workflow versions", opExport, "Workflow", "", filter.WorkflowTable}},
 		{"GET", "/v1/events/export", readAll, exportOnly(d, handleListEvents(d)), opDoc{"Export domain events", opExport, "Event", "", filter.EventTable}},
+		// The exports of every aggregate, the same way.
+		{"GET", "/v1/hubs/aggregate/export", "hubs:read", exportOnly(d, hubs.aggregate(d, aggregate.Hubs)), opDoc{"Export the aggregates of hubs", opAggregateExport, "Hub", "", filter.HubTable}},
+		{"GET", "/v1/parts/aggregate/export", "parts:read", exportOnly(d, parts.aggregate(d, aggregate.Parts)), opDoc{"Export the aggregates of parts", opAggregateExport, "Part", "", filter.PartTable}},
+		{"GET", "/v1/items/aggregate/export", "items:read", exportOnly(d, items.aggregate(d, aggregate.Items)), opDoc{"Export the aggregates of stock items", opAggregateExport, "Item", "", filter.ItemTable}},
+		{"GET", "/v1/orders/aggregate/export", "orders:read", exportOnly(d, orders.aggregate(d, aggregate.Orders)), opDoc{"Export the aggregates of orders", opAggregateExport, "Order", "", filter.OrderTable}},
+		{"GET", "/v1/order-lines/aggregate/export", "orders:read", exportOnly(d, lines.aggregate(d, aggregate.OrderLines)), opDoc{"Export the aggregates of order lines", opAggregateExport, "OrderLine", "", filter.OrderLineTable}},
+		{"GET", "/v1/order-events/aggregate/export", "orders:read", exportOnly(d, d.orderEvents().aggregate(d, aggregate.OrderEvents)), opDoc{"Export the aggregates of order transitions", opAggregateExport, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/tracking-entries/aggregate/export", "tracking:read", exportOnly(d, tracking.aggregate(d, aggregate.TrackingEntries)), opDoc{"Export the aggregates of tracking entries", opAggregateExport, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"GET", "/v1/workflows/aggregate/export", "workflows:read", exportOnly(d, workflows.aggregate(d, aggregate.Workflows)), opDoc{"Export the aggregates of workflow versions", opAggregateExport, "Workflow", "", filter.WorkflowTable}},
+		{"GET", "/v1/events/aggregate/export", readAll, exportOnly(d, d.events().aggregate(d, aggregate.Events)), opDoc{"Export the aggregates of domain events", opAggregateExport, "Event", "", filter.EventTable}},
 	}
 }
 

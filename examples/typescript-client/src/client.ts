@@ -66,6 +66,18 @@ export async function sequencesAfter(client: Client, after: number): Promise<num
   return data.data.map((event) => event.sequence);
 }
 
+// How many items there are of each status: an aggregate's data is JSON too
+// (its CSV and NDJSON are GET /v1/items/aggregate/export).
+export async function itemsByStatus(client: Client): Promise<Record<string, number>> {
+  const { data, error } = await client.GET("/v1/items/aggregate", { params: { query: { group_by: "status" } } });
+  if (error) fail(error);
+  const out: Record<string, number> = {};
+  for (const group of data.data) {
+    out[String(group.keys["status"])] = group.count;
+  }
+  return out;
+}
+
 // Every hub as CSV: the export operation's answer is text.
 export async function hubsCSV(client: Client): Promise<string> {
   const { data, error } = await client.GET("/v1/hubs/export", { params: { query: { format: "csv" } }, parseAs: "text" });
