@@ -151,7 +151,7 @@ func OpenAPI(rs []route, servers []Server) obj {
 				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
-				"NotAcceptable":    problem("Accept allows none of the operation's media types (not_acceptable): application/json for a list, text/csv or application/x-ndjson for an export, any of the three for an aggregate."),
+				"NotAcceptable":    problem("Accept allows none of the operation's media types (not_acceptable): application/json for a list or an aggregate, text/csv or application/x-ndjson for an export."),
 				"Precondition":     problem("If-Match does not match the current revision."),
 				"TooLarge":         problem("The body is larger than the configured maximum (1 MiB by default)."),
 				"UnsupportedMedia": problem("The body is not application/json."),
