@@ -17,6 +17,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/oklog/ulid/v2 v2.1.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/vektah/gqlparser/v2 v2.5.37
 	golang.org/x/crypto v0.50.0
 	golang.org/x/sync v0.22.0

@@ -1059,6 +1059,11 @@ func TestAggregateExport(t *testing.T) {
 		}
 	}
 
+	// The aggregate's export operation answers the same NDJSON.
+	if ex := f.s.Do(t, "GET", f.s.URL+strings.Replace(q, "/aggregate?", "/aggregate/export?", 1)+"&format=ndjson", nil, nil); ex.StatusCode != 200 || string(ex.Body) != string(nd.Body) {
+		t.Errorf("aggregate/export: %d %s\nwant %s", ex.StatusCode, ex.Body, nd.Body)
+	}
+
 	csv := f.s.Do(t, "GET", f.s.URL+q, nil, http.Header{"Accept": {"text/csv"}})
 	if csv.StatusCode != 200 || !strings.HasPrefix(csv.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv: %d %v %s", csv.StatusCode, csv.Header, csv.Body)
@@ -1110,6 +1115,10 @@ func TestAggregateExport(t *testing.T) {
 		{"/v1/items/aggregate?group_by=colour&format=csv", nil, 400},
 		{q + "&format=csv", apptest.Bearer(secret), 403}, // grouping by hub needs hubs:read
 		{"/v1/items/aggregate?group_by=status&format=csv", apptest.Bearer(secret), 200},
+		{"/v1/items/aggregate/export?group_by=status", apptest.Bearer(secret), 200},
+		{strings.Replace(q, "/aggregate?", "/aggregate/export?", 1), apptest.Bearer(secret), 403},
+		{strings.Replace(q, "/aggregate?", "/aggregate/export?", 1), http.Header{"Accept": {"application/json"}}, 406},
+		{strings.Replace(q, "/aggregate?", "/aggregate/export?", 1) + "&format=json", nil, 400},
 	} {
 		if r := f.s.Do(t, "GET", f.s.URL+tc.url, nil, tc.header); r.StatusCode != tc.status {
 			t.Errorf("%s %v: %d, want %d: %s", tc.url, tc.header, r.StatusCode, tc.status, r.Body)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"logistics/internal/apperr"
 	"logistics/internal/export"
 	"logistics/internal/filter"
 )
@@ -28,6 +29,30 @@ func negotiate(r *http.Request) (export.Format, error) {
 		return export.JSON, err
 	}
 	return export.Negotiate(r.Header.Get("Accept"), q[export.Param])
+}
+
+// exportOnly serves GET /v1/<list>/export through the list's own handler
+// (the same filters, sort, scopes and streaming): the export has its own
+// operation so that the list's is JSON only, which typed clients take as
+// it is. format= or Accept picks CSV or NDJSON (CSV when neither does).
+func exportOnly(d Deps, list http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, err := filter.Params(r.URL.RawQuery)
+		if err == nil {
+			var f export.Format
+			if f, err = export.NegotiateExport(r.Header.Get("Accept"), q[export.Param]); err == nil {
+				media := export.MediaCSV
+				if f == export.NDJSON {
+					media = export.MediaNDJSON
+				}
+				r = r.Clone(r.Context())
+				r.Header.Set("Accept", media)
+				list.ServeHTTP(w, r)
+				return
+			}
+		}
+		apperr.Write(w, r, d.Log, err)
+	})
 }
 
 // export streams every row of the list q selects.

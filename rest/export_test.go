@@ -172,18 +172,30 @@ func TestExportEqualsList(t *testing.T) {
 			if len(rows) < 2 {
 				t.Fatalf("%d rows: the case proves little", len(rows))
 			}
+			// The list's own export operation (<list>/export) answers the same.
+			p, q, _ := strings.Cut(f.expand(path), "?")
+			exportURL := f.s.URL + p + "/export?" + strings.Trim(q+"&"+query, "&")
 			for _, tc := range []struct {
 				format, accept, media string
+				export                bool
 			}{
-				{"csv", "", "text/csv"},
-				{"", "text/csv", "text/csv"},
-				{"ndjson", "", "application/x-ndjson"},
-				{"", "application/x-ndjson", "application/x-ndjson"},
+				{"csv", "", "text/csv", false},
+				{"", "text/csv", "text/csv", false},
+				{"ndjson", "", "application/x-ndjson", false},
+				{"", "application/x-ndjson", "application/x-ndjson", false},
+				{"csv", "", "text/csv", true},
+				{"", "", "text/csv", true},
+				{"", "*/*", "text/csv", true},
+				{"ndjson", "", "application/x-ndjson", true},
+				{"", "application/x-ndjson", "application/x-ndjson", true},
 			} {
 				u, h := url, http.Header{}
+				if tc.export {
+					u = exportURL
+				}
 				if tc.format != "" {
 					u += "&format=" + tc.format
-				} else {
+				} else if tc.accept != "" {
 					h.Set("Accept", tc.accept)
 				}
 				resp := f.s.Do(t, "GET", u+"&limit=1&cursor=ignored", nil, h)
@@ -286,6 +298,14 @@ func TestExportScopes(t *testing.T) {
 		{"/v1/events?format=csv", items, 200}, // the item events only
 		{"/v1/events?format=csv&type[]=order.created", items, 403},
 		{"/v1/events?format=ndjson&after=0&types[]=hub.created", items, 403},
+		{"/v1/items/export", items, 200},
+		{"/v1/items/export?format=ndjson&quantity>1", items, 200},
+		{"/v1/hubs/export", items, 403},
+		{"/v1/items/export?hub=AMS1", items, 403},
+		{"/v1/items/export?hub=AMS1", itemsHubs, 200},
+		{"/v1/items/export", apptest.Anonymous(), 401},
+		{"/v1/events/export", items, 200}, // the item events only
+		{"/v1/events/export?type[]=order.created", items, 403},
 	} {
 		resp := s.Do(t, "GET", s.URL+tc.path, nil, tc.header)
 		if resp.StatusCode != tc.want {
@@ -344,6 +364,28 @@ func TestExportNegotiation(t *testing.T) {
 		}
 		for _, path := range []string{"/v1/hubs?", "/v1/events?"} {
 			resp := s.Do(t, "GET", s.URL+path+tc.query, nil, h)
+			if resp.StatusCode != tc.want || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.media) ||
+				(tc.code != "" && !strings.Contains(string(resp.Body), `"code":"`+tc.code+`"`)) {
+				t.Errorf("%s%s Accept %q: %d %s %s", path, tc.query, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Body)
+			}
+		}
+	}
+	// An export operation answers CSV or NDJSON, never JSON.
+	for _, tc := range []struct {
+		query, accept string
+		want          int
+		media, code   string
+	}{
+		{"", "", 200, "text/csv", ""},
+		{"", "text/html,application/xhtml+xml,*/*;q=0.8", 200, "text/csv", ""},
+		{"", "application/json, application/x-ndjson;q=0.5", 200, "application/x-ndjson", ""},
+		{"format=ndjson", "text/csv", 200, "application/x-ndjson", ""},
+		{"", "application/json", 406, "application/problem+json", "not_acceptable"},
+		{"format=json", "", 400, "application/problem+json", "invalid_parameter"},
+		{"format=xml", "", 400, "application/problem+json", "invalid_parameter"},
+	} {
+		for _, path := range []string{"/v1/hubs/export?", "/v1/events/export?"} {
+			resp := s.Do(t, "GET", s.URL+path+tc.query, nil, http.Header{"Accept": {tc.accept}})
 			if resp.StatusCode != tc.want || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.media) ||
 				(tc.code != "" && !strings.Contains(string(resp.Body), `"code":"`+tc.code+`"`)) {
 				t.Errorf("%s%s Accept %q: %d %s %s", path, tc.query, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Body)
@@ -551,8 +593,10 @@ func TestExportFailureIsNeverATruncation(t *testing.T) {
 	}
 }
 
-// TestOpenAPIDocumentsExports: every list operation documents the format
-// parameter, both export media types and the 406.
+// TestOpenAPIDocumentsExports: every list operation answers JSON only (a
+// typed client needs no cast), with the 406; its export operation
+// (<list>/export) documents the format parameter, both export media types
+// and the 406.
 func TestOpenAPIDocumentsExports(t *testing.T) {
 	s := apptest.New(t)
 	var doc struct {
@@ -568,18 +612,25 @@ func TestOpenAPIDocumentsExports(t *testing.T) {
 	placeholder := regexp.MustCompile(`\{\w+\}`)
 	for _, ep := range listEndpoints {
 		path := placeholder.ReplaceAllString(ep.path, "{id}")
-		op, ok := doc.Paths[path]["get"]
+		list, ok := doc.Paths[path]["get"]
 		if !ok {
 			t.Fatalf("no GET %s", path)
 		}
+		if c := list.Responses["200"].Content; len(c) != 1 || c["application/json"] == nil || list.Responses["406"].Ref != "#/components/responses/NotAcceptable" {
+			t.Errorf("GET %s: 200 content %v, 406 %v", path, c, list.Responses["406"])
+		}
+		exp, ok := doc.Paths[path+"/export"]["get"]
+		if !ok {
+			t.Fatalf("no GET %s/export", path)
+		}
 		hasFormat := false
-		for _, p := range op.Parameters {
+		for _, p := range exp.Parameters {
 			hasFormat = hasFormat || p.Name == "format"
 		}
-		ok200 := op.Responses["200"].Content
-		if !hasFormat || ok200["text/csv"] == nil || ok200["application/x-ndjson"] == nil || ok200["application/json"] == nil ||
-			op.Responses["406"].Ref != "#/components/responses/NotAcceptable" {
-			t.Errorf("GET %s: format parameter %v, 200 content %v, 406 %v", path, hasFormat, ok200, op.Responses["406"])
+		ok200 := exp.Responses["200"].Content
+		if !hasFormat || len(ok200) != 2 || ok200["text/csv"] == nil || ok200["application/x-ndjson"] == nil ||
+			exp.Responses["406"].Ref != "#/components/responses/NotAcceptable" {
+			t.Errorf("GET %s/export: format parameter %v, 200 content %v, 406 %v", path, hasFormat, ok200, exp.Responses["406"])
 		}
 	}
 }

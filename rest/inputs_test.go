@@ -63,6 +63,7 @@ var bodyFields = []string{
 	"POST /v1/orders/{id}/lines sku",
 	"POST /v1/orders/{id}/transitions carrier", "POST /v1/orders/{id}/transitions tracking_number",
 	"POST /v1/orders/{id}/transitions transition",
+	"POST /v1/orders/{id}/transitions revision", // a precondition only: never written (412 when stale)
 	"POST /v1/parts description", "POST /v1/parts hazardous", "POST /v1/parts part_name", "POST /v1/parts sku",
 	"POST /v1/parts unit", "POST /v1/parts unit_weight_kg",
 	"POST /v1/tracking-entries carrier", "POST /v1/tracking-entries description",

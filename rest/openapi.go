@@ -1,9 +1,11 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +40,7 @@ var schemaTypes = map[string]any{
 	"ImportResult":    service.ImportResult{},
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
 	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
+	"Status": statusJSON{}, "WebhookTest": webhooks.TestObject{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
@@ -57,27 +60,37 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeOf(trackingentry.Status("")): {"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"},
 }
 
-var (
-	openAPIOnce sync.Once
-	openAPIDoc  obj
-)
-
 // idempotencyKeyParam documents Idempotency-Key on the POSTs that honour it
 // (rest.Mount: every JSON POST but the ones answering a secret).
 var idempotencyKeyParam = obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
 	"description": "A retry with the same key and body replays the first response (Idempotent-Replayed: true) instead of running twice; the key and the response commit with the write, so this holds after a crash too. The same key with another body is a 422 (idempotency_key_reused); a duplicate sent while the first runs waits for it (409 idempotency_key_in_progress after 10 s); a 4xx or 5xx stores nothing."}
 
+// Server is one entry of the document's servers: an environment's base
+// address, as configured (--base-url, --sandbox-url).
+type Server struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
+}
+
 func handleOpenAPI(d Deps) http.Handler {
+	doc := sync.OnceValue(func() []byte {
+		b, err := json.Marshal(OpenAPI(routes(Deps{}), d.Servers))
+		if err != nil {
+			panic(err) // the document is built from constants: a bug
+		}
+		return b
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		openAPIOnce.Do(func() { openAPIDoc = OpenAPI(routes(Deps{})) })
-		WriteJSON(w, http.StatusOK, openAPIDoc)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(doc())
 	})
 }
 
 var pathParam = regexp.MustCompile(`\{(\w+)\}`)
 
-// OpenAPI builds the OpenAPI 3.1 document of the route table.
-func OpenAPI(rs []route) obj {
+// OpenAPI builds the OpenAPI 3.1 document of the route table, served from
+// servers (the environments' base addresses; the paths start at /v1).
+func OpenAPI(rs []route, servers []Server) obj {
 	paths := obj{}
 	for _, rt := range rs {
 		item, _ := paths[rt.path].(obj)
@@ -105,15 +118,13 @@ func OpenAPI(rs []route) obj {
 				}},
 			},
 		},
-		"Status": obj{"type": "object", "properties": obj{
-			"status": obj{"type": "string"}, "service": obj{"type": "string"}, "version": obj{"type": "string"},
-			"api_version": obj{"type": "string"}, "environment": obj{"type": "string"}, "base_url": obj{"type": "string"},
-			"server_time": obj{"type": "string", "format": "date-time"},
-			"database":    obj{"type": "object", "properties": obj{"reachable": obj{"type": "boolean"}, "dialect": obj{"type": "string"}}},
-		}},
 	}
 	for name, v := range schemaTypes {
-		schemas[name] = schemaOf(reflect.TypeOf(v))
+		// A representation lists the members it always has as required
+		// (every member without omitempty: what encoding/json, and the
+		// AppendJSON writers that match it, always write); a request body
+		// does not (a PATCH sends only what changes).
+		schemas[name] = schemaOf(reflect.TypeOf(v), !strings.HasSuffix(name, "Input"))
 	}
 	problem := func(desc string) obj {
 		return obj{"description": desc, "content": obj{"application/problem+json": obj{"schema": obj{"$ref": "#/components/schemas/Problem"}}}}
@@ -126,10 +137,7 @@ func OpenAPI(rs []route) obj {
 			"description": "REST /v1 of the logistics service. Filters follow the grammar f=v, f=*text*, f[]=a&f[]=b, f[]!=a, f!=v, f<v, f<=v, f>v, f>=v (ANDed); unknown filter fields are ignored and listed in X-Ignored-Filters.",
 			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
 		},
-		"servers": []obj{
-			{"url": "http://127.0.0.1:8080", "description": "production (local default)"},
-			{"url": "http://127.0.0.1:8080/sandbox", "description": "sandbox (local default)"},
-		},
+		"servers":  servers,
 		"security": []obj{{"bearer": []string{}}},
 		"tags":     tags(rs),
 		"paths":    paths,
@@ -143,7 +151,7 @@ func OpenAPI(rs []route) obj {
 				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
-				"NotAcceptable":    problem("Accept allows none of application/json, text/csv, application/x-ndjson (not_acceptable)."),
+				"NotAcceptable":    problem("Accept allows none of the operation's media types (not_acceptable): application/json for a list or an aggregate, text/csv or application/x-ndjson for an export."),
 				"Precondition":     problem("If-Match does not match the current revision."),
 				"TooLarge":         problem("The body is larger than the configured maximum (1 MiB by default)."),
 				"UnsupportedMedia": problem("The body is not application/json."),
@@ -179,7 +187,7 @@ var tagDescriptions = map[string]string{
 	"hubs": "Places where stock is held or passes through.", "parts": "The catalogue.",
 	"items": "Stock of a part at a hub.", "orders": "Orders and their lines.",
 	"tracking-entries": "Carrier events of shipments.", "workflows": "Order workflow versions (read-only here).",
-	"events": "Domain events, one per state change.",
+	"events": "Domain events, one per state change.", "webhook-endpoints": "URLs that receive the events as signed HTTP POSTs.",
 }
 
 func tagOf(path string) string {
@@ -238,32 +246,48 @@ func operation(rt route) obj {
 		}
 		op["responses"] = merge(obj{"200": obj{"description": "OK", "content": content}}, errs())
 	case opList:
+		// JSON only, so that a typed client's page needs no cast: the
+		// exports are the operations of <list>/export. (Asked here with
+		// format=csv|ndjson or Accept, the list still answers them, as it
+		// always has.)
 		params = append(params, listParams(rt.doc.table)...)
 		props := obj{
 			"data":        obj{"type": "array", "items": ref(rt.doc.schema)},
 			"has_more":    obj{"type": "boolean"},
 			"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
 		}
+		required := []string{"data", "has_more", "next_cursor"}
 		if rt.doc.table == filter.EventTable {
 			params = append(params, eventLogParams()...)
 			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
 		}
-		params = append(params, formatParam)
-		content := jsonContent(obj{
-			"type": "object", "required": []string{"data", "has_more", "next_cursor"},
-			"properties": props,
-		})
-		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
-			"description": "RFC 4180: a header row of the " + rt.doc.schema + " field names (nested objects flattened: hub.code, address.city; lists and free JSON as their JSON in one cell; null as an empty cell), then one record per row, CRLF-terminated. Cells starting with = + - @ tab or CR (other than numbers) are prefixed with ' (CSV injection)."}}
-		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
-			"description": "One " + rt.doc.schema + " per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
+		desc, _ := op["description"].(string)
+		op["description"] = strings.TrimSpace(desc + " Every row as CSV or NDJSON: GET " + rt.path + "/export.")
 		op["responses"] = merge(obj{"200": obj{
-			"description": "A page of " + rt.doc.table.Resource + "; or, asked for text/csv or application/x-ndjson (Accept or format), all of them: every row the filter selects, in the sort, streamed (limit and cursor do not apply; an export that fails once it has begun never ends as a whole one: see docs/rest.md#exports).",
+			"description": "A page of " + rt.doc.table.Resource + ".",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content":     jsonContent(obj{"type": "object", "required": required, "properties": props}),
+		}}, errs("400", "404", "406"))
+	case opExport:
+		// The list's sort and filters; no limit or cursor (listParams' first two).
+		params = append(params, listParams(rt.doc.table)[2:]...)
+		if rt.doc.table == filter.EventTable {
+			params = append(params, eventLogParams()[:2]...) // after, types[]: not wait
+		}
+		params = append(params, exportFormatParam)
+		list := strings.TrimSuffix(rt.path, "/export")
+		op["responses"] = merge(obj{"200": obj{
+			"description": "Every row of " + rt.doc.table.Resource + " the filter selects, in the sort, streamed (an export that fails once it has begun never ends as a whole one: see docs/rest.md#exports). GET " + list + " gives them in pages of JSON.",
 			"headers": obj{
 				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
-				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>.<format>.", "schema": obj{"type": "string"}},
+				"Content-Disposition": obj{"description": "With format=: attachment; filename=<resource>.<format>.", "schema": obj{"type": "string"}},
 			},
-			"content": content,
+			"content": obj{
+				export.MediaCSV: obj{"schema": obj{"type": "string",
+					"description": "RFC 4180: a header row of the " + rt.doc.schema + " field names (nested objects flattened: hub.code, address.city; lists and free JSON as their JSON in one cell; null as an empty cell), then one record per row, CRLF-terminated. Cells starting with = + - @ tab or CR (other than numbers) are prefixed with ' (CSV injection)."}},
+				export.MediaNDJSON: obj{"schema": obj{"type": "string",
+					"description": "One " + rt.doc.schema + " per line, as in the list's data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
+			},
 		}}, errs("400", "404", "406"))
 	case opGet:
 		if rt.doc.schema != "Workflow" && rt.doc.schema != "Event" {
@@ -318,19 +342,29 @@ func operation(rt route) obj {
 			},
 		})}}, errs("400", "404", "406"))
 	case opAggregate:
-		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), formatParam)
-		content := jsonContent(aggregateResponseDoc(rt.doc.table))
-		content[export.MediaCSV] = obj{"schema": obj{"type": "string",
-			"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}}
-		content[export.MediaNDJSON] = obj{"schema": obj{"type": "string",
-			"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}}
+		// JSON only, as a list: the CSV and NDJSON are <aggregate>/export's.
+		params = append(params, aggregateParamsDoc(rt.doc.table)...)
+		desc, _ := op["description"].(string)
+		op["description"] = strings.TrimSpace(desc + " Every group as CSV or NDJSON: GET " + rt.path + "/export.")
 		op["responses"] = merge(obj{"200": obj{
-			"description": "The groups of " + rt.doc.table.Resource + ", in order; or, asked for text/csv or application/x-ndjson (Accept or format), every group, streamed (limit does not apply).",
+			"description": "The groups of " + rt.doc.table.Resource + ", in order.",
+			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"content":     jsonContent(aggregateResponseDoc(rt.doc.table)),
+		}}, errs("400", "406", "422"))
+	case opAggregateExport:
+		params = append(append(params, aggregateParamsDoc(rt.doc.table)...), exportFormatParam)
+		op["responses"] = merge(obj{"200": obj{
+			"description": "Every group of " + rt.doc.table.Resource + ", in order, streamed (limit does not apply). GET " + strings.TrimSuffix(rt.path, "/export") + " gives them as JSON.",
 			"headers": obj{
 				"X-Ignored-Filters":   obj{"$ref": "#/components/headers/IgnoredFilters"},
-				"Content-Disposition": obj{"description": "With format=csv|ndjson: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
+				"Content-Disposition": obj{"description": "With format=: attachment; filename=<resource>-aggregate.<format>.", "schema": obj{"type": "string"}},
 			},
-			"content": content,
+			"content": obj{
+				export.MediaCSV: obj{"schema": obj{"type": "string",
+					"description": "RFC 4180: a header row of the group's flattened names (keys.hub.id, keys.hub.code, keys.status, count, sum.quantity…, in the order asked), then one record per group; cells neutralised as in the lists' exports."}},
+				export.MediaNDJSON: obj{"schema": obj{"type": "string",
+					"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
+			},
 		}}, errs("400", "406", "422"))
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
@@ -348,14 +382,14 @@ func operationID(rt route) string {
 	if id, ok := operationIDs[rt.method+" "+rt.path]; ok {
 		return id
 	}
-	words := map[opKind]string{opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
+	words := map[opKind]string{opExport: "export", opAggregateExport: "exportAggregate", opSecret: "create", opCommand: "send", opPlainList: "list", opList: "list", opGet: "get", opCreate: "create", opUpdate: "update", opDelete: "delete", opOther: "get", opAction: "transition", opImport: "import", opAggregate: "aggregate"}
 	name := rt.doc.schema
 	switch {
 	case name == "":
 		name = "OpenAPI"
-	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate) && strings.HasSuffix(name, "y"):
+	case (rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport || rt.doc.kind == opAggregateExport) && strings.HasSuffix(name, "y"):
 		name = strings.TrimSuffix(name, "y") + "ies"
-	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate:
+	case rt.doc.kind == opList || rt.doc.kind == opPlainList || rt.doc.kind == opAggregate || rt.doc.kind == opExport || rt.doc.kind == opAggregateExport:
 		name += "s"
 	}
 	return words[rt.doc.kind] + name
@@ -380,11 +414,16 @@ func eventLogParams() []obj {
 	}
 }
 
+// testEvent is the webhooks section's entry of webhook.test: not an event
+// of the log (sequence 0), but the same envelope.
+var testEvent = eventlog.Type{Name: webhooks.TestEventType, Object: "WebhookTest",
+	Description: "A test sent to one endpoint by POST /v1/webhook-endpoints/{id}/test (or the console): not in the event log, so its sequence is 0 and its id a delivery's (whd_…)."}
+
 // eventWebhooks is the OpenAPI webhooks section: one entry per event type, the
 // body each webhook delivery (and GET /v1/events) carries for it.
 func eventWebhooks() obj {
 	out := obj{}
-	for _, t := range eventlog.Catalog {
+	for _, t := range slices.Concat(eventlog.Catalog, []eventlog.Type{testEvent}) {
 		object := obj{"type": "object"}
 		if t.Object != "" {
 			object = ref(t.Object)
@@ -393,9 +432,9 @@ func eventWebhooks() obj {
 			"type": "object",
 			"properties": obj{
 				"type": obj{"const": t.Name},
-				"data": obj{"type": "object", "properties": obj{
+				"data": obj{"type": "object", "required": []string{"object"}, "properties": obj{
 					"object":              object,
-					"previous_attributes": obj{"type": "object", "description": "For an update: the changed fields of object with their values before the change."},
+					"previous_attributes": obj{"type": "object", "additionalProperties": true, "description": "For an update: the changed fields of object with their values before the change."},
 				}},
 			},
 		}}}
@@ -411,9 +450,9 @@ func eventWebhooks() obj {
 	return out
 }
 
-// formatParam chooses a list's format, for links a browser follows.
-var formatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"json", "csv", "ndjson"}, "default": "json"},
-	"description": "json: a page (the default); csv or ndjson: an export of every row the filter selects, as an attachment. Wins over Accept (text/csv, application/x-ndjson ask for the same exports). Any other value is a 400."}
+// exportFormatParam chooses an export's format, for links a browser follows.
+var exportFormatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"csv", "ndjson"}, "default": "csv"},
+	"description": "csv or ndjson, as an attachment. Wins over Accept (text/csv or application/x-ndjson; without either, CSV). json or any other value is a 400."}
 
 func listParams(t *filter.Table) []obj {
 	params := []obj{
@@ -466,8 +505,9 @@ var (
 	idT   = reflect.TypeOf(resourceid.ID(""))
 )
 
-// schemaOf derives a JSON Schema from a Go type with json tags.
-func schemaOf(t reflect.Type) obj {
+// schemaOf derives a JSON Schema from a Go type with json tags; with
+// output, a struct's members without omitempty are required.
+func schemaOf(t reflect.Type, output bool) obj {
 	nullable := false
 	if t.Kind() == reflect.Pointer {
 		nullable, t = true, t.Elem()
@@ -491,20 +531,27 @@ func schemaOf(t reflect.Type) obj {
 	case t.Kind() == reflect.Float64:
 		s = obj{"type": "number"}
 	case t.Kind() == reflect.Slice:
-		s = obj{"type": "array", "items": schemaOf(t.Elem())}
+		s = obj{"type": "array", "items": schemaOf(t.Elem(), output)}
 	case t.Kind() == reflect.Map:
-		s = obj{"type": "object"}
+		s = obj{"type": "object", "additionalProperties": true} // any members (typed clients read them as unknown)
 	case t.Kind() == reflect.Struct:
 		props := obj{}
+		var required []string
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" || name == "-" || !f.IsExported() {
 				continue
 			}
-			props[name] = schemaOf(f.Type)
+			props[name] = schemaOf(f.Type, output)
+			if output && !slices.Contains(strings.Split(opts, ","), "omitempty") {
+				required = append(required, name)
+			}
 		}
 		s = obj{"type": "object", "properties": props}
+		if len(required) > 0 {
+			s["required"] = required
+		}
 	default:
 		s = obj{}
 	}

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/eventlog"
 	"logistics/internal/filter"
+	"logistics/rest"
 )
 
 // TestOpenAPI checks that the document covers every route and filter field,
@@ -58,8 +61,8 @@ func TestOpenAPI(t *testing.T) {
 			t.Errorf("webhook %s missing from the webhooks section", et.Name)
 		}
 	}
-	if len(hooks.Webhooks) != len(eventlog.Catalog) {
-		t.Errorf("%d webhooks, %d event types", len(hooks.Webhooks), len(eventlog.Catalog))
+	if len(hooks.Webhooks) != len(eventlog.Catalog)+1 { // and webhook.test
+		t.Errorf("%d webhooks, %d event types and webhook.test", len(hooks.Webhooks), len(eventlog.Catalog))
 	}
 
 	bin, err := exec.LookPath("redocly")
@@ -80,4 +83,23 @@ func TestOpenAPI(t *testing.T) {
 		t.Fatalf("redocly lint: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// The document's servers are the configured base addresses, whichever
+// environment serves it.
+func TestOpenAPIServersFollowBaseAddresses(t *testing.T) {
+	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SandboxURL = c.BaseURL + "/try" }})
+	if !strings.HasSuffix(s.SandboxURL, "/try") {
+		t.Fatalf("sandbox at %s", s.SandboxURL)
+	}
+	want := fmt.Sprint([]rest.Server{{URL: s.URL, Description: "production"}, {URL: s.SandboxURL, Description: "sandbox"}})
+	for _, base := range []string{s.URL, s.SandboxURL} {
+		var doc struct {
+			Servers []rest.Server `json:"servers"`
+		}
+		s.Do(t, http.MethodGet, base+"/v1/openapi.json", nil, apptest.Anonymous()).JSON(t, &doc)
+		if got := fmt.Sprint(doc.Servers); got != want {
+			t.Errorf("%s: servers %s, want %s", base, got, want)
+		}
+	}
 }

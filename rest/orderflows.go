@@ -19,10 +19,14 @@ type transitionIn struct {
 	Transition     string  `json:"transition"`
 	TrackingNumber *string `json:"tracking_number"`
 	Carrier        *string `json:"carrier"`
+	// Revision is If-Match in the body (GraphQL's revision argument), for
+	// clients where a header is awkward: the same 412 when stale.
+	Revision *int `json:"revision"`
 }
 
 // handleTransitionOrder answers POST /v1/orders/{id}/transitions with the
-// order as it is afterwards. If-Match makes it conditional on the revision.
+// order as it is afterwards. If-Match or the body's revision makes it
+// conditional on the revision.
 func handleTransitionOrder(d Deps) http.Handler {
 	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathID(r, resourceid.Order, "order")
@@ -39,6 +43,13 @@ func handleTransitionOrder(d Deps) http.Handler {
 		rev, err := ifMatch(r)
 		if err != nil {
 			return err
+		}
+		if in.Revision != nil {
+			if rev != nil && *rev != *in.Revision {
+				// One of the two is not the current revision, whichever it is.
+				return apperr.Precondition("If-Match %d and revision %d disagree", *rev, *in.Revision)
+			}
+			rev = in.Revision
 		}
 		ctx, memo := service.WithRenderings(r.Context())
 		o, err := d.Service.TransitionOrder(ctx, id, in.Transition, service.TransitionOptions{

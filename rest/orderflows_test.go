@@ -302,3 +302,55 @@ func TestImportItems(t *testing.T) {
 		t.Errorf("%d items after a refused import, want 4", n)
 	}
 }
+
+// A transition's body may carry the revision it is based on, as If-Match
+// does (and as GraphQL's revision argument): stale is a 412 (GraphQL
+// CONFLICT, precondition_failed) that changes nothing.
+func TestTransitionRevisionInBody(t *testing.T) {
+	f := newFlowFixture(t)
+	tr := f.url("/v1/orders/" + string(f.order.ID) + "/transitions")
+	steps := []struct {
+		body       any
+		header     http.Header
+		wantStatus int
+		wantIn     string
+	}{
+		{map[string]any{"transition": "submit", "revision": 99}, nil, 412, `"code":"precondition_failed"`},
+		{map[string]any{"transition": "submit", "revision": 0}, nil, 412, `"code":"precondition_failed"`},
+		{map[string]any{"transition": "submit", "revision": 1}, http.Header{"If-Match": {`"2"`}}, 412, `"code":"precondition_failed"`},
+		{`{"transition": "submit", "revision": "1"}`, http.Header{"Content-Type": {"application/json"}}, 400, `"code":"invalid_parameter"`},
+		{map[string]any{"transition": "submit", "revision": 1}, http.Header{"If-Match": {`"1"`}}, 200, `"revision":2`},
+		{map[string]any{"transition": "allocate", "revision": 1}, nil, 412, `"code":"precondition_failed"`},
+		{map[string]any{"transition": "allocate", "revision": 2}, nil, 200, `"status":"allocated"`},
+	}
+	for i, st := range steps {
+		r := f.s.Do(t, http.MethodPost, tr, st.body, st.header)
+		if r.StatusCode != st.wantStatus || !strings.Contains(string(r.Body), st.wantIn) {
+			t.Fatalf("step %d %v: %d %s\nwant %d containing %s", i, st.body, r.StatusCode, r.Body, st.wantStatus, st.wantIn)
+		}
+	}
+	var o struct {
+		Status   string `json:"status"`
+		Revision int    `json:"revision"`
+	}
+	f.s.Do(t, http.MethodGet, f.url("/v1/orders/"+string(f.order.ID)), nil, nil).JSON(t, &o)
+	if o.Status != "allocated" || o.Revision != 3 {
+		t.Fatalf("after the steps: %+v, want allocated at revision 3", o)
+	}
+
+	q := `mutation($id: ID!, $rev: Int) { transitionOrder(id: $id, transition: "start_picking", revision: $rev) { status revision } }`
+	r := f.s.GraphQL(t, environment.Sandbox, q, map[string]any{"id": f.order.ID, "rev": 2})
+	if len(r.Errors) != 1 || r.Errors[0].Code() != "CONFLICT" || r.Errors[0].Extensions["reason"] != "precondition_failed" {
+		t.Fatalf("stale GraphQL revision: %+v", r.Errors)
+	}
+	var out struct {
+		TransitionOrder struct {
+			Status   string `json:"status"`
+			Revision int    `json:"revision"`
+		} `json:"transitionOrder"`
+	}
+	f.s.MustGraphQL(t, environment.Sandbox, q, map[string]any{"id": f.order.ID, "rev": 3}, &out)
+	if out.TransitionOrder.Status != "picking" || out.TransitionOrder.Revision != 4 {
+		t.Fatalf("GraphQL with the current revision: %+v", out)
+	}
+}

@@ -32,6 +32,9 @@ type Deps struct {
 	// one step earlier: the write and its response are stored but not yet
 	// committed ("fault injection: holding the transaction before commit").
 	HoldBeforeCommit string
+	// Servers are the base addresses the OpenAPI document names (production
+	// and sandbox, as configured).
+	Servers []Server
 
 	prefix  string      // the environment's base path, set by Mount
 	sweeper *keySweeper // when expired idempotency keys go, set by Mount

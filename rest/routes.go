@@ -46,12 +46,15 @@ const (
 	opCommand   // POST queuing work, answering 202 with what was queued
 	opPlainList // GET of a short list without filters or cursor
 	opAggregate // GET of the aggregates of a list (rest/aggregate.go)
+	opExport    // GET of every row of a list as CSV or NDJSON (exportOnly)
+	// opAggregateExport is GET of every group of an aggregate as CSV or NDJSON (exportOnly).
+	opAggregateExport
 )
 
 // routes is the whole /v1 table, on one screen.
 func routes(d Deps) []route {
 	hubs, parts, items, orders, lines := d.hubs(), d.parts(), d.items(), d.orders(), d.orderLines()
-	tracking, workflows := d.trackingEntries(), d.workflows()
+	tracking, workflows, orderEvents := d.trackingEntries(), d.workflows(), d.orderEvents()
 	return []route{
 		{"GET", "/v1/status", "", handleStatus(d), opDoc{summary: "Service status", kind: opOther, schema: "Status"}},
 		{"GET", "/v1/openapi.json", "", handleOpenAPI(d), opDoc{summary: "This OpenAPI document", kind: opOther}},
@@ -83,7 +86,7 @@ func routes(d Deps) []route {
 		{"GET", "/v1/orders/{id}/lines", "orders:read", lines.list(d), opDoc{"List an order's lines", opList, "OrderLine", "", filter.OrderLineTable}},
 		{"POST", "/v1/orders/{id}/lines", "orders:write", handleCreateOrderLine(d), opDoc{"Add a line to an order", opCreate, "OrderLine", "OrderLineInput", nil}},
 		{"POST", "/v1/orders/{id}/transitions", "orders:write", handleTransitionOrder(d), opDoc{"Move an order along its workflow", opAction, "Order", "TransitionInput", nil}},
-		{"GET", "/v1/orders/{id}/events", "orders:read", d.orderEvents().list(d), opDoc{"List an order's transitions", opList, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/orders/{id}/events", "orders:read", orderEvents.list(d), opDoc{"List an order's transitions", opList, "OrderEvent", "", filter.OrderEventTable}},
 		{"GET", "/v1/order-lines/{id}", "orders:read", lines.get(d), opDoc{"Get an order line", opGet, "OrderLine", "", nil}},
 		{"PATCH", "/v1/order-lines/{id}", "orders:write", lines.patch(d), opDoc{"Update an order line", opUpdate, "OrderLine", "OrderLineInput", nil}},
 		{"DELETE", "/v1/order-lines/{id}", "orders:write", lines.del(d), opDoc{"Delete an order line", opDelete, "OrderLine", "", nil}},
@@ -121,6 +124,27 @@ func routes(d Deps) []route {
 
 		{"GET", "/v1/events", eventRule, handleListEvents(d), opDoc{"List domain events", opList, "Event", "", filter.EventTable}},
 		{"GET", "/v1/events/{id}", eventRule, d.events().get(d), opDoc{"Get a domain event", opGet, "Event", "", nil}},
+
+		// The exports of every list: its handler, CSV or NDJSON only (exportOnly).
+		{"GET", "/v1/hubs/export", "hubs:read", exportOnly(d, hubs.list(d)), opDoc{"Export hubs", opExport, "Hub", "", filter.HubTable}},
+		{"GET", "/v1/parts/export", "parts:read", exportOnly(d, parts.list(d)), opDoc{"Export parts", opExport, "Part", "", filter.PartTable}},
+		{"GET", "/v1/items/export", "items:read", exportOnly(d, items.list(d)), opDoc{"Export stock items", opExport, "Item", "", filter.ItemTable}},
+		{"GET", "/v1/orders/export", "orders:read", exportOnly(d, orders.list(d)), opDoc{"Export orders", opExport, "Order", "", filter.OrderTable}},
+		{"GET", "/v1/orders/{id}/lines/export", "orders:read", exportOnly(d, lines.list(d)), opDoc{"Export an order's lines", opExport, "OrderLine", "", filter.OrderLineTable}},
+		{"GET", "/v1/orders/{id}/events/export", "orders:read", exportOnly(d, orderEvents.list(d)), opDoc{"Export an order's transitions", opExport, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/tracking-entries/export", "tracking:read", exportOnly(d, tracking.list(d)), opDoc{"Export tracking entries", opExport, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"GET", "/v1/workflows/export", "workflows:read", exportOnly(d, workflows.list(d)), opDoc{"Export workflow versions", opExport, "Workflow", "", filter.WorkflowTable}},
+		{"GET", "/v1/events/export", eventRule, exportOnly(d, handleListEvents(d)), opDoc{"Export domain events", opExport, "Event", "", filter.EventTable}},
+		// The exports of every aggregate, the same way.
+		{"GET", "/v1/hubs/aggregate/export", "hubs:read", exportOnly(d, hubs.aggregate(d, aggregate.Hubs)), opDoc{"Export the aggregates of hubs", opAggregateExport, "Hub", "", filter.HubTable}},
+		{"GET", "/v1/parts/aggregate/export", "parts:read", exportOnly(d, parts.aggregate(d, aggregate.Parts)), opDoc{"Export the aggregates of parts", opAggregateExport, "Part", "", filter.PartTable}},
+		{"GET", "/v1/items/aggregate/export", "items:read", exportOnly(d, items.aggregate(d, aggregate.Items)), opDoc{"Export the aggregates of stock items", opAggregateExport, "Item", "", filter.ItemTable}},
+		{"GET", "/v1/orders/aggregate/export", "orders:read", exportOnly(d, orders.aggregate(d, aggregate.Orders)), opDoc{"Export the aggregates of orders", opAggregateExport, "Order", "", filter.OrderTable}},
+		{"GET", "/v1/order-lines/aggregate/export", "orders:read", exportOnly(d, lines.aggregate(d, aggregate.OrderLines)), opDoc{"Export the aggregates of order lines", opAggregateExport, "OrderLine", "", filter.OrderLineTable}},
+		{"GET", "/v1/order-events/aggregate/export", "orders:read", exportOnly(d, d.orderEvents().aggregate(d, aggregate.OrderEvents)), opDoc{"Export the aggregates of order transitions", opAggregateExport, "OrderEvent", "", filter.OrderEventTable}},
+		{"GET", "/v1/tracking-entries/aggregate/export", "tracking:read", exportOnly(d, tracking.aggregate(d, aggregate.TrackingEntries)), opDoc{"Export the aggregates of tracking entries", opAggregateExport, "TrackingEntry", "", filter.TrackingEntryTable}},
+		{"GET", "/v1/workflows/aggregate/export", "workflows:read", exportOnly(d, workflows.aggregate(d, aggregate.Workflows)), opDoc{"Export the aggregates of workflow versions", opAggregateExport, "Workflow", "", filter.WorkflowTable}},
+		{"GET", "/v1/events/aggregate/export", eventRule, exportOnly(d, d.events().aggregate(d, aggregate.Events)), opDoc{"Export the aggregates of domain events", opAggregateExport, "Event", "", filter.EventTable}},
 	}
 }
 

@@ -7,6 +7,23 @@ import (
 	"logistics/internal/environment"
 )
 
+// statusJSON is the body of GET /v1/status.
+type statusJSON struct {
+	Status      string       `json:"status"` // ok, or degraded when the database does not answer
+	Service     string       `json:"service"`
+	Version     string       `json:"version"`
+	APIVersion  string       `json:"api_version"`
+	Environment string       `json:"environment"`
+	BaseURL     string       `json:"base_url"`
+	Database    databaseJSON `json:"database"`
+	ServerTime  string       `json:"server_time"`
+}
+
+type databaseJSON struct {
+	Reachable bool   `json:"reachable"`
+	Dialect   string `json:"dialect"`
+}
+
 // handleStatus answers GET /v1/status: who is serving, for which environment,
 // whether its database answers, and the server's clock.
 func handleStatus(d Deps) http.Handler {
@@ -17,18 +34,11 @@ func handleStatus(d Deps) http.Handler {
 		if !reachable {
 			status = "degraded"
 		}
-		WriteJSON(w, http.StatusOK, map[string]any{
-			"status":      status,
-			"service":     "logistics",
-			"version":     d.Version,
-			"api_version": "v1",
-			"environment": env.Name,
-			"base_url":    env.BaseURL.String(),
-			"database": map[string]any{
-				"reachable": reachable,
-				"dialect":   env.DB.Dialect,
-			},
-			"server_time": time.Now().UTC().Format(time.RFC3339Nano),
+		WriteJSON(w, http.StatusOK, statusJSON{
+			Status: status, Service: "logistics", Version: d.Version, APIVersion: "v1",
+			Environment: string(env.Name), BaseURL: env.BaseURL.String(),
+			Database:   databaseJSON{Reachable: reachable, Dialect: env.DB.Dialect},
+			ServerTime: time.Now().UTC().Format(time.RFC3339Nano),
 		})
 	})
 }

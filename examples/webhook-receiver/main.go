@@ -75,7 +75,8 @@ func newReceiver(secret string, out io.Writer) *receiver {
 type event struct {
 	ID        string         `json:"id"`
 	Type      string         `json:"type"`
-	Timestamp string         `json:"timestamp"`
+	Sequence  int64          `json:"sequence"` // 0 for webhook.test, which is not in the event log
+	CreatedAt string         `json:"created_at"`
 	SubjectID string         `json:"subject_id"`
 	Data      map[string]any `json:"data"`
 }

@@ -429,7 +429,11 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
-		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit})
+		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit,
+		Servers: []rest.Server{
+			{URL: a.Envs.Production().BaseURL.String(), Description: "production"},
+			{URL: a.Envs.Get(environment.Sandbox).BaseURL.String(), Description: "sandbox"},
+		}})
 	api.HandleFunc("/", notFound)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
 

@@ -107,6 +107,39 @@ func Negotiate(accept, param string) (Format, error) {
 	return best, nil
 }
 
+// NegotiateExport picks the format of an export operation (GET
+// /v1/<list>/export), which answers in CSV or NDJSON only: param (csv or
+// ndjson; json or anything else is a 400) when given, otherwise the Accept
+// header as Negotiate reads it, ties going to CSV. No Accept, or one that
+// allows anything, is CSV; an Accept that allows neither is a 406.
+func NegotiateExport(accept, param string) (Format, error) {
+	if param != "" {
+		f, ok := names[param]
+		if !ok || f == JSON {
+			return CSV, apperr.Invalid(Param, "must be csv or ndjson, not %q (pages of JSON are the list's own operation)", truncate(param))
+		}
+		return f, nil
+	}
+	if strings.TrimSpace(accept) == "" {
+		return CSV, nil
+	}
+	ranges := parseAccept(accept)
+	best, bestQ := CSV, 0.0
+	for _, o := range offers {
+		if o.f == JSON {
+			continue
+		}
+		if q := qualityOf(o.typ, ranges); q > bestQ {
+			best, bestQ = o.f, q
+		}
+	}
+	if bestQ == 0 {
+		return CSV, apperr.NotAcceptable("an export answers in %s or %s (or ask with format=csv|ndjson), not %q",
+			MediaCSV, MediaNDJSON, truncate(accept))
+	}
+	return best, nil
+}
+
 type mediaRange struct {
 	typ, sub string
 	q        float64

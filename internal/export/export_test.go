@@ -55,6 +55,41 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
+// NegotiateExport is Negotiate without JSON: what an export operation
+// answers in.
+func TestNegotiateExport(t *testing.T) {
+	for _, tc := range []struct {
+		accept, param string
+		want          export.Format
+		kind          apperr.Kind // of the error; 0: none
+	}{
+		{"", "", export.CSV, 0},
+		{"*/*", "", export.CSV, 0},
+		{"application/json, */*;q=0.1", "", export.CSV, 0},
+		{"application/x-ndjson", "", export.NDJSON, 0},
+		{"application/ndjson;q=1, text/csv;q=0.5", "", export.NDJSON, 0},
+		{"text/csv, application/x-ndjson", "", export.CSV, 0},
+		{"application/json", "", export.CSV, apperr.KindNotAcceptable},
+		{"text/csv;q=0, application/x-ndjson;q=0", "", export.CSV, apperr.KindNotAcceptable},
+		{"application/json", "ndjson", export.NDJSON, 0},
+		{"", "csv", export.CSV, 0},
+		{"", "json", export.CSV, apperr.KindBadRequest},
+		{"", "xlsx", export.CSV, apperr.KindBadRequest},
+	} {
+		f, err := export.NegotiateExport(tc.accept, tc.param)
+		var ae *apperr.Error
+		if tc.kind != 0 {
+			if !errors.As(err, &ae) || ae.Kind != tc.kind {
+				t.Errorf("Accept %q format %q: %v, want kind %v", tc.accept, tc.param, err, tc.kind)
+			}
+			continue
+		}
+		if err != nil || f != tc.want {
+			t.Errorf("Accept %q format %q: %v %v, want %v", tc.accept, tc.param, f, err, tc.want)
+		}
+	}
+}
+
 func TestNeutralise(t *testing.T) {
 	for in, want := range map[string]string{
 		"":            "",

@@ -13,6 +13,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
+	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
 	"logistics/standardwebhooks"
 )
@@ -425,6 +426,12 @@ func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (*en
 	return d, nil
 }
 
+// TestObject is data.object of a webhook.test event.
+type TestObject struct {
+	EndpointID resourceid.ID `json:"endpoint_id"`
+	Message    string        `json:"message"`
+}
+
 // SendTest queues a webhook.test delivery to the endpoint (not an event of
 // the log: only this endpoint receives it).
 func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookDelivery, error) {
@@ -441,9 +448,12 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookD
 	if env != nil {
 		name = string(env.Name)
 	}
-	body, err := json.Marshal(map[string]any{
-		"id": did, "type": TestEventType, "timestamp": ts(m.now()), "environment": name, "actor": auth.Actor(ctx),
-		"subject_id": ep.ID, "data": map[string]any{"message": "a test event sent from the Logistics Service", "endpoint_id": ep.ID},
+	// The envelope of every event (eventlog.Event), so that a receiver
+	// parses a test as it parses the rest: sequence 0, as it is not in the
+	// log; data.object is a TestObject.
+	body, err := json.Marshal(eventlog.Event{
+		ID: did, Type: TestEventType, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), Actor: auth.Actor(ctx),
+		SubjectID: string(ep.ID), Data: eventlog.Data{Object: TestObject{EndpointID: ep.ID, Message: "a test event sent from the Logistics Service"}},
 	})
 	if err != nil {
 		return nil, apperr.Internal(err)
