@@ -33,7 +33,7 @@ type docExample struct {
 }
 
 // docExamples extracts the runnable examples (the convention, written for
-// doc authors in README.md under "Examples in the docs"):
+// doc authors in docs/development.md, "Examples in the docs are run"):
 //   - a ```sh block that contains a curl command is a bash script;
 //   - a ```graphql block is one GraphQL document (a subscription runs over
 //     Server-Sent Events);
