@@ -247,30 +247,58 @@ func TestBackupUnderWritesAndRestore(t *testing.T) {
 		}
 	})
 
-	t.Run("replaces a stopped database and keeps the old one", func(t *testing.T) {
-		// fresh now holds the restored database, written to by tokens
-		// create: restore over it again (nothing has it open).
-		code, out := runBinary(t, bin, "restore", "--env", "production", "--from", backupFile, "--data-dir", fresh)
-		if code != 0 || !strings.Contains(out, "kept as") {
-			t.Fatalf("restore over a stopped database: exit %d: %s", code, out)
+	t.Run("replaces a crashed database and keeps the old one whole", func(t *testing.T) {
+		// A database whose last write is only in its log, as a process
+		// killed between two checkpoints leaves it: the file and its log
+		// copied while a connection with checkpoints off has them open.
+		crashed := t.TempDir()
+		live := filepath.Join(t.TempDir(), "live.db")
+		if err := copyFile(backupFile, live); err != nil {
+			t.Fatal(err)
 		}
-		kept, _ := filepath.Glob(restored + ".replaced-*")
-		if len(kept) != 1 {
-			t.Fatalf("the replaced database was not kept: %v", kept)
-		}
-		old, err := sql.Open("sqlite3", "file:"+kept[0]+"?mode=ro")
+		conn, err := sql.Open("sqlite3", "file:"+live+"?_journal_mode=WAL")
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer old.Close()
-		var n int
-		if err := old.QueryRow("SELECT count(*) FROM api_tokens WHERE name = 'after-restore'").Scan(&n); err != nil || n != 1 {
-			t.Errorf("the kept database lacks the write made after the first restore (its log was not checkpointed into it): %d %v", n, err)
+		conn.SetMaxOpenConns(1)
+		for _, q := range []string{"PRAGMA wal_autocheckpoint=0", "UPDATE hubs SET name = 'only in the log' WHERE code = '" + ackedBefore[0] + "'"} {
+			if _, err := conn.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		target := filepath.Join(crashed, "production.db")
+		for _, suffix := range []string{"", "-wal"} {
+			if err := copyFile(live+suffix, target+suffix); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn.Close()
+		if fi, err := os.Stat(target + "-wal"); err != nil || fi.Size() == 0 {
+			t.Fatalf("no log to replay: %v %v", fi, err)
+		}
+		code, out := runBinary(t, bin, "restore", "--env", "production", "--from", backupFile, "--data-dir", crashed)
+		if code != 0 || !strings.Contains(out, "kept as") {
+			t.Fatalf("restore over a stopped database: exit %d: %s", code, out)
 		}
 		for _, suffix := range []string{"-wal", "-shm"} {
-			if _, err := os.Stat(restored + suffix); err == nil {
+			if _, err := os.Stat(target + suffix); err == nil {
 				t.Errorf("a stale %s file beside the restored database", suffix)
 			}
+		}
+		kept, _ := filepath.Glob(target + ".replaced-*")
+		if len(kept) != 1 {
+			t.Fatalf("the replaced database was not kept: %v", kept)
+		}
+		var name string
+		for file, want := range map[string]string{kept[0]: "only in the log", target: "Backup " + ackedBefore[0]} {
+			db, err := sql.Open("sqlite3", "file:"+file+"?mode=ro")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.QueryRow("SELECT name FROM hubs WHERE code = ?", ackedBefore[0]).Scan(&name); err != nil || name != want {
+				t.Errorf("%s: hub %s is named %q (%v), want %q", filepath.Base(file), ackedBefore[0], name, err, want)
+			}
+			db.Close()
 		}
 	})
 
@@ -325,7 +353,7 @@ func TestBackupUnderWritesAndRestore(t *testing.T) {
 			data []byte
 			want string
 		}{
-			"damaged":    {damaged, "integrity_check"},
+			"damaged":    {damaged, "PRAGMA integrity_check"},
 			"not sqlite": {notSQLite, "not a SQLite database"},
 			"foreign":    {foreign, "not a database of this service"},
 		} {
@@ -379,4 +407,12 @@ func TestBackupPostgresExplains(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Error("a file was written")
 	}
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o600)
 }
