@@ -88,6 +88,10 @@ type Options struct {
 	// SynchronousFull ("" too) or SynchronousNormal. A DSN that sets its
 	// own _synchronous (or _sync) keeps it (durability.go).
 	Synchronous string
+	// NoCheckpoints leaves the log's checkpoints to the other processes
+	// on the file: a command that only reads (backup) would otherwise
+	// take the write lock from a serving process's writers.
+	NoCheckpoints bool
 }
 
 // Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
@@ -187,7 +191,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		client.Event.Intercept(numberedEventsOnly)
 	}
 	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source, Durability: durability, gate: gate}
-	if dia == dialect.SQLite && !inMemory(dsn) {
+	if dia == dialect.SQLite && !inMemory(dsn) && !opt.NoCheckpoints {
 		d.checkpoints = startCheckpointer(db, gate, source)
 	}
 	return d, nil
