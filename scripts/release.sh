@@ -10,7 +10,8 @@
 # go-sqlite3 needs cgo, so the binary is linked by gcc; by default statically
 # (glibc's libc.a, the sqlite_omit_load_extension, netgo and osusergo tags
 # keep it from needing dlopen, NSS or getaddrinfo at run time), which is what
-# the container image copies onto an empty base. SOURCE_DATE_EPOCH, when set,
+# the container image copies onto an empty base (the time-zone database is
+# embedded: tzdata.go). SOURCE_DATE_EPOCH, when set,
 # is the build date (reproducible builds); otherwise the current UTC time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
