@@ -154,7 +154,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	a.Log.Info("starting", append(append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
+	a.Log.Info("starting", append(append([]any{"version", a.Version, "commit", app.BuildInfo().Commit, "built", app.BuildInfo().Date, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
 	for _, env := range a.Envs.All() {
 		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.URL("/"),
 			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "openapi", env.URL("/v1/openapi.json"), "database", env.DB.Source, "durability", env.DB.Durability.Mode)
