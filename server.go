@@ -48,7 +48,9 @@ var commands = map[string]command{
 // run dispatches to a subcommand; with none, or a flag first, it serves.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	name := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		name, args = "version", nil
+	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
 	if name == "help" {
@@ -68,9 +70,9 @@ func usage(w io.Writer) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "usage: logistics [command] [flags]   (command defaults to serve; add --help for its flags)")
+	fmt.Fprintln(w, "usage: logistics [command] [flags]   (command defaults to serve; add --help for its flags; --version is version)")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].summary)
 	}
 	return nil
 }
@@ -152,7 +154,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	a.Log.Info("starting", append(append([]any{"version", a.Version, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
+	a.Log.Info("starting", append(append([]any{"version", a.Version, "commit", app.BuildInfo().Commit, "built", app.BuildInfo().Date, "listen", ln.Addr().String()}, a.Config.Masked()...), runtimeSettings...)...)
 	for _, env := range a.Envs.All() {
 		a.Log.Info("environment ready", "environment", env.Name, "base_url", env.URL("/"),
 			"graphql", env.URL("/graphql"), "playground", env.URL("/playground"), "openapi", env.URL("/v1/openapi.json"), "database", env.DB.Source, "durability", env.DB.Durability.Mode)

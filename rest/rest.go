@@ -19,7 +19,9 @@ type Deps struct {
 	Webhooks     *webhooks.Manager
 	Log          *slog.Logger
 	Version      string
-	MaxBodyBytes int64 // largest JSON request body (default 1 MiB)
+	Commit       string // the VCS revision the binary was built from (app.BuildInfo)
+	BuildDate    string // when it was built, RFC 3339 UTC
+	MaxBodyBytes int64  // largest JSON request body (default 1 MiB)
 	// WriteTimeout is the server's write time-out: an export moves the
 	// connection's write deadline on by this much with every batch it sends.
 	WriteTimeout time.Duration

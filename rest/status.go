@@ -11,7 +11,9 @@ import (
 type statusJSON struct {
 	Status      string       `json:"status"` // ok, or degraded when the database does not answer
 	Service     string       `json:"service"`
-	Version     string       `json:"version"`
+	Version     string       `json:"version"`    // what `logistics version` prints: a release, a git describe, or dev
+	Commit      string       `json:"commit"`     // the revision it was built from, or unknown
+	BuildDate   string       `json:"build_date"` // RFC 3339 UTC, or unknown
 	APIVersion  string       `json:"api_version"`
 	Environment string       `json:"environment"`
 	BaseURL     string       `json:"base_url"`
@@ -35,7 +37,7 @@ func handleStatus(d Deps) http.Handler {
 			status = "degraded"
 		}
 		WriteJSON(w, http.StatusOK, statusJSON{
-			Status: status, Service: "logistics", Version: d.Version, APIVersion: "v1",
+			Status: status, Service: "logistics", Version: d.Version, Commit: d.Commit, BuildDate: d.BuildDate, APIVersion: "v1",
 			Environment: string(env.Name), BaseURL: env.BaseURL.String(),
 			Database:   databaseJSON{Reachable: reachable, Dialect: env.DB.Dialect},
 			ServerTime: time.Now().UTC().Format(time.RFC3339Nano),

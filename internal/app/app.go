@@ -429,6 +429,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+		Commit: BuildInfo().Commit, BuildDate: BuildInfo().Date,
 		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit,
 		Servers: []rest.Server{
 			{URL: a.Envs.Production().BaseURL.String(), Description: "production"},
