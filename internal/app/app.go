@@ -231,6 +231,17 @@ func (a *App) registerMetrics() {
 				{Labels: []string{"failed"}, Value: float64(attempts - delivered)},
 			}
 		})
+	a.Metrics.Gauge("logistics_subscriptions_open", "GraphQL subscriptions open on this instance, by transport (websocket, sse).",
+		[]string{"environment", "transport"}, func() []metrics.Sample {
+			if a.Streams == nil {
+				return nil
+			}
+			var out []metrics.Sample
+			for k, n := range a.Streams.Open() {
+				out = append(out, metrics.Sample{Labels: []string{string(k.Environment), k.Transport}, Value: float64(n)})
+			}
+			return out
+		})
 	// The webhook queue is read from each database at scrape time: it is
 	// shared by every instance, so any instance reports all of it.
 	for _, g := range []struct {
