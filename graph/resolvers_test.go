@@ -277,8 +277,8 @@ func TestMetricsCountRequests(t *testing.T) {
 		t.Errorf("no SQLite write transactions counted in the sandbox:\n%s", body)
 	}
 	for _, want := range []string{
-		`logistics_http_requests_total{environment="production",method="POST",interface="graphql",status="200"} 1`,
-		`logistics_http_requests_total{environment="sandbox",method="GET",interface="rest",status="200"} 1`,
+		`logistics_http_requests_total{environment="production",interface="graphql",method="POST",status="200"} 1`,
+		`logistics_http_requests_total{environment="sandbox",interface="rest",method="GET",status="200"} 1`,
 		`logistics_db_open_connections{environment="sandbox"}`,
 	} {
 		if !strings.Contains(body, want) {

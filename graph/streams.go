@@ -274,6 +274,7 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	defer cancel()
 	st := &stream{cancel: cancel}
 	ctx = context.WithValue(ctx, streamKey{}, st)
+	ctx = eventstream.WithTransport(ctx, "websocket")
 	if t.broker != nil {
 		done := t.broker.Track()
 		defer done()
@@ -521,6 +522,7 @@ func (t sseTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 		}
 	}
 	ctx = context.WithValue(ctx, streamKey{}, st)
+	ctx = eventstream.WithTransport(ctx, "sse")
 	if t.broker != nil {
 		done := t.broker.Track()
 		defer done()

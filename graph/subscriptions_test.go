@@ -850,3 +850,37 @@ func TestSubscriptionLimitAndShutdown(t *testing.T) {
 		t.Fatalf("sse at shutdown: want complete, got %v", ev)
 	}
 }
+
+// TestSubscriptionMetrics: /metrics counts the subscriptions open on this
+// instance by environment and transport, and counts them down as they end.
+func TestSubscriptionMetrics(t *testing.T) {
+	srv := apptest.New(t)
+	env := environment.Production
+	scrape := func() string {
+		return string(srv.Do(t, http.MethodGet, srv.URL+"/metrics", nil, apptest.Anonymous()).Body)
+	}
+	want := func(ws, sse int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			body := scrape()
+			w := fmt.Sprintf("logistics_subscriptions_open{environment=\"production\",transport=\"websocket\"} %d\n", ws)
+			s := fmt.Sprintf("logistics_subscriptions_open{environment=\"production\",transport=\"sse\"} %d\n", sse)
+			if strings.Contains(body, w) && strings.Contains(body, s) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("want %q and %q in:\n%s", w, s, body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	w := dialWS(t, srv, env, nil, map[string]any{"Authorization": "Bearer " + srv.Keys[env]})
+	w.subscribe("1", orderSub, nil)
+	w.subscribe("2", orderSub, nil)
+	c := dialSSE(t, srv, env, http.Header{}, orderSub, nil)
+	want(2, 1)
+	c.close()
+	w.close()
+	want(0, 0)
+}

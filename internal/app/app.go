@@ -231,6 +231,52 @@ func (a *App) registerMetrics() {
 				{Labels: []string{"failed"}, Value: float64(attempts - delivered)},
 			}
 		})
+	a.Metrics.Gauge("logistics_subscriptions_open", "GraphQL subscriptions open on this instance, by transport (websocket, sse).",
+		[]string{"environment", "transport"}, func() []metrics.Sample {
+			if a.Streams == nil {
+				return nil
+			}
+			var out []metrics.Sample
+			for k, n := range a.Streams.Open() {
+				out = append(out, metrics.Sample{Labels: []string{string(k.Environment), k.Transport}, Value: float64(n)})
+			}
+			return out
+		})
+	// The webhook queue is read from each database at scrape time: it is
+	// shared by every instance, so any instance reports all of it.
+	for _, g := range []struct {
+		name, help string
+		read       func(context.Context, *environment.Env) (float64, error)
+	}{
+		{"logistics_webhook_queue_depth", "Webhook deliveries pending (due now or waiting for a retry), every instance's.",
+			func(ctx context.Context, env *environment.Env) (float64, error) {
+				n, err := a.Webhooks.Pending(ctx, env)
+				return float64(n), err
+			}},
+		{"logistics_webhook_oldest_pending_age_seconds", "Age of the oldest pending webhook delivery (0: none pending).",
+			func(ctx context.Context, env *environment.Env) (float64, error) {
+				t, err := a.Webhooks.OldestPending(ctx, env)
+				if err != nil || t.IsZero() {
+					return 0, err
+				}
+				return max(time.Since(t).Seconds(), 0), nil
+			}},
+	} {
+		a.Metrics.Gauge(g.name, g.help, []string{"environment"}, func() []metrics.Sample {
+			var out []metrics.Sample
+			for _, env := range a.Envs.All() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				v, err := g.read(ctx, env)
+				cancel()
+				if err != nil {
+					a.Log.Warn("metrics: reading the webhook queue", "environment", env.Name, "metric", g.name, "error", err)
+					continue // left out rather than reported as 0
+				}
+				out = append(out, metrics.Sample{Labels: []string{string(env.Name)}, Value: v})
+			}
+			return out
+		})
+	}
 	for _, c := range []struct {
 		name, help string
 		read       func(database.WriteLock) float64

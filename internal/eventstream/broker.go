@@ -53,7 +53,8 @@ type Broker struct {
 	mu      sync.Mutex
 	hubs    map[*environment.Env]*hub
 	perKey  map[string]int
-	closing chan struct{} // closed by Shutdown
+	open    map[OpenKey]int // by environment and transport; a count that fell to 0 stays, at 0
+	closing chan struct{}   // closed by Shutdown
 	active  sync.WaitGroup
 }
 
@@ -74,7 +75,7 @@ func New(opt Options) *Broker {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Broker{opt: opt, hubs: map[*environment.Env]*hub{}, perKey: map[string]int{}, closing: make(chan struct{})}
+	return &Broker{opt: opt, hubs: map[*environment.Env]*hub{}, perKey: map[string]int{}, open: map[OpenKey]int{}, closing: make(chan struct{})}
 }
 
 // ErrShutdown ends every subscription when the server stops.
@@ -120,6 +121,32 @@ func (b *Broker) Counts() map[string]int {
 	return out
 }
 
+// OpenKey is an environment and the transport its subscriptions came by.
+type OpenKey struct {
+	Environment environment.Name
+	Transport   string // WithTransport's name; "other" when none was given
+}
+
+type transportKey struct{}
+
+// WithTransport names, for Open, the transport (e.g. "websocket", "sse")
+// whose subscriptions ctx's Subscribe calls register.
+func WithTransport(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, transportKey{}, name)
+}
+
+// Open reports the subscriptions open on this instance by environment and
+// transport (for metrics). A pair seen once stays, at 0 when none is open.
+func (b *Broker) Open() map[OpenKey]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[OpenKey]int, len(b.open))
+	for k, v := range b.open {
+		out[k] = v
+	}
+	return out
+}
+
 // Subscribe registers a subscriber of env's log for key (the caller's API key
 // or session), starting after sequence after (nil: after the last event
 // committed now). It fails when key already holds PerKey subscriptions or the
@@ -137,6 +164,11 @@ func (b *Broker) Subscribe(ctx context.Context, env *environment.Env, key string
 		return nil, apperr.RateLimited("too many subscriptions open for this caller (the limit is %d per key or session on one instance): close one first", b.opt.PerKey)
 	}
 	b.perKey[key]++
+	ok := OpenKey{Environment: env.Name, Transport: "other"}
+	if t, _ := ctx.Value(transportKey{}).(string); t != "" {
+		ok.Transport = t
+	}
+	b.open[ok]++
 	h := b.hubs[env]
 	if h == nil {
 		h = &hub{b: b, env: env, subs: map[*Sub]struct{}{}, pos: -1}
@@ -148,6 +180,7 @@ func (b *Broker) Subscribe(ctx context.Context, env *environment.Env, key string
 		if b.perKey[key]--; b.perKey[key] <= 0 {
 			delete(b.perKey, key)
 		}
+		b.open[ok]--
 		b.mu.Unlock()
 	}
 	s, err := h.add(ctx, after)

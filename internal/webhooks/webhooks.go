@@ -34,6 +34,7 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/hook"
+	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
@@ -78,6 +79,26 @@ type Manager struct {
 // Counts returns the attempts this instance made and how many of them were
 // delivered (2xx), since it started.
 func (m *Manager) Counts() (attempts, delivered int64) { return m.attempts.Load(), m.delivered.Load() }
+
+// Pending counts env's pending deliveries (due now or waiting for a
+// retry), for /metrics; (status, next_attempt_at) is indexed.
+func (m *Manager) Pending(ctx context.Context, env *environment.Env) (int, error) {
+	return env.DB.Client.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).Count(ctx)
+}
+
+// OldestPending is when env's oldest pending delivery was created, or the
+// zero time when none is pending, for /metrics.
+func (m *Manager) OldestPending(ctx context.Context, env *environment.Env) (time.Time, error) {
+	d, err := env.DB.Client.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+		Order(webhookdelivery.ByCreatedAt()).Select(webhookdelivery.FieldCreatedAt).First(ctx)
+	if ent.IsNotFound(err) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return d.CreatedAt, nil
+}
 
 // New returns a Manager.
 func New(opts Options, log *slog.Logger) *Manager {
