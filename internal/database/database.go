@@ -257,7 +257,7 @@ func sqliteDSN(dsn, synchronous string) string {
 		{"_cache_size", "-65536"}, // 64 MiB page cache per connection: bulk inserts touch many index pages
 		// Prepared statements kept per connection: ent sends the same few
 		// statement texts again and again, and preparing them was ~8% of a
-		// read's CPU (issue 6). PostgreSQL's pgx caches statements already.
+		// read's CPU. PostgreSQL's pgx caches statements already.
 		{"_stmt_cache_size", "128"},
 	}
 	sep := "?"
