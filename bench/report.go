@@ -114,8 +114,8 @@ type invariantResult struct {
 // yardstick is the cell the row of workload wn through iface is compared
 // with: the floor, for REST and GraphQL alike; nil for the floors
 // themselves. floor-rest (REST's whole document by hand) is reported beside
-// REST, not used as its yardstick: README, Decisions, "The floor of a REST
-// row".
+// REST, not used as its yardstick: it is slower than the service's REST, so
+// a ratio against it would flatter REST.
 func (r *report) yardstick(wn, iface string) *cell {
 	if isFloor(iface) {
 		return nil

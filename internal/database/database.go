@@ -216,7 +216,7 @@ var numberedEventsOnly = ent.TraverseFunc(func(_ context.Context, q ent.Query) e
 // data in memory: without it, a filtered page ordered by id ("parts whose
 // name contains bolt, first 50") became a full scan and a sort (30 ms on
 // 20,000 parts) instead of a walk of the primary key that stops after the
-// page (1.5 ms). See the README's performance section.
+// page (1.5 ms).
 var postgresPlannerDefaults = [][2]string{{"random_page_cost", "1.1"}}
 
 // postgresDSN adds postgresPlannerDefaults to a postgres:// URL as runtime

@@ -175,8 +175,7 @@ func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // writeSchedLatencies writes the Go runtime's scheduling latencies (how
 // long goroutines waited, runnable, for a P: /sched/latencies:seconds) as a
 // histogram over schedBuckets. Requests starved in the scheduler's global
-// queue show in the buckets over 100 ms (README Decisions: "Requests take
-// turns in Go's scheduler"); the turns' own short-lived goroutines fill the
+// queue show in the buckets over 100 ms (internal/schedturns); the turns' own short-lived goroutines fill the
 // 5–25 ms ones under load, which is no sign of trouble. The runtime's own
 // buckets are finer; each is counted under the first bound at or above its
 // upper end, and the sum from each bucket's lower end (an estimate from

@@ -42,7 +42,7 @@ const Latest = 3
 // for the loop (a join's other table, an ORDER BY's other index) to be
 // prepared again whenever its bindings are cleared, and go-sqlite3 clears
 // them at every use — a cached statement was re-parsed every time, 27% of
-// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare"). Timestamps
+// W6's CPU. Timestamps
 // are read through sqltime, not go-sqlite3's parser.
 
 // statements are the texts of one dialect.
