@@ -19,6 +19,7 @@ import (
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 	"logistics/internal/eventstream"
+	"logistics/internal/service"
 )
 
 // The tests of this file run a Broker over a real event log: the service
@@ -194,6 +195,43 @@ func TestResumeFromSequence(t *testing.T) {
 	}
 	if got := collect(t, live, 5, 30*time.Second); !slices.Equal(got, f.logAfter(written[9])) {
 		t.Errorf("the live subscriber received %v, want %v", got, f.logAfter(written[9]))
+	}
+}
+
+// TestResumeAheadOfTheHub: a subscriber may start from a sequence this
+// instance's hub has not read yet (a client that saw it through another
+// instance). A batch of the hub that straddles its cursor is handed out
+// from the cursor on: the events before it are not handed out again.
+func TestResumeAheadOfTheHub(t *testing.T) {
+	f := newFixture(t)
+	b := f.broker(eventstream.Options{Poll: 50 * time.Millisecond})
+	f.write(1)
+	head := f.last()
+	live := f.subscribe(b, "k", nil)
+	ahead := head + 2
+	s := f.subscribe(b, "k", &ahead)
+	// Six hubs in one transaction: six events in one commit, read by the
+	// hub in one batch.
+	err := service.WithTx(f.ctx, func(ctx context.Context) error {
+		for i := range 6 {
+			if _, err := f.a.Service.CreateHub(ctx, ent.CreateHubInput{Code: fmt.Sprintf("TX%d", i), Name: "one commit", Country: "NL"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := f.logAfter(head)
+	if len(all) != 6 {
+		t.Fatalf("the transaction wrote %d events, want 6", len(all))
+	}
+	if got := collect(t, live, 6, 30*time.Second); !slices.Equal(got, all) {
+		t.Errorf("live: %v, want %v", got, all)
+	}
+	if got := collect(t, s, 4, 30*time.Second); !slices.Equal(got, all[2:]) {
+		t.Errorf("from %d: %v, want %v", ahead, got, all[2:])
 	}
 }
 
