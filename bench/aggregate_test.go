@@ -13,7 +13,7 @@ import (
 	"entgo.io/ent/dialect"
 )
 
-// BenchmarkAggregates measures issue 13's two aggregates at scale 1 through
+// BenchmarkAggregates measures the two reference aggregates at scale 1 through
 // REST, through GraphQL and through the same GROUP BY written by hand
 // (database/sql on the same database, rows scanned and encoded as JSON), in
 // process, one request at a time:

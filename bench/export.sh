@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measures the CSV export of stock items (issue 13, item 7): rows per second
+# Measures the CSV export of stock items: rows per second
 # and the server's peak RSS, for all items of the scale-1 data set and for
 # about a tenth of them (5 hubs' stock), each in a fresh server process,
 # beside the floor: the sqlite3 CLI (-csv) and PostgreSQL's COPY … TO STDOUT

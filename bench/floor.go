@@ -18,7 +18,7 @@ import (
 	"logistics/internal/eventlog"
 )
 
-// floor is the baseline of issue 6: a minimal handler that answers the three
+// floor is the baseline every row is compared with: a minimal handler that answers the three
 // workloads with hand-written SQL and encoding/json on the same database as
 // the service. It does what a careful hand-written endpoint would do and no
 // more: no auth, no filter parser, no ORM, no GraphQL executor.

@@ -21,8 +21,8 @@ import (
 // of the named fields (floor.go) answers the fields the workload names,
 // which GraphQL asks for. floor-rest says what a plain endpoint pays for
 // REST's whole document; it turned out slower than the service's REST, so
-// it is reported beside REST, not used as its yardstick (README,
-// Decisions: "The floor of a REST row"). TestRESTFloorMatchesREST checks
+// it is reported beside REST, not used as its yardstick.
+// TestRESTFloorMatchesREST checks
 // that the two documents are equal.
 
 // restFloorHandlers adds /floor/rest/w1, /floor/rest/w2 and /floor/rest/w3

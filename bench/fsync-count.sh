@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the server under strace, counting its fsync and fdatasync calls, for
-# the harness's --server-bin (bench/README.md, "Durability: FULL against
-# NORMAL"):
+# the harness's --server-bin, to compare the durability settings FULL and
+# NORMAL (bench/README.md):
 #
 #   go build -o /tmp/logistics . && mkdir -p /tmp/fsyncs
 #   FSYNC_SERVER_BIN=/tmp/logistics FSYNC_OUT=/tmp/fsyncs go run ./bench --server-bin bench/fsync-count.sh \

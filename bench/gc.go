@@ -14,8 +14,8 @@ const (
 	// collector setting does.
 	floorGCServer = "server"
 	// floorGCDefault leaves the floor at Go's default (GOGC=100, no memory
-	// limit) unless the environment sets GOGC/GOMEMLIMIT: the harness's
-	// behaviour before issue 16.
+	// limit) unless the environment sets GOGC/GOMEMLIMIT, to see what the
+	// server's collector setting buys against a floor left at the default.
 	floorGCDefault = "go-default"
 )
 

@@ -1,4 +1,4 @@
-// Command bench measures issue 6's three read workloads through REST, through
+// Command bench measures the reference workloads through REST, through
 // GraphQL and through a hand-written floor, against the real server running
 // as a child process, with wrk. See bench/README.md.
 //
@@ -114,7 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.Out, "out", "", "directory for results.md, raw wrk output, profiles and logs (default bench/out/<time>)")
 	fs.StringVar(&c.Wrk, "wrk", "wrk", "wrk binary")
 	fs.StringVar(&c.RateLimit, "rate-limit", "1000000", "when the server has --rate-limit/--rate-burst and no --server-flag sets them, pass this value to both: the limiter runs on every request (its cost is measured) but never refuses one; empty: the server's default")
-	fs.StringVar(&c.FloorGC, "floor-gc", floorGCServer, "the floor's garbage collector: 'server' (the server's --gc-percent/--memory-limit, as GOGC/GOMEMLIMIT) or 'go-default' (Go's default, the floor inherits the environment as before issue 16)")
+	fs.StringVar(&c.FloorGC, "floor-gc", floorGCServer, "the floor's garbage collector: 'server' (the server's --gc-percent/--memory-limit, as GOGC/GOMEMLIMIT) or 'go-default' (Go's default, the floor inherits the environment)")
 	fs.Int64Var(&c.W4Stock, "w4-stock", 1_000_000, "W4: units of stock made available on each of the 20 contended items before every W4 row (lower it to see insufficient_stock conflicts)")
 	fs.IntVar(&c.Callgrind, "callgrind", 0, "instead of wrk, run each cell's process under valgrind's callgrind and count the instructions of this many requests sent one at a time (deterministic: for A/B comparisons the machine's noise hides); figures of such a run are not the reference")
 	fs.StringVar(&c.CallgrindArgs, "callgrind-args", "", "extra valgrind options with --callgrind, e.g. '--cache-sim=yes --LL=4194304,16,64' to count simulated last-level cache misses too")

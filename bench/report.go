@@ -114,8 +114,8 @@ type invariantResult struct {
 // yardstick is the cell the row of workload wn through iface is compared
 // with: the floor, for REST and GraphQL alike; nil for the floors
 // themselves. floor-rest (REST's whole document by hand) is reported beside
-// REST, not used as its yardstick: README, Decisions, "The floor of a REST
-// row".
+// REST, not used as its yardstick: it is slower than the service's REST, so
+// a ratio against it would flatter REST.
 func (r *report) yardstick(wn, iface string) *cell {
 	if isFloor(iface) {
 		return nil
@@ -175,7 +175,7 @@ func datasetCounts(ctx context.Context, db *sql.DB) string {
 	return strings.Join(parts, ", ")
 }
 
-// rpsTarget is issue 16's lowest ratio of the floor's requests per second:
+// rpsTarget is the lowest ratio of the floor's requests per second a row may reach:
 // on the reads W1–W3 and W3s REST 0.8× and GraphQL 0.7×, on the writes and
 // the single-order read W4–W6 0.7× through both.
 func rpsTarget(wn, iface string) float64 {
@@ -188,7 +188,7 @@ func rpsTarget(wn, iface string) float64 {
 	return 0.7
 }
 
-// p99Target is issue 16's highest ratio of the floor's p99 latency, every row.
+// p99Target is the highest ratio of the floor's p99 latency a row may reach.
 const p99Target = 2.0
 
 const rssTarget = 200 << 20
@@ -306,7 +306,7 @@ func (r *report) markdown() string {
 	b.WriteString("Peak RSS is the process's VmHWM, the highest of the rounds; in brackets, for the service, what its /metrics said after that round: memory Go's runtime holds from the system (go_memstats_sys_bytes) and SQLite's high-water mark (logistics_sqlite_memory_highwater_bytes), in MiB. CPU/request is the server process's CPU time (user and system, /proc/<pid>/stat) during the measured run over its requests: lower is better, and it moves less than req/s between runs of one binary on a machine whose speed varies; for the floor it is the floor process's. ")
 	b.WriteString("SQL/request is counted in process, one request at each page size (the write workloads: one operation, all its requests). ")
 	b.WriteString("Both interfaces are compared with floor, which answers the fields the workload names (GraphQL's selection); REST's document carries every field of its resources. floor-rest, when run (--interfaces …,floor-rest), answers REST's whole document with hand-written SQL and encoding/json, for comparison (the notes give REST against it). ")
-	b.WriteString("Targets (issue 16): req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
+	b.WriteString("Targets: req/s ≥ 0.8× the floor's through REST and ≥ 0.7× through GraphQL on W1–W3 and W3s, ≥ 0.7× through both on W4–W6; p99 ≤ 2× the floor's; SQL/request constant in page size; peak RSS < 200 MiB; no errors but W4's insufficient_stock conflicts; W4's reservations consistent after every row.\n")
 	for _, w := range c.Workloads {
 		fmt.Fprintf(&b, "\n- %s: %s", w, workloadByName(w).Title)
 	}
@@ -333,7 +333,7 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-// targets checks one row against issue 6's targets.
+// targets checks one row against the targets (rpsTarget, p99Target, rssTarget).
 func (r *report) targets(wn, iface string, x, fl *cell) string {
 	switch iface {
 	case ifFloor:

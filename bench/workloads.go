@@ -29,7 +29,7 @@ var allInterfaces = []string{ifREST, ifGraphQL, ifFloor, ifFloorREST}
 // the in-process floor handler) rather than the service.
 func isFloor(iface string) bool { return iface == ifFloor || iface == ifFloorREST }
 
-// workload is one of issue 6's three read workloads.
+// workload is one of the reference workloads.
 type workload struct {
 	Name  string // W1, W2, W3
 	Title string

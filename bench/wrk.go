@@ -42,7 +42,7 @@ type wrkResult struct {
 
 // cpuPerRequest is the server's CPU time per request of the run, in
 // seconds (0 when unknown): steadier between runs than req/s on a machine
-// whose speed varies (bench/README, session 15).
+// whose speed varies.
 func (w *wrkResult) cpuPerRequest() float64 {
 	if w.CPU <= 0 || w.Requests <= 0 {
 		return 0

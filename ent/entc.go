@@ -56,8 +56,7 @@ func main() {
 			gen.MustParse(gen.NewTemplate("selected").ParseFiles("./ent/template/selected.tmpl")),
 			decodeTemplate(),
 			// One set of scan holders per query, not per row: ent's sqlAll
-			// allocated one holder per column per row (bench/README
-			// session 19).
+			// allocated one holder per column per row.
 			gen.MustParse(gen.NewTemplate("reusescan").Funcs(gen.Funcs).ParseFiles("./ent/template/reusescan.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},

@@ -63,7 +63,7 @@ func selectedValue(column string, v any) any {
 // selectedTexts holds, in the entity, the TextColumns (at most two) a query
 // modifier added to its statement: ent keeps a column it does not know in a
 // map per entity (selectValues), a map and a boxed string per row, about 350
-// bytes (bench/README session 25). A third TextColumn goes to the map.
+// bytes. A third TextColumn goes to the map.
 type selectedTexts struct {
 	n     int
 	null  [2]bool

@@ -80,8 +80,8 @@ func requireResolved(ctx context.Context, typ string, res any) error {
 // requireFilters applies the filter rule to a field's where input
 // arguments (where:, or any argument of a generated <T>WhereInput type).
 // gqlgen decodes them into fc.Args when the resolver or method takes them;
-// one it leaves raw (a field whose Go method lacks the argument, as entgql's
-// nested connections did before issue 15) is decoded here into the same Go
+// one it leaves raw (a field whose Go method lacks the argument, as
+// entgql's nested connections can) is decoded here into the same Go
 // type and walked alike, so the rule never depends on how a field is bound.
 func requireFilters(ctx context.Context, fc *graphql.FieldContext) error {
 	if fc.Field.Field == nil || fc.Field.Definition == nil || len(fc.Field.Definition.Arguments) == 0 {

@@ -74,7 +74,7 @@ func costFixture(t *testing.T, srv *apptest.Server, orders int) {
 	}
 }
 
-// TestCostProbes replays the three probes of issue 15 (item 2). Each ran
+// TestCostProbes replays three abusive queries. Each ran
 // for seconds to minutes, or produced a response of hundreds of megabytes,
 // before the cost model; each is now refused before execution, quickly,
 // with a clear error and no data entry.
@@ -219,7 +219,7 @@ func TestExecutionLimits(t *testing.T) {
 	}
 }
 
-// TestCostBoundsWork is the property test of issue 15 item 2: random
+// TestCostBoundsWork is the cost model's property test: random
 // nested, aliased queries over the whole schema (introspection included),
 // sent in turn to a server with the fast path and to one without,
 // are either refused before execution, or run within the budget that their

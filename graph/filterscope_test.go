@@ -26,7 +26,7 @@ func scopedKey(t *testing.T, srv *apptest.Server, scopes ...string) http.Header 
 	return apptest.Bearer(secret)
 }
 
-// TestFilterNeedsScopeOfRelatedType is issue 15's probe: a hubs:read key
+// TestFilterNeedsScopeOfRelatedType: a hubs:read key
 // must not learn whether orders with a customer reference exist through
 // hubs(where: {hasOrdersWith: …}) { totalCount }, nor stock through
 // hasItemsWith — at any depth of the filter (and/or/not) and of the query

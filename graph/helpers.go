@@ -52,8 +52,8 @@ func eagerOrder(ctx context.Context, memo *service.Renderings) func(*ent.Order, 
 // entries are read again as a query reads them when their selection follows an
 // edge (withEdges). Resolved from the mutation's row, each edge was ent's
 // edge query: a join on the row's id compared with "= ?", which SQLite
-// prepares again at every use (README, Decisions: "= ? and SQLite's
-// re-prepare"), and inside the write transaction — createTrackingEntry's
+// prepares again at every use (go-sqlite3 clears a statement's bindings
+// after each use, and SQLite then re-plans a "= ?" lookup), and inside the write transaction — createTrackingEntry's
 // "order { id }" was a fifth of W5's CPU through GraphQL —, and a list under
 // it (order { lines { part { … } } }) one statement per element. Read again,
 // it is one statement for the row and one per edge, each comparing with IN.

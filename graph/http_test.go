@@ -11,7 +11,7 @@ import (
 )
 
 // TestGraphQLOverHTTP checks the status codes and media types that the
-// GraphQL-over-HTTP specification (and our issue) require.
+// GraphQL-over-HTTP specification and the product contract require.
 func TestGraphQLOverHTTP(t *testing.T) {
 	srv := apptest.New(t, apptest.Options{Config: nil})
 	gql := srv.URL + "/graphql"

@@ -18,7 +18,7 @@ import (
 // REST's pages and node(id:) read them), instead of entgql's two eager
 // loads through ent's generic scanners: the lines by order, then their
 // parts by an IN list of every part id on the page (half of W3's CPU
-// through GraphQL, bench/README session 14). This is done only when every
+// through GraphQL). This is done only when every
 // lines field under edges.node asks for what orderread reads (lineReadFields,
 // a part's partReadFields) and the path orders → edges → node holds plain
 // fields (no fragment spread or inline fragment there); any other selection

@@ -279,8 +279,8 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: ASC}]) { edges { node { trackingNumber } } }`, `"M0"`},
 		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}], where: {carrier: "DHL"}) { edges { node { trackingNumber } } }`, `"M4"`},
 		{`trackingEntries(first: 3) { edges { node { trackingNumber } } }`, `"M0"`},
-		// One orderBy object is a list of one: ent's eager load read by id
-		// before session 18 (the oldest entry, M0).
+		// One orderBy object is a list of one: reading it as no order at
+		// all would answer by id (the oldest entry, M0).
 		{`trackingEntries(first: 1, orderBy: {field: OCCURRED_AT, direction: DESC}) { edges { cursor node { trackingNumber } } }`, `"M4"`},
 	} {
 		got, stmts := answer(`query { orders(first: 10) { edges { node { `+c.conn+` } } } }`, "", nil)

@@ -19,8 +19,8 @@ import (
 // each item a reservation changes), is read in one statement scanned by
 // hand: the item joined with its part's sku and name and its hub's code.
 // ent's eager loads took three (item, part, hub). The text is built once per
-// dialect, and compares the id with "IN (?)" (README, Decisions: "= ? and
-// SQLite's re-prepare"); TestItemLoadMatchesEnt holds it to what ent reads.
+// dialect, and compares the id with "IN (?)", which SQLite, unlike "= ?",
+// does not prepare again at every use; TestItemLoadMatchesEnt holds it to what ent reads.
 var itemLoadStatement = map[string]string{
 	dialect.SQLite:   buildItemStatement(dialect.SQLite),
 	dialect.Postgres: buildItemStatement(dialect.Postgres),

@@ -128,7 +128,7 @@ func TestReferenceErrors(t *testing.T) {
 
 // TestValidCreatesReadNoReferences: creating an order with lines, a line
 // and a tracking entry sends no statement that reads the hub, the parts or
-// the order before the INSERT: the foreign keys check them (issue 16).
+// the order before the INSERT: the foreign keys check them.
 // PostgreSQL inside a GraphQL mutation of several root fields still checks
 // first.
 func TestValidCreatesReadNoReferences(t *testing.T) {

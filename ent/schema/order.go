@@ -98,7 +98,7 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // number's date: 60 bits. Six (30 bits) collided: a day of a hundred
 // thousand new orders expects about five pairs (n²/2 over 2³⁰), each a
 // createOrder answered 409 already_exists for a number the client never
-// chose — seen in a benchmark run (bench/README session 15). With twelve a
+// chose — seen in a benchmark run. With twelve a
 // day of ten million orders expects 4·10⁻⁵ collisions.
 const numberChars = 12
 
@@ -120,7 +120,7 @@ func (OrderLine) Mixin() []ent.Mixin {
 
 func (OrderLine) Fields() []ent.Field {
 	return []ent.Field{
-		// A line never changes orders (issue 15): immutable, so no update
+		// A line never changes orders: immutable, so no update
 		// builder, no UpdateOrderLineInput.orderID and no REST order_id can
 		// move a line into an allocated or closed order.
 		field.String("order_id").GoType(resourceid.ID("")).MaxLen(40).NotEmpty().Immutable().

@@ -30,7 +30,7 @@ func TestLoadEnvThenFlags(t *testing.T) {
 	if cfg.ReadTimeout != 3*time.Second || len(rest) != 1 || rest[0] != "extra" {
 		t.Errorf("read timeout %v, rest %v", cfg.ReadTimeout, rest)
 	}
-	// The GraphQL limits of issue 15, by environment and by flag.
+	// The GraphQL cost limits, by environment and by flag.
 	g := Defaults()
 	if _, err := g.Load("serve", []string{"--graphql-max-list", "20", "--graphql-max-execution-time", "2s"}, func(k string) string {
 		return map[string]string{"LOGISTICS_GRAPHQL_MAX_FIELDS": "300", "LOGISTICS_GRAPHQL_MAX_RESPONSE_BYTES": "1000"}[k]

@@ -14,8 +14,8 @@ import (
 // Why not Go's default (GOGC=100): a request allocates a few hundred
 // kilobytes that are garbage once it is answered, on a live heap of a few
 // megabytes, so at 100 the collector runs every few requests. At 400 it runs
-// a quarter as often, for a peak RSS that stays far below issue 6's 200 MiB
-// at scale 1 (figures in README, Performance). The soft limit bounds that
+// a quarter as often, for a peak RSS that stays far below the 200 MiB
+// target at scale 1 (docs/performance.md). The soft limit bounds that
 // trade: near it the collector works harder instead of growing the heap.
 func (c Config) ApplyRuntime() []any {
 	gc, limit := "GOGC="+os.Getenv("GOGC"), "GOMEMLIMIT="+os.Getenv("GOMEMLIMIT")

@@ -18,8 +18,7 @@ import (
 // commit does the copying and its two fsyncs while it still holds the write
 // lock, so every writer queued behind it waits too. Under a steady stream
 // of writes that was most of a write's cost: W4 (create, submit and
-// allocate an order) did 289–318 requests/s with it and 422–450 without
-// (bench/README.md, session 7).
+// allocate an order) did 289–318 requests/s with it and 422–450 without.
 //
 // So connections opened here turn the automatic checkpoint off, and each
 // open database runs its own checkpointer: a PASSIVE checkpoint every
@@ -42,8 +41,7 @@ import (
 // longer wait (below). Its cost is the fsyncs of a complete checkpoint
 // with the writers held: about 8–13 ms per restart in a W4 run (at most four a second, only
 // while the log grows that fast), against a log of 78–99 MB instead of
-// 1.5–2.9 GB and no loss of throughput in interleaved runs (bench/README,
-// session 11).
+// 1.5–2.9 GB and no loss of throughput in interleaved runs.
 //
 // A process killed between two checkpoints loses nothing: the log is the
 // durable copy, and the next open replays it. Another process on the same

@@ -220,7 +220,7 @@ var numberedEventsOnly = ent.TraverseFunc(func(_ context.Context, q ent.Query) e
 // data in memory: without it, a filtered page ordered by id ("parts whose
 // name contains bolt, first 50") became a full scan and a sort (30 ms on
 // 20,000 parts) instead of a walk of the primary key that stops after the
-// page (1.5 ms). See the README's performance section.
+// page (1.5 ms).
 var postgresPlannerDefaults = [][2]string{{"random_page_cost", "1.1"}}
 
 // postgresDSN adds postgresPlannerDefaults to a postgres:// URL as runtime
@@ -261,7 +261,7 @@ func sqliteDSN(dsn, synchronous string) string {
 		{"_cache_size", "-65536"}, // 64 MiB page cache per connection: bulk inserts touch many index pages
 		// Prepared statements kept per connection: ent sends the same few
 		// statement texts again and again, and preparing them was ~8% of a
-		// read's CPU (issue 6). PostgreSQL's pgx caches statements already.
+		// read's CPU. PostgreSQL's pgx caches statements already.
 		{"_stmt_cache_size", "128"},
 	}
 	sep := "?"

@@ -17,7 +17,7 @@ import (
 // only: a commit survives a crash of the process but may roll back in a
 // power cut or an operating-system crash, after its answer and its events
 // have left. FULL is the default; NORMAL is for those who trade that for
-// speed (an fsync per group of commits: bench/README.md).
+// speed (an fsync per group of commits instead of one per commit).
 
 // SQLite's PRAGMA synchronous modes this service sets.
 const (

@@ -276,7 +276,7 @@ func (grp *txGroup) end() (committed bool) {
 // It begins at its first statement, not when it is opened: a GraphQL
 // mutation opens its transaction before gqlgen decodes the arguments and
 // the service validates the input, and all of that ran under SQLite's one
-// write lock (bench/README session 15). No statement runs outside the
+// write lock. No statement runs outside the
 // transaction either way; one that ends without a statement ends without
 // taking the gate.
 func (d *gatedDriver) Tx(ctx context.Context) (dialect.Tx, error) {

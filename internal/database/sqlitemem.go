@@ -16,7 +16,7 @@ import "C"
 // Every connection may cache up to 64 MiB of pages (_cache_size: a bulk
 // import touches many index pages), and a server holds up to 16 connections
 // (8 per environment): unbounded, their caches grew with every page read and
-// took a W4 run's peak RSS past 200 MiB (issue 16). Under the bound a
+// took a W4 run's peak RSS past 200 MiB. Under the bound a
 // connection that needs a page reuses one of its own least recently used
 // ones instead of allocating: caches stop growing once their sum reaches it,
 // and a write transaction spills dirty pages to the log earlier. The pages

@@ -83,8 +83,8 @@ func dataOf(m map[string]any) Data {
 		case keyPrevious:
 			d.PreviousAttributes, _ = v.(map[string]any)
 		default:
-			// Rows written before the catalog (issue 11) kept their few
-			// fields at the top of data: they stay readable as extra keys.
+			// Rows written in the older layout keep their few fields at
+			// the top of data: they stay readable as extra keys.
 			if d.Extra == nil {
 				d.Extra = map[string]any{}
 			}

@@ -15,7 +15,7 @@ import (
 	"logistics/ent/event"
 )
 
-// Why PostgreSQL numbers events after the commit, not during it (issue 16):
+// Why PostgreSQL numbers events after the commit, not during it:
 // numbering at commit holds the counter row's lock through the commit's WAL
 // flush, so every event-writing transaction of an environment — of every
 // instance — committed one at a time: about 400 writes/s on the reference

@@ -6,7 +6,7 @@
 //   - FastPath writes graph/generated/fastpath.go, a second, leaner
 //     executor for read queries (see FastPath).
 //
-// Both exist for speed (issue 6, README "Performance"); neither changes what
+// Both exist for speed (docs/performance.md); neither changes what
 // a response contains.
 package gqlcodegen
 

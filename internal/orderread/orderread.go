@@ -33,8 +33,8 @@ const Latest = 3
 // newest tracking entries with their hubs' codes, and its lines with their
 // parts (linesQuery). ent's eager loads took five (order, hub, entries, their
 // hubs, lines), each built anew by ent's SQL builder and scanned through its
-// generic scanners, which were most of the cost of W6 (bench/README.md,
-// session 8). The texts are built once per dialect; a column added to the
+// generic scanners, which were most of the cost of W6 (one order by id).
+// The texts are built once per dialect; a column added to the
 // schema and not here is caught by TestOrderLoadMatchesEnt.
 //
 // Both compare the id with "IN (?)", not "= ?": for the same plan, SQLite
@@ -42,7 +42,7 @@ const Latest = 3
 // for the loop (a join's other table, an ORDER BY's other index) to be
 // prepared again whenever its bindings are cleared, and go-sqlite3 clears
 // them at every use — a cached statement was re-parsed every time, 27% of
-// W6's CPU (README, Decisions: "= ? and SQLite's re-prepare"). Timestamps
+// W6's CPU. Timestamps
 // are read through sqltime, not go-sqlite3's parser.
 
 // statements are the texts of one dialect.
@@ -63,7 +63,7 @@ type statements struct {
 // in appends n placeholders and the closing parenthesis to an "IN (" text,
 // as ent's builder writes them: "?, ?" on SQLite, "$1, $2" on PostgreSQL.
 // Building the lines' statement anew through ent's builder was 6% of W6's CPU
-// through GraphQL (bench/README session 15).
+// through GraphQL.
 func in(name, prefix string, n int) string {
 	var b strings.Builder
 	b.Grow(len(prefix) + 5*n + 1)
@@ -416,8 +416,8 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 // twice the bytes of the columns GraphQL selects) goes one statement after
 // the other: pipelined, PostgreSQL W3s REST had a tail of 100–250 ms
 // stalls (p99 93–196 ms against 45–82 one after the other, six alternated
-// runs each) for one round trip saved out of a request's ~900 µs of CPU
-// (bench/README session 27). The entities' narrower answers keep their
+// runs each) for one round trip saved out of a request's ~900 µs of CPU.
+// The entities' narrower answers keep their
 // pipeline: without it GraphQL's pages cost 6–13% more CPU and their tail
 // did not change.
 func pipelinesPage(r Read) bool { return r.TrackingRows == nil && r.LineRows == nil }
@@ -461,7 +461,7 @@ func newestFirst(a, b *ent.TrackingEntry) int {
 // The lines come with their parts in one statement (a join), not ent's two
 // (lines, then parts by id): on SQLite the second statement cost about as
 // much as the first, for 200 parts looked up by primary key either way
-// (issue 6, W3; figures in bench/README.md).
+// (W3, a page of 50 orders with about 200 lines).
 
 // LineOrder is the order of an order's lines.
 type LineOrder int
@@ -471,7 +471,7 @@ const (
 	// lines are sorted here (they come in the index's order, which is
 	// nearly always theirs already). On SQLite, sorting 200 lines by
 	// (order_id, id) took a temporary B-tree and a sixth of the
-	// statement's time (bench/README session 15).
+	// statement's time.
 	ByID LineOrder = iota
 	// AsIndexed: no ORDER BY, the order of the index on order_lines.order_id,
 	// which is the order of ent's eager load of the lines edge (GraphQL's
@@ -484,7 +484,7 @@ const (
 // always reads the line's id, order, quantities and its part's sku and name.
 // A column left out leaves its field zero. On SQLite every column read
 // costs about a tenth of a microsecond per line (go-sqlite3 copies and
-// boxes each value; bench/README session 19), so a GraphQL selection that
+// boxes each value), so a GraphQL selection that
 // asks for fewer reads fewer: W3 and W3s ask for none of them.
 type LineColumns uint8
 

@@ -15,8 +15,7 @@ import (
 // lines) do not depend on each other's answers: each takes the order's id.
 // On PostgreSQL a statement's cost on this service is mostly its round trip
 // (a write and a read on the socket, 10–20 µs each in system calls on the
-// reference machine, more than the statement's own work: bench/README
-// session 17), so outside a transaction they go in one pgx pipeline
+// reference machine, more than the statement's own work), so outside a transaction they go in one pgx pipeline
 // (pgx.Batch: sent in one write, answered in order) on a connection of the
 // pool: GET /v1/orders/{id} three round trips → one, node(id:) two → one.
 // They are still separate statements, each with its own snapshot under

@@ -16,7 +16,7 @@ import (
 // are read once by the driver and assigned here by a type switch over the
 // few destinations the scans use, instead of database/sql's Rows.Next and
 // Scan (a lock per call, convertAssign per value). On W3 that was a tenth
-// of the lines statement's time (bench/README session 19). Only outside
+// of the lines statement's time. Only outside
 // a transaction, through ent's own driver, as the PostgreSQL pipeline.
 
 // errNotSQLite: the connection is not go-sqlite3's.

@@ -21,7 +21,7 @@ import (
 // the page and dropped once it was rendered: on W3 a fifth of the bytes a
 // REST page allocated, every byte fresh memory, and on this service fresh
 // memory is what a request's time goes to (a cache miss per 64 bytes
-// written: bench/README, session 20). Read.LineRows and Read.TrackingRows
+// written). Read.LineRows and Read.TrackingRows
 // read them instead as rows of one slice for the page, in memory earlier
 // pages used (a sync.Pool), given back by Release once rendered.
 

@@ -8,7 +8,7 @@
 // collects thousands of tracking entries (the benchmark's W5 appends about
 // a thousand a second to 100 shipped orders) made the page of its orders
 // cost as much: W3s fell from 228 to 10 requests a second, the floor's own
-// window query with it (bench/README.md).
+// window query with it.
 package pergroup
 
 import (

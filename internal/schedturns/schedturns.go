@@ -16,9 +16,9 @@
 // a goroutine per statement) starting 2.5× as many goroutines a second.
 // A runtime trace put it on the global queue: requests woken by the
 // network poller waited 43 ms there against the floor's 9.5, preempted ones
-// 155 against 21, ones back from cgo 162 against 36 (bench/README,
-// sessions 21 and 22). The runtime's issue tracker knows this family of
-// unfairness (golang/go#28701, #52934).
+// 155 against 21, ones back from cgo 162 against 36. This family of
+// unfairness is known to the Go runtime's maintainers (golang/go#28701,
+// golang/go#52934).
 //
 // A goroutine started goes to its P's next slot and pushes the one there
 // to the back of the P's queue, where starting it counts: each request's

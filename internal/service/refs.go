@@ -16,7 +16,7 @@ import (
 // INSERT and UPDATE (SQLite runs with _fk=1; database.Open refuses it
 // without). A valid write therefore does not read them first: that was a
 // statement per reference inside the write transaction, under SQLite's one
-// write lock (issue 16). Only when the write fails do the checks run, and
+// write lock. Only when the write fails do the checks run, and
 // their 422 field errors (the same fields, messages and grouping as when
 // they ran first) take the place of the write's error, as they came before
 // it: a missing reference is reported as such whatever else went wrong

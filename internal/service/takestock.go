@@ -42,7 +42,8 @@ func buildTakeStock(name string) string {
 	return `UPDATE ` + item.Table + ` SET ` + item.FieldUpdatedAt + ` = ` + ph(1) + `, ` +
 		item.FieldReservedQuantity + ` = ` + item.FieldReservedQuantity + ` + ` + ph(2) + `, ` +
 		item.FieldRevision + ` = ` + item.FieldRevision + ` + 1` +
-		// IN (?) rather than = ?: README, Decisions ("= ? and SQLite's re-prepare").
+		// IN (?) rather than = ?: the same plan, but SQLite would prepare the
+		// statement again at each use (go-sqlite3 clears its bindings).
 		` WHERE ` + item.FieldID + ` IN (` + ph(3) + `) AND ` + item.FieldStatus + ` = ` + ph(4) +
 		` AND ` + item.FieldQuantity + ` - ` + item.FieldReservedQuantity + ` >= ` + ph(5) +
 		` RETURNING ` + strings.Join(cols, ", ")

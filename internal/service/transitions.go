@@ -307,7 +307,7 @@ func (s *Service) reserve(ctx context.Context, o *ent.Order, lines []*ent.OrderL
 func (s *Service) reserveLine(ctx context.Context, o *ent.Order, l *ent.OrderLine, need decimal.Decimal) (decimal.Decimal, error) {
 	c := client(ctx)
 	// IN (?) rather than = ?: the same plan, but SQLite would prepare the
-	// statement again at each use (README, Decisions: "= ? and SQLite's re-prepare").
+	// statement again at each use (go-sqlite3 clears its bindings).
 	items, err := c.Item.Query().
 		Where(item.HubIDIn(o.HubID), item.PartIDIn(l.PartID), item.StatusIn(item.StatusAvailable), availableAtLeast(1)).
 		Order(item.ByExpiresAt(entsql.OrderNullsLast()), item.ByCreatedAt(), item.ByID()).

@@ -45,7 +45,7 @@ func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow
 	// creation read and decoded the whole row, definition included, inside
 	// its write transaction.
 	ids, err := client(ctx).Workflow.Query().
-		Where(workflow.KeyIn(key)). // IN (?): README, Decisions: "= ? and SQLite's re-prepare"
+		Where(workflow.KeyIn(key)). // IN (?), not = ?: SQLite would prepare = ? again at each use
 		Order(ent.Desc(workflow.FieldVersion)).
 		Limit(1).
 		IDs(ctx)

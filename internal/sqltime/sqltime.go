@@ -5,7 +5,7 @@
 // trying the layouts of sqlite3.SQLiteTimestampFormats with
 // time.ParseInLocation, about half a microsecond a value: on W3 (50 orders,
 // about 200 lines, each with two timestamps) that was a quarter of the lines
-// statement's cost (bench/README.md, session 9). It does so only for a
+// statement's cost. It does so only for a
 // column that a statement selects by name, whose declared type it can see;
 // an expression ("+created_at": SQLite's unary plus returns its operand
 // unchanged) comes back as the stored text. Column makes that expression on
