@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,14 +94,8 @@ func Negotiate(accept, param string) (Format, error) {
 	if strings.TrimSpace(accept) == "" {
 		return JSON, nil
 	}
-	ranges := parseAccept(accept)
-	best, bestQ := JSON, 0.0
-	for _, o := range offers {
-		if q := qualityOf(o.typ, ranges); q > bestQ {
-			best, bestQ = o.f, q
-		}
-	}
-	if bestQ == 0 {
+	best, ok := bestOffer(accept, JSON)
+	if !ok {
 		return JSON, apperr.NotAcceptable("this list answers in application/json, %s or %s (or ask with format=json|csv|ndjson), not %q",
 			MediaCSV, MediaNDJSON, truncate(accept))
 	}
@@ -123,21 +118,28 @@ func NegotiateExport(accept, param string) (Format, error) {
 	if strings.TrimSpace(accept) == "" {
 		return CSV, nil
 	}
+	best, ok := bestOffer(accept, CSV, JSON)
+	if !ok {
+		return CSV, apperr.NotAcceptable("an export answers in %s or %s (or ask with format=csv|ndjson), not %q",
+			MediaCSV, MediaNDJSON, truncate(accept))
+	}
+	return best, nil
+}
+
+// bestOffer is the offer accept ranks highest, leaving out the formats in
+// without (ties go to the earlier offer); false when accept allows none.
+func bestOffer(accept string, fallback Format, without ...Format) (Format, bool) {
 	ranges := parseAccept(accept)
-	best, bestQ := CSV, 0.0
+	best, bestQ := fallback, 0.0
 	for _, o := range offers {
-		if o.f == JSON {
+		if slices.Contains(without, o.f) {
 			continue
 		}
 		if q := qualityOf(o.typ, ranges); q > bestQ {
 			best, bestQ = o.f, q
 		}
 	}
-	if bestQ == 0 {
-		return CSV, apperr.NotAcceptable("an export answers in %s or %s (or ask with format=csv|ndjson), not %q",
-			MediaCSV, MediaNDJSON, truncate(accept))
-	}
-	return best, nil
+	return best, bestQ > 0
 }
 
 type mediaRange struct {
