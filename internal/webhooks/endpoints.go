@@ -391,7 +391,9 @@ func (m *Manager) Resend(ctx context.Context, id resourceid.ID, ref string) (*en
 	switch {
 	case resourceid.ID(ref).Prefix() == resourceid.Event:
 		ev, err := c.Event.Get(ctx, resourceid.ID(ref))
-		if ent.IsNotFound(err) {
+		// An event the caller may not read does not exist for it, as in
+		// GET /v1/events/{id}: its id must not tell its type.
+		if ent.IsNotFound(err) || err == nil && !auth.CanReadEvent(auth.FromContext(ctx), ev.Type) {
 			return nil, apperr.Validation(apperr.FieldError{Field: "event_id", Message: quote(ref) + " does not exist"})
 		}
 		if err != nil {
