@@ -96,6 +96,13 @@ func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, 
 		return 0, fmt.Errorf("backup: %w", err)
 	}
 	if overwrite {
+		// A journal or log left beside the old file (a crashed sqlite3
+		// session's) would be replayed into the new copy when it opens.
+		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+			if err := os.Remove(abs + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return 0, fmt.Errorf("backup: %w", err)
+			}
+		}
 		err = os.Rename(tmpName, abs)
 	} else if err = os.Link(tmpName, abs); err == nil {
 		// A link fails when the target appeared meanwhile: no overwrite.
@@ -318,6 +325,9 @@ func checkBackup(ctx context.Context, path string) error {
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode=DELETE").Scan(&mode); err != nil {
 		return err
+	}
+	if mode != "delete" {
+		return fmt.Errorf("the copy keeps journal mode %s, not delete", mode)
 	}
 	return nil
 }
