@@ -83,12 +83,18 @@ func (s *Service) explainItemUpdate(ctx context.Context, id resourceid.ID, in en
 	if in.Quantity != nil && *in.Quantity < cur.ReservedQuantity {
 		return apperr.Conflict("below_reserved", "quantity %s is below the %s reserved for orders", in.Quantity, cur.ReservedQuantity)
 	}
+	moves := in.PartID != nil || in.HubID != nil
+	if (!moves && in.Status == nil) || cur.ReservedQuantity == 0 {
+		// What stopped the UPDATE changed again before this read (a
+		// reservation made, then released): nothing to name but the race.
+		return apperr.Conflict("concurrent_update", "item %s changed while it was being updated: retry", id)
+	}
 	orders, more, err := reservingOrders(ctx, id)
 	if err != nil {
 		return err
 	}
 	what := "moving it"
-	if in.PartID == nil && in.HubID == nil {
+	if !moves {
 		what = "changing its status to " + string(*in.Status)
 	}
 	e := apperr.Conflict("stock_reserved", "item %s has %s reserved for orders %s: cancel them or move their stock before %s",
