@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -31,6 +32,12 @@ var _ interface {
 func (txOpenErrors) ExtensionName() string                   { return "TxOpenErrors" }
 func (txOpenErrors) Validate(graphql.ExecutableSchema) error { return nil }
 func (t txOpenErrors) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	// Only a mutation opens a transaction: queries and every subscription
+	// message go by without the record.
+	if !graphql.HasOperationContext(ctx) || graphql.GetOperationContext(ctx).Operation == nil ||
+		graphql.GetOperationContext(ctx).Operation.Operation != ast.Mutation {
+		return next(ctx)
+	}
 	f := &txOpenFailure{}
 	resp := next(context.WithValue(ctx, txOpenKey{}, f))
 	if f.err != nil && resp != nil && resp.Data == nil {
