@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -56,7 +55,9 @@ const (
 // before it) has put the document of a hash in place.
 type documentLimits struct {
 	maxFields int
-	checked   *lru.Cache[string, struct{}] // documents already counted and found within the limits
+	// parsed is gqlgen's query cache: a document is in it only once it
+	// passed these limits (they run before gqlgen parses) and validation.
+	parsed graphql.Cache[*ast.QueryDocument]
 }
 
 var _ interface {
@@ -64,23 +65,22 @@ var _ interface {
 	graphql.OperationParameterMutator
 } = (*documentLimits)(nil)
 
-func newDocumentLimits(maxFields int) *documentLimits {
-	c, _ := lru.New[string, struct{}](1000)
-	return &documentLimits{maxFields: maxFields, checked: c}
+func newDocumentLimits(maxFields int, parsed graphql.Cache[*ast.QueryDocument]) *documentLimits {
+	return &documentLimits{maxFields: maxFields, parsed: parsed}
 }
 
 func (*documentLimits) ExtensionName() string                   { return "DocumentLimits" }
 func (*documentLimits) Validate(graphql.ExecutableSchema) error { return nil }
 
-// MutateOperationParameters refuses a document over a limit. Documents
-// found within them are remembered, so a repeated query costs one cache
-// look-up.
-func (l *documentLimits) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
+// MutateOperationParameters refuses a document over a limit. A document
+// gqlgen has parsed and kept was counted before: a repeated query costs the
+// cache look-up gqlgen makes anyway.
+func (l *documentLimits) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
 	query := p.Query
 	if query == "" {
 		return nil
 	}
-	if _, ok := l.checked.Get(query); ok {
+	if _, ok := l.parsed.Get(ctx, query); ok {
 		return nil
 	}
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxTokens)
@@ -109,9 +109,6 @@ func (l *documentLimits) MutateOperationParameters(_ context.Context, p *graphql
 		if c.max > 0 && c.n > c.max {
 			return documentLimitError(fmt.Sprintf("the document has %d %s%s; the limit is %d", c.n, c.what, c.extra, c.max), c.code)
 		}
-	}
-	if len(query) <= 64<<10 { // large documents are counted again rather than kept
-		l.checked.Add(query, struct{}{})
 	}
 	return nil
 }

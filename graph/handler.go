@@ -91,12 +91,13 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.AddTransport(newWSTransport(opt))
 	srv.AddTransport(sseTransport{SSE: gqltransport.SSE{KeepAlivePingInterval: opt.KeepAlive}, broker: opt.Streams})
 	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, costLimit: opt.MaxComplexity})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	parsed := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(parsed)
 	srv.SetValidationRulesFn(boundedRules)
 	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first: the outermost, it sees every response last
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(newDocumentLimits(opt.MaxFields)) // after the persisted query's document is in place
+	srv.Use(newDocumentLimits(opt.MaxFields, parsed)) // after the persisted query's document is in place
 	srv.Use(streamMutations{})
 	srv.Use(&inputLimits{})
 	srv.Use(depthLimit{max: opt.MaxDepth})
