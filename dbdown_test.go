@@ -3,10 +3,7 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,106 +11,9 @@ import (
 
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/dbtest"
 	"logistics/internal/environment"
 )
-
-// throwawayPostgres is a PostgreSQL cluster of the test's own, on a free
-// port of 127.0.0.1, which the test can stop and start again.
-type throwawayPostgres struct {
-	bin, data, port string
-	asPostgres      bool // run as the postgres user (the test runs as root)
-}
-
-// startThrowawayPostgres initdbs a cluster in a temporary directory and
-// starts it, as .ci/run does. Without PostgreSQL's binaries the test is
-// skipped, or fails under CI=true.
-func startThrowawayPostgres(t *testing.T) *throwawayPostgres {
-	t.Helper()
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	sort.Strings(bins)
-	if len(bins) == 0 {
-		if p, err := exec.LookPath("initdb"); err == nil {
-			bins = []string{p}
-		}
-	}
-	if len(bins) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("initdb not found: CI installs PostgreSQL (.ci/run)")
-		}
-		t.Skip("initdb not found: install PostgreSQL to run this test")
-	}
-	pg := &throwawayPostgres{bin: filepath.Dir(bins[len(bins)-1]), port: strconv.Itoa(freePort(t))}
-	dir, err := os.MkdirTemp("", "dbdown-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if os.Geteuid() == 0 {
-		pg.asPostgres = true
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Fatalf("running as root, initdb needs the postgres user: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pg.data = filepath.Join(dir, "data")
-	pg.run(t, "initdb", "-D", pg.data, "-A", "trust", "-U", "postgres")
-	pg.start(t)
-	t.Cleanup(func() { pg.ctl(t, "stop", "-m", "immediate") })
-	return pg
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	addr := freeAddr(t)
-	p, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func (pg *throwawayPostgres) run(t *testing.T, tool string, args ...string) error {
-	t.Helper()
-	argv := append([]string{filepath.Join(pg.bin, tool)}, args...)
-	var cmd *exec.Cmd
-	if pg.asPostgres {
-		quoted := make([]string, len(argv))
-		for i, a := range argv {
-			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
-	} else {
-		cmd = exec.Command(argv[0], argv[1:]...)
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil && tool == "initdb" {
-		t.Fatalf("%s: %v\n%s", tool, err, out)
-	}
-	return err
-}
-
-func (pg *throwawayPostgres) ctl(t *testing.T, args ...string) error {
-	t.Helper()
-	return pg.run(t, "pg_ctl", append([]string{"-D", pg.data}, args...)...)
-}
-
-func (pg *throwawayPostgres) start(t *testing.T) {
-	t.Helper()
-	opts := "-p " + pg.port + " -c listen_addresses=127.0.0.1 -k " + filepath.Dir(pg.data) + " -c fsync=off"
-	if err := pg.ctl(t, "start", "-w", "-l", filepath.Join(filepath.Dir(pg.data), "log"), "-o", opts); err != nil {
-		log, _ := os.ReadFile(filepath.Join(filepath.Dir(pg.data), "log"))
-		t.Fatalf("pg_ctl start: %v\n%s", err, log)
-	}
-}
-
-func (pg *throwawayPostgres) dsn() string {
-	return "postgres://postgres@127.0.0.1:" + pg.port + "/postgres?sslmode=disable"
-}
 
 // TestDatabaseDownPostgres: while the production database's PostgreSQL is
 // stopped (immediately: its connections drop mid-pool), REST and GraphQL,
@@ -121,17 +21,19 @@ func (pg *throwawayPostgres) dsn() string {
 // answer 503 database_unavailable with Retry-After, never 500; /readyz says
 // so; once the cluster is back, the same requests succeed.
 func TestDatabaseDownPostgres(t *testing.T) {
-	pg := startThrowawayPostgres(t)
+	pg := dbtest.StartPostgres(t, "fsync=off")
 	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
-		c.DB = pg.dsn()
+		c.DB = pg.DSN()
 		c.AuthCacheTTL = time.Hour // the key is read once: requests reach the handlers
 	}})
 	checkUp(t, s, "before")
-	if err := pg.ctl(t, "stop", "-m", "immediate"); err != nil {
+	if err := pg.Stop(); err != nil {
 		t.Fatalf("pg_ctl stop: %v", err)
 	}
 	checkDown(t, s)
-	pg.start(t)
+	if err := pg.Start(); err != nil {
+		t.Fatalf("pg_ctl start: %v", err)
+	}
 	waitUp(t, s)
 	checkUp(t, s, "after")
 }

@@ -79,13 +79,27 @@ func Synchronous(t testing.TB, db *sql.DB, want int) int {
 	return checked
 }
 
-// Cluster starts a throwaway PostgreSQL cluster for one test — initdb in a
+// Cluster starts a throwaway PostgreSQL cluster for one test (StartPostgres)
+// and returns the DSN of its postgres database.
+func Cluster(t testing.TB, settings ...string) string {
+	t.Helper()
+	return StartPostgres(t, settings...).DSN()
+}
+
+// Postgres is a throwaway PostgreSQL cluster of one test, which the test
+// may stop and start again.
+type Postgres struct {
+	bin, dir, data, port string
+	opts                 string
+	asPostgres           bool // run as the postgres user (the test runs as root)
+}
+
+// StartPostgres starts a throwaway PostgreSQL cluster — initdb in a
 // temporary directory (as the postgres user when the test runs as root, as
 // .ci/run does), on a free 127.0.0.1 port, with settings added to its
-// command line (e.g. "fsync=off") — and returns the DSN of its postgres
-// database. It stops and removes the cluster when the test ends. Without
-// initdb it skips, or fails under CI=true.
-func Cluster(t testing.TB, settings ...string) string {
+// command line (e.g. "fsync=off"). It stops and removes the cluster when
+// the test ends. Without initdb it skips, or fails under CI=true.
+func StartPostgres(t testing.TB, settings ...string) *Postgres {
 	t.Helper()
 	bin := postgresBin()
 	if bin == "" {
@@ -99,8 +113,8 @@ func Cluster(t testing.TB, settings ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	asPostgres := os.Geteuid() == 0
-	if asPostgres {
+	pg := &Postgres{bin: bin, dir: dir, data: filepath.Join(dir, "data"), asPostgres: os.Geteuid() == 0}
+	if pg.asPostgres {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			t.Fatalf("dbtest: running as root, and no postgres user to run the cluster: %v", err)
@@ -111,46 +125,67 @@ func Cluster(t testing.TB, settings ...string) string {
 			t.Fatal(err)
 		}
 	}
-	run := func(args ...string) error {
-		var cmd *exec.Cmd
-		if asPostgres {
-			quoted := make([]string, len(args))
-			for i, a := range args {
-				quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-			}
-			cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
-		} else {
-			cmd = exec.Command(args[0], args[1:]...)
-		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	data := filepath.Join(dir, "data")
-	if err := run(filepath.Join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
+	if err := pg.run("initdb", "-D", pg.data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	pg.port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	opts := "-p " + port + " -c listen_addresses=127.0.0.1 -k " + dir + " -c max_connections=50"
+	pg.opts = "-p " + pg.port + " -c listen_addresses=127.0.0.1 -k " + dir + " -c max_connections=50"
 	for _, s := range settings {
-		opts += " -c " + s
+		pg.opts += " -c " + s
 	}
-	if err := run(filepath.Join(bin, "pg_ctl"), "start", "-D", data, "-w", "-t", "60", "-l", filepath.Join(dir, "log"), "-o", opts); err != nil {
+	if err := pg.Start(); err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := run(filepath.Join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate"); err != nil {
+		if err := pg.Stop(); err != nil {
 			t.Logf("dbtest: %v", err)
 		}
 	})
-	return "postgres://postgres@127.0.0.1:" + port + "/postgres?sslmode=disable"
+	return pg
+}
+
+// DSN is the address of the cluster's postgres database.
+func (pg *Postgres) DSN() string {
+	return "postgres://postgres@127.0.0.1:" + pg.port + "/postgres?sslmode=disable"
+}
+
+// Start starts the cluster (again) on its port.
+func (pg *Postgres) Start() error {
+	err := pg.run("pg_ctl", "start", "-D", pg.data, "-w", "-t", "60", "-l", filepath.Join(pg.dir, "log"), "-o", pg.opts)
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(pg.dir, "log"))
+		return fmt.Errorf("%v\n%s", err, log)
+	}
+	return nil
+}
+
+// Stop stops the cluster at once: its connections drop as in a crash.
+func (pg *Postgres) Stop() error {
+	return pg.run("pg_ctl", "stop", "-D", pg.data, "-m", "immediate")
+}
+
+func (pg *Postgres) run(tool string, args ...string) error {
+	argv := append([]string{filepath.Join(pg.bin, tool)}, args...)
+	var cmd *exec.Cmd
+	if pg.asPostgres {
+		quoted := make([]string, len(argv))
+		for i, a := range argv {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		cmd = exec.Command("su", "postgres", "-s", "/bin/sh", "-c", strings.Join(quoted, " "))
+	} else {
+		cmd = exec.Command(argv[0], argv[1:]...)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+	}
+	return nil
 }
 
 // postgresBin is the directory of initdb and pg_ctl: on the PATH, or
