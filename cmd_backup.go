@@ -13,6 +13,7 @@ import (
 	"logistics/internal/app"
 	"logistics/internal/database"
 	"logistics/internal/environment"
+	"logistics/internal/sqlite"
 )
 
 func init() {
@@ -74,7 +75,7 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	// The shared open path, without migrating: a backup writes nothing.
 	// A missing file would be created by Open, and copied empty.
-	if _, err := os.Stat(database.SQLitePath(dsn)); err != nil {
+	if _, err := os.Stat(sqlite.Path(dsn)); err != nil {
 		return fmt.Errorf("backup: %s: %w", env, err)
 	}
 	db, err := database.Open(ctx, dsn, database.Options{MaxOpenConns: 2, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync, NoCheckpoints: true})
@@ -110,7 +111,7 @@ func restoreCmd(ctx context.Context, args []string, getenv func(string) string, 
 	if database.IsPostgres(dsn) {
 		return fmt.Errorf("restore: %s "+postgresBackupHelp, env, redactDSN(dsn), env, env)
 	}
-	res, err := database.Restore(ctx, dsn, from, cfg.SQLiteSync)
+	res, err := sqlite.Restore(ctx, dsn, from, cfg.SQLiteSync)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"logistics/internal/app"
-	"logistics/internal/database"
+	"logistics/internal/sqlite"
 )
 
 func main() {
@@ -169,7 +169,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// SQLite's high-water mark is worth a line: it is the part of the
 	// process's peak RSS that --sqlite-memory bounds (Go's is on /metrics).
-	a.Log.Info("shutting down", "sqlite_memory_highwater_bytes", database.ReadSQLiteMemory().Highwater)
+	a.Log.Info("shutting down", "sqlite_memory_highwater_bytes", sqlite.ReadMemory().Highwater)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// Subscriptions first: their clients are told (WebSocket close 1001, a

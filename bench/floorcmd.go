@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"logistics/internal/database"
+	"logistics/internal/sqlite"
 )
 
 // runFloor serves the floor on its own (`bench floor --addr … --sandbox-db …`),
@@ -21,8 +22,8 @@ func runFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on")
 	dsn := fs.String("sandbox-db", "", "database: SQLite path or postgres:// DSN")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this loopback address")
-	sqliteMemory := fs.Int("sqlite-memory", database.DefaultSQLiteMemory>>20, "soft bound in MiB on SQLite's memory, as the server's --sqlite-memory (0: none)")
-	sqliteSync := fs.String("sqlite-synchronous", database.SynchronousFull, "SQLite's synchronous mode, as the server's --sqlite-synchronous: full or normal")
+	sqliteMemory := fs.Int("sqlite-memory", sqlite.DefaultMemory>>20, "soft bound in MiB on SQLite's memory, as the server's --sqlite-memory (0: none)")
+	sqliteSync := fs.String("sqlite-synchronous", sqlite.SynchronousFull, "SQLite's synchronous mode, as the server's --sqlite-synchronous: full or normal")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

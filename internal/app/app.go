@@ -31,6 +31,7 @@ import (
 	"logistics/internal/requestlog"
 	"logistics/internal/schedturns"
 	"logistics/internal/service"
+	"logistics/internal/sqlite"
 	"logistics/internal/webhooks"
 	"logistics/rest"
 )
@@ -124,6 +125,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
 		}
+		// Every endpoint change gives the endpoints' stamp a new value in its
+		// transaction: the webhook fan-out's cache is checked against it.
+		db.Client.WebhookEndpoint.Use(eventlog.StampEndpoints)
 		if w := db.Durability.Warning; w != "" {
 			log.Warn("database: commits are not power-safe: "+w, "environment", e.name, "database", db.Source, "durability", db.Durability.Mode)
 		}
@@ -279,16 +283,16 @@ func (a *App) registerMetrics() {
 	}
 	for _, c := range []struct {
 		name, help string
-		read       func(database.WriteLock) float64
+		read       func(sqlite.WriteLock) float64
 	}{
 		{"logistics_sqlite_write_transactions_total", "SQLite write transactions this process let in at its write gate (one writer at a time).",
-			func(w database.WriteLock) float64 { return float64(w.Entries) }},
+			func(w sqlite.WriteLock) float64 { return float64(w.Entries) }},
 		{"logistics_sqlite_write_commits_total", "COMMITs of SQLite write transactions: consecutive transactions share one under load (group commit), so transactions over commits is the mean group's size.",
-			func(w database.WriteLock) float64 { return float64(w.Commits) }},
+			func(w sqlite.WriteLock) float64 { return float64(w.Commits) }},
 		{"logistics_sqlite_write_lock_wait_seconds_total", "Time SQLite writers waited at the write gate (cumulative).",
-			func(w database.WriteLock) float64 { return w.Wait.Seconds() }},
+			func(w sqlite.WriteLock) float64 { return w.Wait.Seconds() }},
 		{"logistics_sqlite_write_lock_held_seconds_total", "Time the write gate was held, BEGIN to COMMIT (cumulative): its rate near 1 means writes are bound by SQLite's one writer.",
-			func(w database.WriteLock) float64 { return w.Held.Seconds() }},
+			func(w sqlite.WriteLock) float64 { return w.Held.Seconds() }},
 	} {
 		a.Metrics.Counter(c.name, c.help, []string{"environment"}, func() []metrics.Sample {
 			var out []metrics.Sample
@@ -300,26 +304,26 @@ func (a *App) registerMetrics() {
 			return out
 		})
 	}
-	sqlite := false
+	onSQLite := false
 	for _, env := range a.Envs.All() {
-		sqlite = sqlite || env.DB.Dialect == dialect.SQLite
+		onSQLite = onSQLite || env.DB.Dialect == dialect.SQLite
 	}
 	for _, g := range []struct {
 		name, help string
-		read       func(database.SQLiteMemory) float64
+		read       func(sqlite.Memory) float64
 	}{
 		{"logistics_sqlite_memory_bytes", "Memory SQLite holds in this process (page caches of every connection, statements), all databases together.",
-			func(m database.SQLiteMemory) float64 { return float64(m.Used) }},
+			func(m sqlite.Memory) float64 { return float64(m.Used) }},
 		{"logistics_sqlite_memory_highwater_bytes", "The most memory SQLite has held in this process since it started.",
-			func(m database.SQLiteMemory) float64 { return float64(m.Highwater) }},
+			func(m sqlite.Memory) float64 { return float64(m.Highwater) }},
 		{"logistics_sqlite_memory_limit_bytes", "SQLite's soft bound on its memory in this process (--sqlite-memory; 0: none).",
-			func(m database.SQLiteMemory) float64 { return float64(m.Limit) }},
+			func(m sqlite.Memory) float64 { return float64(m.Limit) }},
 	} {
-		if !sqlite {
+		if !onSQLite {
 			break // the figures are SQLite's allocator's: none on PostgreSQL
 		}
 		a.Metrics.Gauge(g.name, g.help, nil, func() []metrics.Sample {
-			return []metrics.Sample{{Value: g.read(database.ReadSQLiteMemory())}}
+			return []metrics.Sample{{Value: g.read(sqlite.ReadMemory())}}
 		})
 	}
 	for _, g := range []struct {

@@ -17,6 +17,7 @@ import (
 	"logistics/internal/auth"
 	"logistics/internal/database"
 	"logistics/internal/schedturns"
+	"logistics/internal/sqlite"
 )
 
 // Config is every setting of the service, with its flag and environment
@@ -92,8 +93,8 @@ func Defaults() Config {
 		DemoScale:      0.02,
 		GCPercent:      400,
 		MemoryLimit:    1024,
-		SQLiteMemory:   database.DefaultSQLiteMemory >> 20,
-		SQLiteSync:     database.SynchronousFull,
+		SQLiteMemory:   sqlite.DefaultMemory >> 20,
+		SQLiteSync:     sqlite.SynchronousFull,
 		SchedTurns:     schedturns.DefaultTurns,
 
 		SubscriptionLimit:     100,
@@ -257,7 +258,7 @@ func (c *Config) Validate() error {
 	if c.SQLiteMemory < 0 || c.SQLiteMemory > 1<<20 {
 		return errors.New("sqlite-memory must be between 0 (none) and 1048576 MiB")
 	}
-	if c.SQLiteSync != database.SynchronousFull && c.SQLiteSync != database.SynchronousNormal {
+	if c.SQLiteSync != sqlite.SynchronousFull && c.SQLiteSync != sqlite.SynchronousNormal {
 		return fmt.Errorf("sqlite-synchronous %q: must be full or normal", c.SQLiteSync)
 	}
 	if c.SchedTurns < 0 || c.SchedTurns > 64 {

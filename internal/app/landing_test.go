@@ -9,7 +9,7 @@ import (
 
 	"logistics/internal/app"
 	"logistics/internal/apptest"
-	"logistics/internal/database"
+	"logistics/internal/sqlite"
 )
 
 // Each base address answers a browser with a page of links and an API
@@ -68,7 +68,7 @@ func TestServiceBoundsSQLiteMemory(t *testing.T) {
 		t.Skip("the bound is SQLite's")
 	}
 	apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.SQLiteMemory = 24 }})
-	if got := database.ReadSQLiteMemory().Limit; got != 24<<20 {
+	if got := sqlite.ReadMemory().Limit; got != 24<<20 {
 		t.Fatalf("SQLite's soft heap limit is %d bytes, want 24 MiB", got)
 	}
 }

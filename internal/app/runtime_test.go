@@ -5,7 +5,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"logistics/internal/database"
+	"logistics/internal/sqlite"
 )
 
 func TestApplyRuntime(t *testing.T) {
@@ -73,7 +73,7 @@ func TestSQLiteMemorySetting(t *testing.T) {
 		args []string
 		want int64
 	}{
-		{nil, database.DefaultSQLiteMemory},
+		{nil, sqlite.DefaultMemory},
 		{[]string{"--sqlite-memory=32"}, 32 << 20},
 		{[]string{"--sqlite-memory=0"}, -1},
 	} {

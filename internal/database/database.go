@@ -1,5 +1,8 @@
 // Package database opens an environment's database — an embedded SQLite file
-// by default, or PostgreSQL from a postgres:// DSN — and applies the schema.
+// by default (internal/sqlite), or PostgreSQL from a postgres:// DSN
+// (internal/postgres) — puts the ent client over it, and applies the
+// schema. What only one of the two needs lives in that one's package; this
+// one picks between them and is the same for both.
 package database
 
 import (
@@ -7,23 +10,20 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/ent/migrate"
 	"logistics/internal/eventlog"
 	"logistics/internal/fieldcheck"
+	"logistics/internal/postgres"
+	"logistics/internal/sqlite"
 )
 
 // DB is an open database with the ent client over it.
@@ -32,11 +32,25 @@ type DB struct {
 	SQL     *sql.DB
 	Dialect string // dialect.SQLite or dialect.Postgres
 	Source  string // the DSN with any password masked, for logs
-	// Durability is what a commit that returned survives (durability.go).
+	// Durability is what a commit that returned survives.
 	Durability Durability
 
-	gate        *writeGate    // SQLite: one write transaction at a time from this process (gate.go)
-	checkpoints *checkpointer // SQLite files: the log's checkpoints (checkpoint.go)
+	sqlite *sqlite.DB // SQLite: the write gate and the checkpointer; nil on PostgreSQL
+}
+
+// Durability is what a commit that returned survives on a database
+// (sqlite.Durability, postgres.Durability).
+type Durability struct {
+	// Mode names the settings: "synchronous=full" on SQLite,
+	// "fsync=on synchronous_commit=on" on PostgreSQL.
+	Mode string
+	// PowerSafe: a commit that returned survives a power cut or an
+	// operating-system crash, not only a crash of this process.
+	PowerSafe bool
+	// Warning says why a commit is not power-safe when the database's own
+	// settings (a DSN's _synchronous, the server's fsync or
+	// synchronous_commit), not this service's configuration, decided it.
+	Warning string
 }
 
 // WriteTx is a write transaction for hand-written SQL: database/sql's Tx
@@ -50,22 +64,36 @@ type WriteTx interface {
 
 // BeginWrite begins a write transaction for hand-written SQL (the
 // benchmark's floor) the way ent's transactions begin: on SQLite through
-// the write gate, in the group left open if there is one (gate.go), with
-// BEGIN IMMEDIATE otherwise; on PostgreSQL with database/sql's BeginTx.
+// the write gate (sqlite.DB.BeginWrite), on PostgreSQL with database/sql's
+// BeginTx.
 func (d *DB) BeginWrite(ctx context.Context) (WriteTx, error) {
 	// A failed begin returns a nil interface, not one holding a nil *Tx.
-	if d.gate == nil {
-		tx, err := d.SQL.BeginTx(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		return tx, nil
+	if d.sqlite != nil {
+		return d.sqlite.BeginWrite(ctx)
 	}
-	tx, err := beginGrouped(ctx, d.SQL, d.gate)
+	tx, err := d.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	return tx, nil
+}
+
+// WriteLock returns the SQLite write gate's figures; ok is false on
+// PostgreSQL.
+func (d *DB) WriteLock() (w sqlite.WriteLock, ok bool) {
+	if d.sqlite == nil {
+		return w, false
+	}
+	return d.sqlite.WriteLock(), true
+}
+
+// Backup writes a consistent copy of a SQLite file database to target
+// (sqlite.DB.Backup).
+func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, error) {
+	if d.sqlite == nil {
+		return 0, errors.New("backup: only a SQLite database can be copied this way")
+	}
+	return d.sqlite.Backup(ctx, target, overwrite)
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -79,104 +107,43 @@ type Options struct {
 	Driver func(dialect.Driver) dialect.Driver
 	// MaxOpenConns caps the pool (0: a default that suits the dialect).
 	MaxOpenConns int
-	// SQLiteMemory bounds, softly, the bytes SQLite keeps in memory — page
-	// caches above all — across the whole process, every database together:
-	// 0 DefaultSQLiteMemory, < 0 no bound. The bound is SQLite's, one per
-	// process; the last SQLite database opened sets it.
+	// SQLiteMemory bounds, softly, the bytes SQLite keeps in memory across
+	// the whole process (sqlite.Config.Memory): 0 sqlite.DefaultMemory,
+	// < 0 no bound.
 	SQLiteMemory int64
 	// Synchronous is SQLite's PRAGMA synchronous on every connection:
-	// SynchronousFull ("" too) or SynchronousNormal. A DSN that sets its
-	// own _synchronous (or _sync) keeps it (durability.go).
+	// sqlite.SynchronousFull ("" too) or sqlite.SynchronousNormal. A DSN
+	// that sets its own _synchronous (or _sync) keeps it.
 	Synchronous string
-	// NoCheckpoints leaves the log's checkpoints to the other processes
+	// NoCheckpoints leaves SQLite's checkpoints to the other processes
 	// on the file: a command that only reads (backup) would otherwise
 	// take the write lock from a serving process's writers.
 	NoCheckpoints bool
 }
 
-// Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
-// directory when missing). SQLite runs in WAL mode with foreign keys on, a busy
-// timeout, write transactions that take the lock up front, a case-sensitive
-// LIKE so that substring filters match PostgreSQL, and synchronous=FULL
-// unless opt or the DSN says otherwise (durability.go). On PostgreSQL it
-// reads the settings that make a commit durable (DB.Durability).
+// Open opens dsn: a postgres:// URL (postgres.Open), or a SQLite file path
+// (sqlite.Open), and puts the ent client over it.
 func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
-	var (
-		db         *sql.DB
-		err        error
-		dia        string
-		source     = dsn
-		maxOpen    = opt.MaxOpenConns
-		durability Durability
-	)
+	d := &DB{}
+	var drv dialect.Driver
 	if IsPostgres(dsn) {
-		dia = dialect.Postgres
-		db, err = sql.Open("pgx", postgresDSN(dsn))
-		if u, perr := url.Parse(dsn); perr == nil {
-			source = u.Redacted()
+		pg, err := postgres.Open(ctx, dsn, opt.MaxOpenConns)
+		if err != nil {
+			return nil, fmt.Errorf("database: %w", err)
 		}
-		if maxOpen == 0 {
-			maxOpen = 20
-		}
+		d.SQL, d.Dialect, d.Source, d.Durability = pg.SQL, dialect.Postgres, pg.Source, Durability(pg.Durability)
+		drv = entsql.OpenDB(dialect.Postgres, pg.SQL)
 	} else {
-		dia = dialect.SQLite
-		path := strings.TrimPrefix(dsn, "file:")
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
+		lite, err := sqlite.Open(ctx, dsn, sqlite.Config{
+			MaxOpenConns: opt.MaxOpenConns, Memory: opt.SQLiteMemory,
+			Synchronous: opt.Synchronous, NoCheckpoints: opt.NoCheckpoints,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("database: %w", err)
 		}
-		if path != "" && path != ":memory:" {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return nil, fmt.Errorf("database: %w", err)
-			}
-		}
-		limitSQLiteMemory(opt.SQLiteMemory)
-		var sqliteMode string
-		if sqliteMode, durability, err = sqliteSynchronous(dsn, opt.Synchronous); err != nil {
-			return nil, fmt.Errorf("database: %s: %w", source, err)
-		}
-		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn, sqliteMode))
-		if maxOpen == 0 {
-			maxOpen = 8
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("database: open %s: %w", source, err)
-	}
-	db.SetMaxOpenConns(maxOpen)
-	db.SetMaxIdleConns(maxOpen)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := db.PingContext(pingCtx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("database: connect to %s: %w", source, err)
-	}
-	if dia == dialect.SQLite {
-		// The write path leaves references to the foreign keys (see
-		// internal/service/refs.go): a DSN that turns them off (_fk=0,
-		// _foreign_keys=0) would let a create keep an id that does not exist.
-		var fk int
-		if err := db.QueryRowContext(pingCtx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
-			db.Close()
-			return nil, fmt.Errorf("database: %s: foreign keys must be on (foreign_keys = %d, %v): remove _fk=0 or _foreign_keys=0 from the DSN", source, fk, err)
-		}
-		if err := checkSynchronous(pingCtx, db, durability); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("database: %s: %w", source, err)
-		}
-	} else {
-		if durability, err = postgresDurability(pingCtx, db); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("database: %s: %w", source, err)
-		}
-	}
-	var (
-		drv  dialect.Driver = entsql.OpenDB(dia, db)
-		gate *writeGate
-	)
-	if dia == dialect.SQLite {
-		gate = newWriteGate(sqliteBusyTimeout)
-		drv = &gatedDriver{Driver: drv, db: db, gate: gate}
+		d.SQL, d.Dialect, d.Source, d.Durability = lite.SQL, dialect.SQLite, dsn, Durability(lite.Durability)
+		d.sqlite = lite
+		drv = lite.Driver()
 	}
 	if opt.Driver != nil {
 		drv = opt.Driver(drv)
@@ -184,23 +151,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	client := ent.NewClient(ent.Driver(drv))
 	client.Use(fieldcheck.Hook()) // every invalid field at once, before ent's first-error check
 	client.Use(utcTimes)          // times stored in UTC: SQLite compares them as text
-	// Every endpoint change gives the endpoints' stamp a new value in its
-	// transaction: the webhook fan-out's cache is checked against it.
-	client.WebhookEndpoint.Use(eventlog.StampEndpoints)
-	if dia == dialect.Postgres {
+	if d.Dialect == dialect.Postgres {
 		client.Event.Intercept(numberedEventsOnly)
 	}
-	d := &DB{Client: client, SQL: db, Dialect: dia, Source: source, Durability: durability, gate: gate}
-	if dia == dialect.SQLite && !inMemory(dsn) && !opt.NoCheckpoints {
-		d.checkpoints = startCheckpointer(db, gate, source)
-	}
+	d.Client = client
 	return d, nil
-}
-
-// inMemory reports whether a SQLite DSN names an in-memory database (no
-// log to checkpoint).
-func inMemory(dsn string) bool {
-	return strings.Contains(dsn, ":memory:") || strings.Contains(dsn, "mode=memory")
 }
 
 // numberedEventsOnly keeps every query of events to numbered ones. On
@@ -213,69 +168,6 @@ var numberedEventsOnly = ent.TraverseFunc(func(_ context.Context, q ent.Query) e
 	}
 	return nil
 })
-
-// postgresPlannerDefaults are session settings sent with every PostgreSQL
-// connection unless the DSN sets them. random_page_cost 1.1 (instead of 4)
-// tells the planner that random reads are cheap, as they are on SSDs and for
-// data in memory: without it, a filtered page ordered by id ("parts whose
-// name contains bolt, first 50") became a full scan and a sort (30 ms on
-// 20,000 parts) instead of a walk of the primary key that stops after the
-// page (1.5 ms).
-var postgresPlannerDefaults = [][2]string{{"random_page_cost", "1.1"}}
-
-// postgresDSN adds postgresPlannerDefaults to a postgres:// URL as runtime
-// parameters (pgx sends unknown URL parameters to the server as settings).
-func postgresDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return dsn // pgx reports the malformed DSN
-	}
-	q := u.Query()
-	for _, kv := range postgresPlannerDefaults {
-		if q.Get(kv[0]) == "" {
-			q.Set(kv[0], kv[1])
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// sqliteBusyTimeout bounds a SQLite writer's wait for the lock: in SQLite's
-// busy handler (other processes) and at this process's write gate.
-const sqliteBusyTimeout = 10 * time.Second
-
-// sqliteDSN adds the options we rely on unless the caller set them;
-// synchronous is the PRAGMA synchronous to ask for ("" when the DSN sets
-// its own).
-func sqliteDSN(dsn, synchronous string) string {
-	if !strings.HasPrefix(dsn, "file:") {
-		dsn = "file:" + dsn
-	}
-	defaults := [][2]string{
-		{"_fk", "1"},
-		{"_journal_mode", "WAL"},
-		{"_busy_timeout", strconv.Itoa(int(sqliteBusyTimeout / time.Millisecond))},
-		{"_synchronous", synchronous},
-		{"_txlock", "immediate"},
-		{"_cslike", "1"},
-		{"_cache_size", "-65536"}, // 64 MiB page cache per connection: bulk inserts touch many index pages
-		// Prepared statements kept per connection: ent sends the same few
-		// statement texts again and again, and preparing them was ~8% of a
-		// read's CPU. PostgreSQL's pgx caches statements already.
-		{"_stmt_cache_size", "128"},
-	}
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	for _, kv := range defaults {
-		if kv[1] != "" && !strings.Contains(dsn, kv[0]+"=") {
-			dsn += sep + kv[0] + "=" + kv[1]
-			sep = "&"
-		}
-	}
-	return dsn
-}
 
 // migrationLock is the PostgreSQL advisory-lock key that serialises schema
 // changes when several instances start at once ("logi" in ASCII).
@@ -325,8 +217,11 @@ func (d *DB) Ping(ctx context.Context) error {
 	return d.SQL.PingContext(ctx)
 }
 
-// Close closes the client and the pool.
+// Close closes the client and the pool, after SQLite's checkpointer.
 func (d *DB) Close() error {
-	d.checkpoints.stop()
-	return errors.Join(d.Client.Close(), d.SQL.Close())
+	var err error
+	if d.sqlite != nil {
+		err = d.sqlite.Close()
+	}
+	return errors.Join(err, d.Client.Close(), d.SQL.Close())
 }

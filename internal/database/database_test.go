@@ -4,22 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
-
-func TestPostgresDSNAddsPlannerDefaults(t *testing.T) {
-	for in, want := range map[string]string{
-		"postgres://u:p@db:5432/x?sslmode=disable": "postgres://u:p@db:5432/x?random_page_cost=1.1&sslmode=disable",
-		"postgres://db/x?random_page_cost=4":       "postgres://db/x?random_page_cost=4",
-		"postgresql://db/x":                        "postgresql://db/x?random_page_cost=1.1",
-	} {
-		if got := postgresDSN(in); got != want {
-			t.Errorf("postgresDSN(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 // TestOpenAppliesSettings opens the suite's database (SQLite, or PostgreSQL
 // when LOGISTICS_TEST_POSTGRES is set) and checks the settings we rely on.
@@ -51,22 +38,6 @@ func TestOpenAppliesSettings(t *testing.T) {
 	}
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestSQLiteRefusesForeignKeysOff: the service leaves references to the
-// foreign keys, so a DSN that turns them off does not open.
-func TestSQLiteRefusesForeignKeysOff(t *testing.T) {
-	for _, opt := range []string{"_fk=0", "_foreign_keys=0&_fk=0"} {
-		dsn := "file:" + filepath.Join(t.TempDir(), "x.db") + "?" + opt
-		db, err := Open(context.Background(), dsn, Options{})
-		if err == nil {
-			db.Close()
-			t.Fatalf("%s: opened", opt)
-		}
-		if !strings.Contains(err.Error(), "foreign keys must be on") {
-			t.Fatalf("%s: %v", opt, err)
-		}
 	}
 }
 

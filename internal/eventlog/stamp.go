@@ -37,7 +37,7 @@ const stampTable = "webhook_endpoints_stamp"
 // migration made the row).
 const stampSQL = "(SELECT stamp FROM " + stampTable + " WHERE id = 1)"
 
-// StampEndpoints is the ent hook, installed on every client (database.Open),
+// StampEndpoints is the ent hook, installed on every client (internal/app),
 // that gives the stamp a new value in the transaction of each webhook
 // endpoint mutation. It refuses a mutation outside a transaction: the
 // change and its stamp must commit together. The stamp is written before

@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 // copies the log back in the background.
 func TestCheckpointer(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCheckpointer(t *testing.T) {
 // checkpoints loses no committed row; the next open replays the log.
 func TestCheckpointerKilled(t *testing.T) {
 	if path := os.Getenv("CHECKPOINT_CHILD_DB"); path != "" {
-		db, err := Open(context.Background(), path, Options{})
+		db, err := Open(context.Background(), path, Config{})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
@@ -91,7 +91,7 @@ func TestCheckpointerKilled(t *testing.T) {
 	if committed == 0 {
 		t.Fatal("the child committed nothing")
 	}
-	db, err := Open(context.Background(), path, Options{})
+	db, err := Open(context.Background(), path, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestCheckpointerBoundsLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	path := filepath.Join(t.TempDir(), "b.db")
-	db, err := Open(ctx, path, Options{})
+	db, err := Open(ctx, path, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func logSalt(t *testing.T, wal string) uint32 {
 func TestCheckpointerWaitsOutSlowReader(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func holdSnapshot(t *testing.T, db *DB, want int) *sql.Conn {
 func TestRestartStopsAtAStartedOverLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "o.db"), Options{})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "o.db"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // of writes that was most of a write's cost: W4 (create, submit and
 // allocate an order) did 289–318 requests/s with it and 422–450 without.
 //
-// So connections opened here turn the automatic checkpoint off, and each
+// So connections opened here (driverName) turn the automatic checkpoint off, and each
 // open database runs its own checkpointer: a PASSIVE checkpoint every
 // checkpointInterval, outside any transaction. PASSIVE never waits for
 // readers or writers; it copies what it can.
@@ -48,10 +48,12 @@ import (
 // file (a CLI command) runs its own checkpointer while it has the file
 // open; two checkpointers take turns (a busy one skips its turn).
 
-const sqliteDriver = "sqlite3_logistics"
+// driverName is go-sqlite3's driver with every connection's automatic
+// checkpoint turned off.
+const driverName = "sqlite3_logistics"
 
 func init() {
-	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA wal_autocheckpoint=0", nil)
 		return err
 	}})
@@ -98,7 +100,7 @@ const (
 // checkpointer runs the checkpoints of db until stop is called.
 type checkpointer struct {
 	db            *sql.DB
-	gate          *writeGate
+	gate          *gate
 	source        string
 	file          string // the database file ("" if SQLite did not say)
 	restartFrames int
@@ -119,9 +121,9 @@ type checkpointer struct {
 // the frames in the log, and how many of them are in the database file.
 type walState struct{ Busy, Log, Checkpointed int }
 
-func startCheckpointer(db *sql.DB, gate *writeGate, source string) *checkpointer {
+func startCheckpointer(db *sql.DB, g *gate, source string) *checkpointer {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, gate: gate, source: source, restartFrames: restartFrames, cancel: cancel}
+	c := &checkpointer{db: db, gate: g, source: source, restartFrames: restartFrames, cancel: cancel}
 	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&c.file); err != nil {
 		c.file = ""
 	}
@@ -246,7 +248,7 @@ func (c *checkpointer) restart(ctx context.Context, wait time.Duration, frames i
 		return false, 0, err
 	}
 	defer func() {
-		reset := fmt.Sprintf("PRAGMA busy_timeout = %d", sqliteBusyTimeout.Milliseconds())
+		reset := fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeout.Milliseconds())
 		if _, err := conn.ExecContext(context.WithoutCancel(ctx), reset); err != nil {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}

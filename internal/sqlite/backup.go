@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"entgo.io/ent/dialect"
 	"github.com/mattn/go-sqlite3"
 
 	"logistics/ent/migrate"
@@ -32,26 +31,14 @@ import (
 // that process's writers for its wait (50 ms, doubling up to 800 ms, at
 // most a quarter of the time).
 
-// SQLitePath is the file of a SQLite DSN ("file:" and parameters removed).
-func SQLitePath(dsn string) string {
-	path := strings.TrimPrefix(dsn, "file:")
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	return path
-}
-
 // ErrExists is returned by Backup when the target exists and overwriting
 // was not asked for.
 var ErrExists = errors.New("the file exists")
 
-// Backup writes a consistent copy of d, a SQLite file database, to target:
+// Backup writes a consistent copy of d, a file database, to target:
 // a plain SQLite file (mode 0600: it holds key and password hashes).
 // Without overwrite an existing target is refused.
 func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, error) {
-	if d.Dialect != dialect.SQLite {
-		return 0, errors.New("backup: only a SQLite database can be copied this way")
-	}
 	var source string
 	if err := d.SQL.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&source); err != nil || source == "" {
 		return 0, fmt.Errorf("backup: an in-memory database, or SQLite did not name its file (%v)", err)
@@ -82,7 +69,7 @@ func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, 
 	done := false
 	defer func() {
 		if !done {
-			removeSQLiteFiles(tmpName)
+			removeFiles(tmpName)
 		}
 	}()
 	// database/sql's own connection, not the gated driver: this is a read.
@@ -127,7 +114,7 @@ func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, 
 // toRollbackJournal sets the copy's journal mode to DELETE, so that it is
 // one self-contained file.
 func toRollbackJournal(ctx context.Context, path string) error {
-	db, err := sql.Open(sqliteDriver, "file:"+path+"?_journal_mode=DELETE&_busy_timeout=0")
+	db, err := sql.Open(driverName, "file:"+path+"?_journal_mode=DELETE&_busy_timeout=0")
 	if err != nil {
 		return err
 	}
@@ -164,10 +151,10 @@ var ErrInUse = errors.New("the database is in use")
 // is the configured PRAGMA synchronous (the checkpoint's fsyncs follow it).
 func Restore(ctx context.Context, dsn, from, synchronous string) (RestoreResult, error) {
 	var res RestoreResult
-	if IsPostgres(dsn) || inMemory(dsn) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || inMemory(dsn) {
 		return res, errors.New("restore: only a SQLite file database can be restored this way")
 	}
-	target, err := filepath.Abs(SQLitePath(dsn))
+	target, err := filepath.Abs(Path(dsn))
 	if err != nil {
 		return res, err
 	}
@@ -184,7 +171,7 @@ func Restore(ctx context.Context, dsn, from, synchronous string) (RestoreResult,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, fmt.Errorf("restore: %w", err)
 	}
-	mode, _, err := sqliteSynchronous(dsn, synchronous)
+	mode, _, _, err := chooseSynchronous(dsn, synchronous)
 	if err != nil {
 		return res, fmt.Errorf("restore: %w", err)
 	}
@@ -198,7 +185,7 @@ func Restore(ctx context.Context, dsn, from, synchronous string) (RestoreResult,
 	done := false
 	defer func() {
 		if !done {
-			removeSQLiteFiles(tmpName)
+			removeFiles(tmpName)
 		}
 	}()
 	_, err = io.Copy(tmp, src)
@@ -227,7 +214,7 @@ func Restore(ctx context.Context, dsn, from, synchronous string) (RestoreResult,
 			return res, fmt.Errorf("restore: %w", err)
 		}
 		// No busy timeout: a lock held elsewhere is an answer, not a wait.
-		lock, err := sql.Open(sqliteDriver, sqliteDSN("file:"+target+"?_busy_timeout=0&_locking_mode=EXCLUSIVE", mode))
+		lock, err := sql.Open(driverName, withDefaults("file:"+target+"?_busy_timeout=0&_locking_mode=EXCLUSIVE", mode))
 		if err != nil {
 			return res, fmt.Errorf("restore: %w", err)
 		}
@@ -288,7 +275,7 @@ func Restore(ctx context.Context, dsn, from, synchronous string) (RestoreResult,
 // checkBackup opens path (a copy nothing else uses) and checks it:
 // PRAGMA integrity_check answers ok, and it holds this service's tables.
 func checkBackup(ctx context.Context, path string) error {
-	db, err := sql.Open(sqliteDriver, "file:"+path+"?_busy_timeout=0")
+	db, err := sql.Open(driverName, "file:"+path+"?_busy_timeout=0")
 	if err != nil {
 		return err
 	}
@@ -369,8 +356,8 @@ func syncDir(dir string) error {
 	return errors.Join(err, f.Close())
 }
 
-// removeSQLiteFiles removes a temporary database and its companions.
-func removeSQLiteFiles(path string) {
+// removeFiles removes a temporary database and its companions.
+func removeFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		_ = os.Remove(path + suffix)
 	}

@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestSQLiteMemoryBounded reads a 24 MB table through four connections of a
+// TestMemoryBounded reads a 24 MB table through four connections of a
 // pool whose connections may each cache 64 MiB: SQLite's memory grows past
 // 64 MiB without a bound, and stays near a 16 MiB one (the pages are still
 // read: the sums are right).
-func TestSQLiteMemoryBounded(t *testing.T) {
-	defer limitSQLiteMemory(0)
+func TestMemoryBounded(t *testing.T) {
+	defer limitMemory(0)
 	for _, tc := range []struct {
 		name     string
 		bound    int64
@@ -23,13 +23,13 @@ func TestSQLiteMemoryBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			before := ReadSQLiteMemory().Used
-			db, err := Open(ctx, filepath.Join(t.TempDir(), "mem.db"), Options{SQLiteMemory: tc.bound})
+			before := ReadMemory().Used
+			db, err := Open(ctx, filepath.Join(t.TempDir(), "mem.db"), Config{Memory: tc.bound})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if got := ReadSQLiteMemory().Limit; got != max(tc.bound, 0) {
+			if got := ReadMemory().Limit; got != max(tc.bound, 0) {
 				t.Fatalf("limit %d, want %d", got, max(tc.bound, 0))
 			}
 			const rows, size = 24_000, 1000
@@ -38,7 +38,7 @@ WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ?)
 INSERT INTO t SELECT x, randomblob(?) FROM c`, rows, size); err != nil {
 				t.Fatal(err)
 			}
-			peak := ReadSQLiteMemory().Used
+			peak := ReadMemory().Used
 			var conns []*sql.Conn
 			for range 4 {
 				c, err := db.SQL.Conn(ctx)
@@ -53,7 +53,7 @@ INSERT INTO t SELECT x, randomblob(?) FROM c`, rows, size); err != nil {
 				if err := c.QueryRowContext(ctx, "SELECT sum(length(b)) FROM t").Scan(&n); err != nil || n != rows*size {
 					t.Fatalf("connection %d read %d bytes, %v", i, n, err)
 				}
-				peak = max(peak, ReadSQLiteMemory().Used)
+				peak = max(peak, ReadMemory().Used)
 			}
 			grew := peak - before
 			t.Logf("SQLite's memory grew by %.1f MiB", float64(grew)/(1<<20))

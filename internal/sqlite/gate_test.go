@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
+	"logistics/ent"
 	"logistics/internal/apperr"
 )
 
@@ -43,7 +44,7 @@ func begin(ctx context.Context, g *gatedDriver) (dialect.Tx, error) {
 // whose writers wait at most timeout.
 func gatedFile(t *testing.T, timeout time.Duration) (*sql.DB, *gatedDriver) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "gate.db"), "FULL"))
+	db, err := sql.Open("sqlite3", withDefaults(filepath.Join(t.TempDir(), "gate.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func gatedFile(t *testing.T, timeout time.Duration) (*sql.DB, *gatedDriver) {
 	if _, err := db.Exec("CREATE TABLE n (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	return db, &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(timeout)}
+	return db, &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newGroupGate(timeout)}
 }
 
 func TestWriteGate(t *testing.T) {
@@ -79,7 +80,7 @@ func TestWriteGate(t *testing.T) {
 	}
 
 	// 32 writers at once: all commit, none waits out the limit.
-	g = &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(10 * time.Second)}
+	g = &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newGroupGate(10 * time.Second)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for range 32 {
@@ -116,7 +117,7 @@ func TestWriteGate(t *testing.T) {
 // deferred foreign key), and is not cut short by its context ending after
 // it began.
 func TestWriteTxEnds(t *testing.T) {
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "tx.db"), "FULL"))
+	db, err := sql.Open("sqlite3", withDefaults(filepath.Join(t.TempDir(), "tx.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestWriteTxEnds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newWriteGate(time.Second)}
+	g := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: newGroupGate(time.Second)}
 	count := func(table string) int {
 		t.Helper()
 		var n int
@@ -263,16 +264,14 @@ func TestTxBeginsAtFirstStatement(t *testing.T) {
 // second writer waited behind the first.
 func TestWriteLockFigures(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"), Options{})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	before, ok := db.WriteLock()
-	if !ok {
-		t.Fatal("no write lock figures on SQLite")
-	}
-	held, err := db.Client.Tx(ctx)
+	client := ent.NewClient(ent.Driver(db.Driver()))
+	before := db.WriteLock()
+	held, err := client.Tx(ctx)
 	if err == nil {
 		_, err = held.ExecContext(ctx, "SELECT 1") // begins: through the gate
 	}
@@ -281,7 +280,7 @@ func TestWriteLockFigures(t *testing.T) {
 	}
 	waited := make(chan error, 1)
 	go func() {
-		tx, err := db.Client.Tx(ctx)
+		tx, err := client.Tx(ctx)
 		if err == nil {
 			if _, err = tx.ExecContext(ctx, "SELECT 1"); err == nil { // waits behind held
 				err = tx.Rollback()
@@ -296,7 +295,7 @@ func TestWriteLockFigures(t *testing.T) {
 	if err := <-waited; err != nil {
 		t.Fatal(err)
 	}
-	after, _ := db.WriteLock()
+	after := db.WriteLock()
 	if n := after.Entries - before.Entries; n != 2 {
 		t.Errorf("%d entries, want 2", n)
 	}
@@ -324,7 +323,7 @@ type groupFixture struct {
 }
 
 func newGroupFixture(t *testing.T) *groupFixture {
-	db, err := sql.Open("sqlite3", sqliteDSN(filepath.Join(t.TempDir(), "group.db"), "FULL"))
+	db, err := sql.Open("sqlite3", withDefaults(filepath.Join(t.TempDir(), "group.db"), "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +337,7 @@ func newGroupFixture(t *testing.T) *groupFixture {
 			t.Fatal(err)
 		}
 	}
-	gate := newWriteGate(10 * time.Second)
+	gate := newGroupGate(10 * time.Second)
 	gate.maxAge = time.Minute // the tests pause inside groups
 	return &groupFixture{t: t, db: db, g: &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), db: db, gate: gate}}
 }
@@ -638,7 +637,7 @@ func TestGroupKilled(t *testing.T) {
 	if !slices.Equal(said, []string{"committed", "open"}) {
 		t.Fatalf("the child said %q, want committed, open (nothing of the open group answered)", said)
 	}
-	db, err := Open(context.Background(), path, Options{})
+	db, err := Open(context.Background(), path, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -685,7 +684,7 @@ func groupChild(path string) {
 		os.Exit(1)
 	}
 	ctx := context.Background()
-	db, err := Open(ctx, path, Options{})
+	db, err := Open(ctx, path, Config{})
 	if err != nil {
 		fail(err)
 	}

@@ -1,4 +1,4 @@
-package database
+package sqlite
 
 import (
 	"bufio"
@@ -115,7 +115,7 @@ func powerCut(t *testing.T, shim, mode string) (acked, lost, total int) {
 			t.Fatal(err)
 		}
 	}
-	db, err := Open(context.Background(), filepath.Join(dir, "x.db"), Options{})
+	db, err := Open(context.Background(), filepath.Join(dir, "x.db"), Config{})
 	if err != nil {
 		t.Fatalf("open after the cut: %v", err)
 	}
@@ -151,7 +151,7 @@ func powerCut(t *testing.T, shim, mode string) (acked, lost, total int) {
 // powerCutWriter is the child: it writes until it is killed.
 func powerCutWriter(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(os.Getenv("POWERCUT_DIR"), "x.db"), Options{Synchronous: os.Getenv("POWERCUT_SYNC")})
+	db, err := Open(ctx, filepath.Join(os.Getenv("POWERCUT_DIR"), "x.db"), Config{Synchronous: os.Getenv("POWERCUT_SYNC")})
 	if err != nil {
 		t.Fatal(err)
 	}
