@@ -30,7 +30,7 @@ type floor struct {
 	// EXPLAIN); the floor process leaves it nil.
 	trace func(q string, args []any)
 	// begin begins a write transaction as the service's begin: on SQLite
-	// through the database's own write gate (internal/database/gate.go),
+	// through the database's own write gate (internal/sqlite/gate.go),
 	// which the service's transactions and the log's restarts pass too,
 	// grouped with the transactions queued behind it as the service's are
 	// (group commit: the same transaction shape, the same number of
