@@ -728,3 +728,74 @@ func groupChild(path string) {
 	fmt.Println("open")
 	select {}
 }
+
+// TestGateAlone: the one-writer gate without the group-commit layer lets
+// writers in one at a time, in arrival order, and one that waits past the
+// timeout leaves the queue with 503 database_busy.
+func TestGateAlone(t *testing.T) {
+	ctx := context.Background()
+	g := &gate{timeout: 10 * time.Second}
+	if err := g.admit(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		order []int
+		in    int // writers inside at once
+		most  int
+	)
+	done := make(chan error, 3)
+	for i := range 3 {
+		go func() {
+			err := g.admit(ctx, false)
+			if err == nil {
+				mu.Lock()
+				in++
+				most = max(most, in)
+				order = append(order, i)
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+				in--
+				mu.Unlock()
+				g.leave()
+			}
+			done <- err
+		}()
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			g.mu.Lock()
+			n := len(g.queue)
+			g.mu.Unlock()
+			if n == i+1 {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("writer %d did not queue", i)
+			}
+		}
+	}
+	g.leave()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(order) != "[0 1 2]" || most != 1 {
+		t.Fatalf("let in %v, at most %d at once; want [0 1 2], one at a time", order, most)
+	}
+	if g.held || g.entries.Load() != 4 {
+		t.Fatalf("held %v after the last left, %d entries; want free, 4", g.held, g.entries.Load())
+	}
+
+	g = &gate{timeout: 20 * time.Millisecond}
+	if err := g.admit(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	err := g.admit(ctx, false)
+	if e := apperr.From(err); e == nil || e.Code != "database_busy" {
+		t.Fatalf("a writer past the timeout: %v, want 503 database_busy", err)
+	}
+	if len(g.queue) != 0 {
+		t.Fatalf("%d writers still queued after the one that timed out left", len(g.queue))
+	}
+}
