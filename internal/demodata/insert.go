@@ -113,12 +113,12 @@ func (l *loader) flushOrders() {
 	}
 }
 
-// add keeps one row of t; a table other than the orders' children goes in
-// when its batch is full. The children wait for their orders (flushOrders)
-// and so may hold more than one batch.
+// add keeps one row of t; hubs, parts and items go in when their batch is
+// full. The orders wait for order (flushOrders), and their children for
+// them, so a child table may hold more than one batch.
 func (l *loader) add(t *rows, vals ...any) {
 	t.args = append(t.args, vals...)
-	if len(t.args) >= batch*len(t.cols) && t != l.lines && t != l.reservations && t != l.entries && t != l.events {
+	if len(t.args) >= batch*len(t.cols) && (t == l.hubs || t == l.parts || t == l.items) {
 		l.flush(t)
 	}
 }
