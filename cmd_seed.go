@@ -40,8 +40,8 @@ func seed(ctx context.Context, args []string, getenv func(string) string, stdout
 			env = val
 		} else {
 			f, err := strconv.ParseFloat(val, 64)
-			if err != nil || f <= 0 || f > 10 {
-				return fmt.Errorf("seed: --scale %q: a number above 0 and at most 10", val)
+			if err != nil || f <= 0 || f > demodata.MaxScale {
+				return fmt.Errorf("seed: --scale %q: a number above 0 and at most %d", val, demodata.MaxScale)
 			}
 			scale = f
 		}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,12 +67,22 @@ var ErrNotEmpty = errors.New("demodata: the environment already has data (hubs);
 // parameter limits for the widest table (orders, 19 columns).
 const batch = 1000
 
+// MaxScale is the largest scale Load takes: scale 100 is 20 million items
+// and 5 million orders, which the streaming load writes in constant memory
+// but for the stock the orders draw from (stock below, 40 bytes an item).
+const MaxScale = 100
+
 // Load generates the dataset of the given scale and inserts it in one
 // transaction into db, which must be empty (ErrNotEmpty otherwise).
+//
+// The rows are written as they are generated, a batch at a time, so memory
+// does not grow with the dataset's rows: a first pass generates without
+// writing to learn how much of each item the orders reserve (an item's row
+// is written before the orders that reserve from it), the second writes.
 func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 	c := db.Client
-	if scale <= 0 || math.IsNaN(scale) || scale > 10 {
-		return Counts{}, fmt.Errorf("demodata: scale must be above 0 and at most 10, not %v", scale)
+	if scale <= 0 || math.IsNaN(scale) || scale > MaxScale {
+		return Counts{}, fmt.Errorf("demodata: scale must be above 0 and at most %d, not %v", MaxScale, scale)
 	}
 	if n, err := c.Hub.Query().Count(ctx); err != nil {
 		return Counts{}, err
@@ -82,7 +93,8 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 	if err != nil {
 		return Counts{}, fmt.Errorf("demodata: the built-in workflow: %w", err)
 	}
-	d := Generate(scale)
+	var counting counter
+	held := generate(scale, nil, &counting)
 	tx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return Counts{}, err
@@ -96,7 +108,9 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 			return Counts{}, err
 		}
 	}
-	if err := d.insert(ctx, tx, db.Dialect, wf.ID); err != nil {
+	l := newLoader(ctx, tx, db.Dialect, wf.ID)
+	generate(scale, held, l)
+	if err := l.finish(counting.Counts); err != nil {
 		return Counts{}, err
 	}
 	if db.Dialect == dialect.SQLite {
@@ -116,10 +130,11 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 			return Counts{}, fmt.Errorf("demodata: analyze: %w", err)
 		}
 	}
-	return d.Counts(), nil
+	return counting.Counts, nil
 }
 
-// Dataset is a generated dataset, not yet stored.
+// Dataset is a generated dataset held in memory: the rows Load writes, for
+// tests and tools that look at the data without a database.
 type Dataset struct {
 	Hubs         []*ent.Hub
 	Parts        []*ent.Part
@@ -129,17 +144,63 @@ type Dataset struct {
 	Tracking     []*ent.TrackingEntry
 	Events       []*ent.OrderEvent
 	Reservations []*ent.Reservation
-
-	partIndex map[resourceid.ID]int
-	// exceptions is a source of its own for the tracking exceptions, added
-	// after the rest of the dataset existed: drawing from g would have
-	// changed every row generated after the first one.
-	exceptions *gen
 }
 
 // Counts are the sizes of d.
 func (d *Dataset) Counts() Counts {
 	return Counts{len(d.Hubs), len(d.Parts), len(d.Items), len(d.Orders), len(d.Lines), len(d.Tracking), len(d.Events), len(d.Reservations)}
+}
+
+// sink takes the rows of a dataset in the order they are generated: hubs,
+// parts, items, then each order after its lines, reservations, tracking
+// entries and events.
+type sink interface {
+	hub(*ent.Hub)
+	part(*ent.Part)
+	item(*ent.Item)
+	line(*ent.OrderLine)
+	reservation(*ent.Reservation)
+	tracking(*ent.TrackingEntry)
+	event(*ent.OrderEvent)
+	order(*ent.Order)
+}
+
+func (d *Dataset) hub(h *ent.Hub)                 { d.Hubs = append(d.Hubs, h) }
+func (d *Dataset) part(p *ent.Part)               { d.Parts = append(d.Parts, p) }
+func (d *Dataset) item(it *ent.Item)              { d.Items = append(d.Items, it) }
+func (d *Dataset) line(l *ent.OrderLine)          { d.Lines = append(d.Lines, l) }
+func (d *Dataset) reservation(r *ent.Reservation) { d.Reservations = append(d.Reservations, r) }
+func (d *Dataset) tracking(e *ent.TrackingEntry)  { d.Tracking = append(d.Tracking, e) }
+func (d *Dataset) event(e *ent.OrderEvent)        { d.Events = append(d.Events, e) }
+func (d *Dataset) order(o *ent.Order)             { d.Orders = append(d.Orders, o) }
+
+// counter is a sink that only counts.
+type counter struct{ Counts }
+
+func (c *counter) hub(*ent.Hub)                 { c.Hubs++ }
+func (c *counter) part(*ent.Part)               { c.Parts++ }
+func (c *counter) item(*ent.Item)               { c.Items++ }
+func (c *counter) line(*ent.OrderLine)          { c.OrderLines++ }
+func (c *counter) reservation(*ent.Reservation) { c.Reservations++ }
+func (c *counter) tracking(*ent.TrackingEntry)  { c.TrackingEntries++ }
+func (c *counter) event(*ent.OrderEvent)        { c.OrderEvents++ }
+func (c *counter) order(*ent.Order)             { c.Orders++ }
+
+// stock is what the orders need of an item while they are generated: the
+// item's row itself is written, and let go, before the first order.
+type stock struct {
+	id       ulid.ULID
+	part     int32
+	revision int32
+	quantity decimal.Decimal
+	reserved decimal.Decimal
+}
+
+// held is how much of an item the orders reserve, and the revision that
+// leaves it at: what the first pass learns for the second.
+type held struct {
+	reserved decimal.Decimal
+	revision int32
 }
 
 // gen is the seeded source of everything random.
@@ -150,14 +211,18 @@ type gen struct {
 
 // id returns a ULID-shaped id: a time part that grows with every id, and
 // random bits from the seeded source.
-func (g *gen) id(prefix string) resourceid.ID {
+func (g *gen) id(prefix string) resourceid.ID { return idOf(prefix, g.ulid()) }
+
+func (g *gen) ulid() ulid.ULID {
 	var u ulid.ULID
 	g.tick++
 	_ = u.SetTime(uint64(Base.Add(-90*24*time.Hour).UnixMilli()) + g.tick)
 	binary.BigEndian.PutUint64(u[6:14], g.r.Uint64())
 	binary.BigEndian.PutUint16(u[14:16], uint16(g.r.Uint32()))
-	return resourceid.ID(prefix + "_" + u.String())
+	return u
 }
+
+func idOf(prefix string, u ulid.ULID) resourceid.ID { return resourceid.ID(prefix + "_" + u.String()) }
 
 func (g *gen) pick(s []string) string { return s[g.r.IntN(len(s))] }
 
@@ -207,54 +272,89 @@ var path = map[string][]string{
 	"closed":    {"submit", "allocate", "start_picking", "ship", "deliver", "close"},
 }
 
-// Generate builds the dataset of the given scale, deterministically.
+// Generate builds the dataset of the given scale in memory: the rows Load
+// writes, in the same order.
 func Generate(scale float64) *Dataset {
-	g := &gen{r: rand.New(rand.NewPCG(0x6c6f6769, uint64(math.Float64bits(scale))))}
-	d := &Dataset{exceptions: &gen{r: rand.New(rand.NewPCG(0x65786370, uint64(math.Float64bits(scale)))), tick: exceptionTicks}}
+	held := generate(scale, nil, &counter{})
+	d := &Dataset{}
+	generate(scale, held, d)
+	return d
+}
+
+// generator is one pass over the dataset: the seeded sources and what the
+// orders draw from.
+type generator struct {
+	g *gen
+	// exceptions is a source of its own for the tracking exceptions, added
+	// after the rest of the dataset existed: drawing from g would have
+	// changed every row generated after the first one.
+	exceptions *gen
+	out        sink
+	hubs       []*ent.Hub
+	partIDs    []resourceid.ID
+	fams       []int
+	stock      []stock
+	byHub      [][]int32 // available items by hub, indexes into stock
+}
+
+// generate hands the dataset of scale to out and returns, by item index,
+// what the orders reserved of the items they reserved from. An item's row
+// carries what final says it ends with (nil: as it was stocked, the
+// orders' reservations not yet known).
+func generate(scale float64, final map[int32]held, out sink) map[int32]held {
+	x := &generator{
+		g:          &gen{r: rand.New(rand.NewPCG(0x6c6f6769, uint64(math.Float64bits(scale))))},
+		exceptions: &gen{r: rand.New(rand.NewPCG(0x65786370, uint64(math.Float64bits(scale)))), tick: exceptionTicks},
+		out:        out,
+	}
+	g := x.g
 	created := Base.Add(-120 * 24 * time.Hour)
 
 	nHubs := min(len(cities), scaled(len(cities), scale, 5))
 	for _, c := range cities[:nHubs] {
 		lat, lon, tz, line := c.lat, c.lon, c.tz, fmt.Sprintf("%s %d", c.street, 1+g.r.IntN(200))
-		d.Hubs = append(d.Hubs, &ent.Hub{
+		h := &ent.Hub{
 			ID: g.id(resourceid.Hub), Code: c.code, Name: c.name + " " + strings.ReplaceAll(c.kind, "_", "-"),
 			Kind: hub.Kind(c.kind), AddressLine1: line, City: c.name, PostalCode: c.postal, Country: c.country,
 			Latitude: &lat, Longitude: &lon, Timezone: tz, Active: true, CreatedAt: created, UpdatedAt: created, Revision: 1,
-		})
+		}
+		x.hubs = append(x.hubs, h)
+		out.hub(h)
 	}
 
 	nParts := scaled(20_000, scale, 40)
-	fams := make([]int, nParts)
+	x.fams = make([]int, nParts)
+	x.partIDs = make([]resourceid.ID, nParts)
 	for i := range nParts {
 		fi := i % len(families)
 		f := families[fi]
-		fams[i] = fi
+		x.fams[i] = fi
 		name := g.pick(f.names)
 		size := g.pick(f.sizes)
 		mat := g.pick(f.materials)
 		w := decimal.Decimal(int64(f.weight * float64(decimal.Scale) * (0.5 + g.r.Float64())))
-		d.Parts = append(d.Parts, &ent.Part{
+		p := &ent.Part{
 			ID: g.id(resourceid.Part), Sku: fmt.Sprintf("%s-%06d", f.prefix, i+1),
 			PartName:    fmt.Sprintf("%s %s, %s", name, size, mat),
 			Description: fmt.Sprintf("%s, size %s, made of %s. Sold per %s.", name, size, mat, f.unit),
 			Unit:        f.unit, UnitWeightKg: w, Hazardous: f.hazardous,
 			CreatedAt: created, UpdatedAt: created, Revision: 1,
-		})
+		}
+		x.partIDs[i] = p.ID
+		out.part(p)
 	}
 
 	// Stock: items per hub, remembered by hub for the orders.
-	d.partIndex = make(map[resourceid.ID]int, len(d.Parts))
-	for i, p := range d.Parts {
-		d.partIndex[p.ID] = i
-	}
 	nItems := scaled(200_000, scale, 200)
-	byHub := make([][]int, len(d.Hubs))
+	x.stock = make([]stock, nItems)
+	x.byHub = make([][]int32, len(x.hubs))
 	for i := range nItems {
-		pi := g.r.IntN(len(d.Parts))
-		f := families[fams[pi]]
-		hi := g.r.IntN(len(d.Hubs))
+		pi := g.r.IntN(nParts)
+		f := families[x.fams[pi]]
+		hi := g.r.IntN(len(x.hubs))
+		u := g.ulid()
 		it := &ent.Item{
-			ID: g.id(resourceid.Item), PartID: d.Parts[pi].ID, HubID: d.Hubs[hi].ID,
+			ID: idOf(resourceid.Item, u), PartID: x.partIDs[pi], HubID: x.hubs[hi].ID,
 			Status: item.StatusAvailable, CreatedAt: created.Add(time.Duration(i) * time.Second), Revision: 1,
 		}
 		it.UpdatedAt = it.CreatedAt
@@ -278,21 +378,32 @@ func Generate(scale float64) *Dataset {
 		case p < 8:
 			it.Status = item.StatusDamaged
 		}
-		d.Items = append(d.Items, it)
+		x.stock[i] = stock{id: u, part: int32(pi), revision: 1, quantity: it.Quantity}
+		if h, ok := final[int32(i)]; ok {
+			it.ReservedQuantity, it.Revision = h.reserved, int(h.revision)
+		}
+		out.item(it)
 		if it.Status == item.StatusAvailable {
-			byHub[hi] = append(byHub[hi], i)
+			x.byHub[hi] = append(x.byHub[hi], int32(i))
 		}
 	}
 
 	nOrders := scaled(50_000, scale, 50)
 	for i := range nOrders {
-		d.order(g, byHub, fams, i, nOrders)
+		x.order(i, nOrders)
 	}
-	return d
+	reserved := map[int32]held{}
+	for i, st := range x.stock {
+		if st.revision != 1 {
+			reserved[int32(i)] = held{st.reserved, st.revision}
+		}
+	}
+	return reserved
 }
 
 // order generates one order with its lines and history.
-func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
+func (x *generator) order(i, n int) {
+	g := x.g
 	// States in shares; the order of states over the dataset is shuffled by the rng.
 	p, state := g.r.IntN(100), "closed"
 	for _, s := range stateShares {
@@ -302,8 +413,8 @@ func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
 		}
 		p -= s.pct
 	}
-	hi := g.r.IntN(len(d.Hubs))
-	h := d.Hubs[hi]
+	hi := g.r.IntN(len(x.hubs))
+	h := x.hubs[hi]
 	dest := cities[g.r.IntN(len(cities))]
 	at := Base.Add(-time.Duration(OrderDays*24*3600*(n-i)/n) * time.Second).Add(-time.Duration(g.r.IntN(3600)) * time.Second)
 	due := at.Add(time.Duration(2+g.r.IntN(14)) * 24 * time.Hour).Truncate(time.Hour)
@@ -324,13 +435,14 @@ func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
 	shipped := len(steps) >= 4 && steps[3] == "ship"
 
 	nLines := 1 + g.r.IntN(7)
-	stock := byHub[hi]
-	seen := map[resourceid.ID]bool{}
+	avail := x.byHub[hi]
+	var seen [8]int32 // the parts of this order's lines (at most 7)
+	lines := 0
 	for range nLines {
-		var it *ent.Item
-		for try := 0; try < 4 && len(stock) > 0; try++ {
-			c := d.Items[stock[g.r.IntN(len(stock))]]
-			if !seen[c.PartID] && c.Quantity-c.ReservedQuantity >= decimal.FromInt(1) {
+		var it *stock
+		for try := 0; try < 4 && len(avail) > 0; try++ {
+			c := &x.stock[avail[g.r.IntN(len(avail))]]
+			if !slices.Contains(seen[:lines], c.part) && c.quantity-c.reserved >= decimal.FromInt(1) {
 				it = c
 				break
 			}
@@ -338,23 +450,24 @@ func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
 		if it == nil {
 			continue
 		}
-		seen[it.PartID] = true
+		seen[lines] = it.part
+		lines++
 		qty := decimal.FromInt(1 + g.r.Int64N(12))
-		if u := d.unitOf(fams, it.PartID); u == "kg" || u == "l" || u == "m" {
+		if u := families[x.fams[it.part]].unit; u == "kg" || u == "l" || u == "m" {
 			qty = decimal.Decimal(500 + g.r.Int64N(20_000))
 		}
-		l := &ent.OrderLine{ID: g.id(resourceid.OrderLine), OrderID: o.ID, PartID: it.PartID, Quantity: qty, CreatedAt: at, UpdatedAt: at, Revision: 1}
+		l := &ent.OrderLine{ID: g.id(resourceid.OrderLine), OrderID: o.ID, PartID: x.partIDs[it.part], Quantity: qty, CreatedAt: at, UpdatedAt: at, Revision: 1}
 		if reserved {
-			l.Quantity = min(qty, it.Quantity-it.ReservedQuantity)
+			l.Quantity = min(qty, it.quantity-it.reserved)
 			l.AllocatedQuantity = l.Quantity
-			it.ReservedQuantity += l.Quantity
-			it.Revision++
-			d.Reservations = append(d.Reservations, &ent.Reservation{ID: g.id(resourceid.Reservation), OrderID: o.ID, OrderLineID: l.ID, ItemID: it.ID, Quantity: l.Quantity})
+			it.reserved += l.Quantity
+			it.revision++
+			x.out.reservation(&ent.Reservation{ID: g.id(resourceid.Reservation), OrderID: o.ID, OrderLineID: l.ID, ItemID: idOf(resourceid.Item, it.id), Quantity: l.Quantity})
 		}
 		if shipped {
 			l.ShippedQuantity = l.Quantity
 		}
-		d.Lines = append(d.Lines, l)
+		x.out.line(l)
 	}
 
 	// History: one event per step, hours to days apart; tracking from the shipment on.
@@ -364,20 +477,21 @@ func (d *Dataset) order(g *gen, byHub [][]int, fams []int, i, n int) {
 	for _, s := range steps {
 		t = g.after(t, 1, 30)
 		tr, _ := wf.Find(s)
-		d.Events = append(d.Events, &ent.OrderEvent{ID: g.id(resourceid.OrderEvent), OrderID: o.ID, FromState: from, ToState: tr.To, Transition: s, Actor: Actor, OccurredAt: t, CreatedAt: t, UpdatedAt: t})
+		x.out.event(&ent.OrderEvent{ID: g.id(resourceid.OrderEvent), OrderID: o.ID, FromState: from, ToState: tr.To, Transition: s, Actor: Actor, OccurredAt: t, CreatedAt: t, UpdatedAt: t})
 		o.Revision++
 		if s == "ship" {
-			t = d.tracking(g, o, h, dest, t, state)
+			t = x.tracking(o, h, dest, t, state)
 		}
 		from = tr.To
 	}
 	o.UpdatedAt = t
-	d.Orders = append(d.Orders, o)
+	x.out.order(o)
 }
 
 // tracking writes the carrier history of a shipped order from its label on,
 // and returns the time of the last scan.
-func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.Time, state string) time.Time {
+func (x *generator) tracking(o *ent.Order, h *ent.Hub, dest city, t time.Time, state string) time.Time {
+	g := x.g
 	c := carriers[g.r.IntN(len(carriers))]
 	num := c.format(g)
 	add := func(st trackingentry.Status, hub *ent.Hub, loc, desc string) {
@@ -386,7 +500,7 @@ func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.T
 		if hub != nil {
 			e.HubID = &hub.ID
 		}
-		d.Tracking = append(d.Tracking, e)
+		x.out.tracking(e)
 	}
 	add(trackingentry.StatusLabelCreated, h, h.City, "Shipping label created")
 	hops := 1 + g.r.IntN(2)
@@ -395,10 +509,10 @@ func (d *Dataset) tracking(g *gen, o *ent.Order, h *ent.Hub, dest city, t time.T
 	}
 	for range hops {
 		t = g.after(t, 2, 20)
-		via := d.Hubs[g.r.IntN(len(d.Hubs))]
+		via := x.hubs[g.r.IntN(len(x.hubs))]
 		add(trackingentry.StatusInTransit, via, via.City, "Departed "+c.name+" facility")
 	}
-	d.exception(o, num, c.name, dest, t)
+	x.exception(o, num, c.name, dest, t)
 	if state == "shipped" && g.r.IntN(2) == 0 {
 		t = g.after(t, 2, 12)
 		add(trackingentry.StatusOutForDelivery, nil, dest.name, "Out for delivery")
@@ -427,19 +541,15 @@ var exceptionTexts = []string{
 // exception gives about one shipment in 25 a tracking exception, an hour
 // or so after its last transit scan (the next scan, if any, comes at
 // least two hours after that scan).
-func (d *Dataset) exception(o *ent.Order, num, carrier string, dest city, last time.Time) {
-	x := d.exceptions
-	if x.r.IntN(25) != 0 {
+func (x *generator) exception(o *ent.Order, num, carrier string, dest city, last time.Time) {
+	e := x.exceptions
+	if e.r.IntN(25) != 0 {
 		return
 	}
-	at := last.Add(30*time.Minute + time.Duration(x.r.IntN(3600))*time.Second)
-	d.Tracking = append(d.Tracking, &ent.TrackingEntry{ID: x.id(resourceid.TrackingEntry), OrderID: o.ID, TrackingNumber: num,
-		Carrier: carrier, Status: trackingentry.StatusException, Location: dest.name, Description: x.pick(exceptionTexts),
+	at := last.Add(30*time.Minute + time.Duration(e.r.IntN(3600))*time.Second)
+	x.out.tracking(&ent.TrackingEntry{ID: e.id(resourceid.TrackingEntry), OrderID: o.ID, TrackingNumber: num,
+		Carrier: carrier, Status: trackingentry.StatusException, Location: dest.name, Description: e.pick(exceptionTexts),
 		OccurredAt: at, CreatedAt: at, UpdatedAt: at, Revision: 1})
-}
-
-func (d *Dataset) unitOf(fams []int, partID resourceid.ID) string {
-	return string(families[fams[d.partIndex[partID]]].unit)
 }
 
 // crockford6 writes n in six Crockford base-32 digits: unique order numbers.
