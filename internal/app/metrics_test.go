@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -79,6 +80,7 @@ func TestMetricsAfterRequests(t *testing.T) {
 	if r := srv.Do(t, http.MethodGet, srv.URL+"/playground", nil, apptest.Anonymous()); r.StatusCode != http.StatusOK {
 		t.Fatalf("playground: %d", r.StatusCode)
 	}
+	sseSubscription(t, srv)
 
 	// The reader hands the two hubs' events out at once: wait for it.
 	var after map[string]float64
@@ -116,8 +118,9 @@ func TestMetricsAfterRequests(t *testing.T) {
 		{duration("count", "production", "graphql", "/graphql", "POST", "2xx", "query"), 1},
 		{duration("count", "production", "graphql", "/graphql", "POST", "2xx", "mutation"), 1},
 		{duration("count", "production", "playground", "/playground", "GET", "2xx", ""), 1},
+		{duration("count", "production", "graphql", "/graphql", "POST", "2xx", "subscription"), 1},
 		{`logistics_http_requests_total{environment="production",interface="rest",method="GET",status="200"}`, 3},
-		{`logistics_http_requests_total{environment="production",interface="graphql",method="POST",status="200"}`, 2},
+		{`logistics_http_requests_total{environment="production",interface="graphql",method="POST",status="200"}`, 3}, // the SSE subscription too
 	} {
 		if d := after[c.series] - before[c.series]; d != c.n {
 			t.Errorf("%s rose by %v, want %v", c.series, d, c.n)
@@ -174,6 +177,36 @@ func TestMetricsAfterRequests(t *testing.T) {
 		if v, ok := after[s]; !ok || v != 0 {
 			t.Errorf("%s = %v (present: %v), want 0", s, v, ok)
 		}
+	}
+}
+
+// sseSubscription opens a GraphQL subscription over Server-Sent Events,
+// reads its first bytes and hangs up, then waits for the server to see the
+// request end (the in-flight gauge back at its value before).
+func sseSubscription(t *testing.T, srv *apptest.Server) {
+	t.Helper()
+	const inFlight = "logistics_http_requests_in_flight"
+	idle := scrapeMetrics(t, srv)[inFlight]
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/graphql", strings.NewReader(`{"query":"subscription { events { sequence } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+srv.Keys[environment.Production])
+	resp, err := srv.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("SSE subscription: %d", resp.StatusCode)
+	}
+	_, _ = resp.Body.Read(make([]byte, 64))
+	cancel()
+	resp.Body.Close()
+	for deadline := time.Now().Add(10 * time.Second); scrapeMetrics(t, srv)[inFlight] > idle; {
+		if time.Now().After(deadline) {
+			t.Fatal("the SSE subscription's request did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
