@@ -55,6 +55,9 @@ type Options struct {
 	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
 	// Webhooks manages webhook endpoints (the same code as REST).
 	Webhooks *webhooks.Manager
+	// Extensions are added before the handler's own (the request metrics'
+	// operation type: it must see operations that a limit refuses).
+	Extensions []graphql.HandlerExtension
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -94,7 +97,10 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	parsed := lru.New[*ast.QueryDocument](1000)
 	srv.SetQueryCache(parsed)
 	srv.SetValidationRulesFn(boundedRules)
-	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first: the outermost, it sees every response last
+	for _, e := range opt.Extensions {
+		srv.Use(e)
+	}
+	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first of the handler's own: the outermost, it sees every response last
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(newDocumentLimits(opt.MaxFields, parsed)) // after the persisted query's document is in place

@@ -15,6 +15,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/99designs/gqlgen/graphql"
 
 	"logistics/graph"
 	"logistics/internal/apperr"
@@ -44,6 +45,9 @@ type App struct {
 	Service *service.Service
 	Version string
 	Metrics *metrics.Registry
+	routes  map[*environment.Env]*metrics.Routes // the request metrics' routes (Handler)
+	// statements time each environment's SQL statements (metrics.Statements).
+	statements []*metrics.Statements
 	// FastPath counts the GraphQL root query fields served by the fast path
 	// and those it left to gqlgen (graph/fastpath.go), in every environment.
 	FastPath graph.FastPathCounts
@@ -120,7 +124,18 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s base URL: %w", e.name, err)
 		}
-		db, err := database.Open(ctx, e.dsn, database.Options{Driver: opt.Driver, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync})
+		// Statements are timed below the caller's wrapper (tests count
+		// statements through it), right over the database's own driver.
+		stmts := a.Metrics.Statements(string(e.name))
+		a.statements = append(a.statements, stmts)
+		wrap := func(d dialect.Driver) dialect.Driver {
+			d = stmts.Wrap(d)
+			if opt.Driver != nil {
+				d = opt.Driver(d)
+			}
+			return d
+		}
+		db, err := database.Open(ctx, e.dsn, database.Options{Driver: wrap, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync})
 		if err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -131,6 +146,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		if w := db.Durability.Warning; w != "" {
 			log.Warn("database: commits are not power-safe: "+w, "environment", e.name, "database", db.Source, "durability", db.Durability.Mode)
 		}
+		a.Metrics.DBStats(string(e.name), db.SQL)
 		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
 		envs = append(envs, env)
 		a.Webhooks.Register(env) // before anything writes an event
@@ -247,36 +263,53 @@ func (a *App) registerMetrics() {
 			return out
 		})
 	// The webhook queue is read from each database at scrape time: it is
-	// shared by every instance, so any instance reports all of it.
+	// shared by every instance, so any instance reports all of it (sum
+	// across instances counts it once per instance: use max). One
+	// statement per database serves both families (queueReader).
+	q := &queueReader{a: a}
 	for _, g := range []struct {
 		name, help string
-		read       func(context.Context, *environment.Env) (float64, error)
+		read       func(queueFigures) float64
 	}{
-		{"logistics_webhook_queue_depth", "Webhook deliveries pending (due now or waiting for a retry), every instance's.",
-			func(ctx context.Context, env *environment.Env) (float64, error) {
-				n, err := a.Webhooks.Pending(ctx, env)
-				return float64(n), err
-			}},
-		{"logistics_webhook_oldest_pending_age_seconds", "Age of the oldest pending webhook delivery (0: none pending).",
-			func(ctx context.Context, env *environment.Env) (float64, error) {
-				t, err := a.Webhooks.OldestPending(ctx, env)
-				if err != nil || t.IsZero() {
-					return 0, err
+		{"logistics_webhook_queue_depth", "Webhook deliveries pending (due now or waiting for a retry), every instance's: the same at every instance sharing the database.",
+			func(f queueFigures) float64 { return float64(f.depth) }},
+		{"logistics_webhook_oldest_pending_age_seconds", "Age of the oldest pending webhook delivery (0: none pending), every instance's.",
+			func(f queueFigures) float64 {
+				if f.oldest.IsZero() {
+					return 0
 				}
-				return max(time.Since(t).Seconds(), 0), nil
+				return max(f.at.Sub(f.oldest).Seconds(), 0)
 			}},
 	} {
 		a.Metrics.Gauge(g.name, g.help, []string{"environment"}, func() []metrics.Sample {
 			var out []metrics.Sample
-			for _, env := range a.Envs.All() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				v, err := g.read(ctx, env)
-				cancel()
-				if err != nil {
-					a.Log.Warn("metrics: reading the webhook queue", "environment", env.Name, "metric", g.name, "error", err)
-					continue // left out rather than reported as 0
+			for _, f := range q.read() {
+				if f.err != nil {
+					continue // left out rather than reported as 0 (queueReader logs it)
 				}
-				out = append(out, metrics.Sample{Labels: []string{string(env.Name)}, Value: v})
+				out = append(out, metrics.Sample{Labels: []string{string(f.env.Name)}, Value: g.read(f)})
+			}
+			return out
+		})
+	}
+	for _, g := range []struct {
+		name, help string
+		read       func(last, published int64, lag time.Duration) (float64, bool)
+	}{
+		{"logistics_event_log_sequence", "The last event sequence this instance knows committed (its own commits, and other instances' by notification on PostgreSQL).",
+			func(last, _ int64, _ time.Duration) (float64, bool) { return float64(last), true }},
+		{"logistics_event_log_published_sequence", "The last event sequence this instance's subscription reader handed to its subscribers (absent while no subscriber is open here).",
+			func(_, pub int64, _ time.Duration) (float64, bool) { return float64(pub), pub >= 0 }},
+		{"logistics_event_log_lag_seconds", "How long committed events have waited for this instance's subscription reader: 0 when it has handed out every event known committed (or no subscriber is open); otherwise the time since the newest known event first passed the last handed out.",
+			func(_, _ int64, lag time.Duration) (float64, bool) { return lag.Seconds(), true }},
+	} {
+		a.Metrics.Gauge(g.name, g.help, []string{"environment"}, func() []metrics.Sample {
+			var out []metrics.Sample
+			now := time.Now()
+			for _, env := range a.Envs.All() {
+				if v, ok := g.read(env.Events.Lag(now)); ok {
+					out = append(out, metrics.Sample{Labels: []string{string(env.Name)}, Value: v})
+				}
 			}
 			return out
 		})
@@ -343,6 +376,53 @@ func (a *App) registerMetrics() {
 			return out
 		})
 	}
+}
+
+// queueFigures is one environment's webhook queue as read for a scrape.
+type queueFigures struct {
+	env    *environment.Env
+	depth  int
+	oldest time.Time // zero: none pending
+	at     time.Time // when it was read
+	err    error
+}
+
+// queueReader reads every environment's webhook queue once per scrape for
+// both of its families: the registry collects families concurrently, so
+// the first to ask reads (every database at once, 2 s at most) and the
+// other takes the same figures, kept for a second.
+type queueReader struct {
+	a       *App
+	mu      sync.Mutex
+	figures []queueFigures
+}
+
+// queueFresh is how long one read of the queue serves the scrapes.
+const queueFresh = time.Second
+
+func (q *queueReader) read() []queueFigures {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.figures) > 0 && time.Since(q.figures[0].at) < queueFresh {
+		return q.figures
+	}
+	envs := q.a.Envs.All()
+	out := make([]queueFigures, len(envs))
+	var wg sync.WaitGroup
+	for i, env := range envs {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			depth, oldest, err := q.a.Webhooks.Queue(ctx, env)
+			out[i] = queueFigures{env: env, depth: depth, oldest: oldest, at: time.Now(), err: err}
+			if err != nil {
+				q.a.Log.Warn("metrics: reading the webhook queue", "environment", env.Name, "error", err)
+			}
+		})
+	}
+	wg.Wait()
+	q.figures = out
+	return out
 }
 
 // fillDemoData loads the small demo dataset into an empty sandbox, so a first
@@ -445,6 +525,13 @@ func sameSite(s string) http.SameSite {
 func (a *App) Handler() http.Handler {
 	muxes := map[*environment.Env]http.Handler{}
 	cors := auth.CORS(a.Origins, a.Log)
+	a.routes = map[*environment.Env]*metrics.Routes{}
+	for _, env := range a.Envs.All() {
+		a.routes[env] = a.Metrics.Routes(string(env.Name), env.BaseURL.Path)
+	}
+	for _, s := range a.statements {
+		s.TimeRows() // the migration is done: see TimeRows
+	}
 	for _, env := range a.Envs.All() {
 		muxes[env] = cors(a.envRoutes(env))
 	}
@@ -476,6 +563,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
+		Extensions: []graphql.HandlerExtension{metrics.GraphQLOperations{}},
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
@@ -486,7 +574,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 			{URL: a.Envs.Get(environment.Sandbox).BaseURL.String(), Description: "sandbox"},
 		}})
 	api.HandleFunc("/", notFound)
-	protected := a.Auth.Authenticate(a.Auth.RateLimit(api))
+	protected := a.Auth.Authenticate(a.Auth.RateLimit(a.markRoute(env, api)))
 
 	mux := http.NewServeMux()
 	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
@@ -546,27 +634,63 @@ func (a *App) routeEnvironment(muxes map[*environment.Env]http.Handler) http.Han
 		defer done()
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		muxes[env].ServeHTTP(sw, r.WithContext(environment.NewContext(r.Context(), env)))
-		a.Metrics.Observe(string(env.Name), r.Method, interfaceOf(env, r.URL.Path), sw.status, time.Since(start))
+		ctx := environment.NewContext(r.Context(), env)
+		if strings.HasSuffix(r.URL.Path, "/graphql") {
+			if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+				// A WebSocket's operations are its connection's: the
+				// request lasts as long as the socket.
+				sw.req.SetOperation(metrics.OpWebSocket)
+			} else {
+				// GraphQLOperations records the operation type here
+				// (one allocation, on GraphQL requests only).
+				ctx = metrics.WithRequest(ctx, &sw.req)
+			}
+		}
+		r = r.WithContext(ctx)
+		muxes[env].ServeHTTP(sw, r)
+		rt := sw.route
+		if rt == nil {
+			// The environment's own mux set the pattern it matched on r
+			// (REST routes are marked more precisely below it: markRoute).
+			rt = a.routes[env].Pattern(r.Pattern)
+		}
+		a.Metrics.Observe(rt, r.Method, sw.status, sw.req.Operation(), time.Since(start))
 	})
 }
 
-// interfaceOf classifies a request for the metrics.
-func interfaceOf(env *environment.Env, path string) string {
-	switch p := strings.TrimPrefix(path, env.BaseURL.Path); {
-	case p == "/graphql":
-		return "graphql"
-	case strings.HasPrefix(p, "/v1/"):
-		return "rest"
-	}
-	return "other"
+// markRoute serves h, an http.ServeMux below the environment's (the API's),
+// and then tells the request's statusWriter the pattern h matched: without
+// it the request would count under the outer mux's "/v1/". The catch-all
+// "/" (no such resource) keeps the outer pattern.
+func (a *App) markRoute(env *environment.Env, h *http.ServeMux) http.Handler {
+	routes := a.routes[env]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.Pattern == "" || r.Pattern == "/" {
+			return
+		}
+		for w != nil {
+			if sw, ok := w.(*statusWriter); ok {
+				sw.route = routes.Pattern(r.Pattern)
+				return
+			}
+			u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+			if !ok {
+				return
+			}
+			w = u.Unwrap()
+		}
+	})
 }
 
-// statusWriter remembers the status code written.
+// statusWriter remembers the status code written, and what the metrics
+// learn of the request on the way (its route, its GraphQL operation).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	route  *metrics.Route // set by markRoute; nil: the environment mux's pattern
+	req    metrics.Request
 }
 
 func (w *statusWriter) WriteHeader(code int) {

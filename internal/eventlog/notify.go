@@ -30,6 +30,11 @@ type Log struct {
 	mu      sync.Mutex
 	last    int64         // the highest sequence this instance has heard of
 	changed chan struct{} // closed and replaced on every wake-up
+	// pub is the last sequence this instance's subscription reader handed
+	// out (-1: no reader runs); behind is when last first passed it (zero:
+	// caught up). They give the log's lag (Lag).
+	pub    int64
+	behind time.Time
 
 	listening     chan struct{} // closed once LISTEN first took effect
 	listeningOnce sync.Once
@@ -44,7 +49,7 @@ func New(env string, log *slog.Logger) *Log {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Log{env: env, log: log, changed: make(chan struct{}), listening: make(chan struct{})}
+	return &Log{env: env, log: log, changed: make(chan struct{}), listening: make(chan struct{}), pub: -1}
 }
 
 // Listening returns a channel closed once the PostgreSQL listener has
@@ -77,10 +82,45 @@ func (l *Log) committed(seq int64) {
 	l.mu.Lock()
 	if seq > l.last {
 		l.last = seq
+		if l.pub >= 0 && l.last > l.pub && l.behind.IsZero() {
+			l.behind = time.Now()
+		}
 	}
 	close(l.changed)
 	l.changed = make(chan struct{})
 	l.mu.Unlock()
+}
+
+// Published records that this instance's subscription reader
+// (internal/eventstream) has handed every event up to seq to its
+// subscribers; seq < 0: the reader stopped (no subscriber is left), so
+// nothing waits to be published.
+func (l *Log) Published(seq int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if seq < 0 {
+		l.pub, l.behind = -1, time.Time{}
+		return
+	}
+	l.pub = max(l.pub, seq)
+	if l.pub >= l.last {
+		l.behind = time.Time{}
+	}
+}
+
+// Lag is the event log's lag on this instance, for /metrics: the last
+// sequence it knows committed (Last), the last its subscription reader
+// handed out (-1: no reader runs), and how long events have waited for it:
+// zero when it has handed out everything known committed, or runs not;
+// otherwise the time since the newest known sequence first passed the one
+// handed out (the age of the backlog, its oldest event's wait at most).
+func (l *Log) Lag(now time.Time) (last, published int64, lag time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.behind.IsZero() {
+		lag = max(now.Sub(l.behind), 0)
+	}
+	return l.last, l.pub, lag
 }
 
 // Wake wakes every waiter as if events up to seq had committed.

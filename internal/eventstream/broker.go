@@ -214,6 +214,7 @@ func (h *hub) add(ctx context.Context, after *int64) (*Sub, error) {
 			return nil, apperr.From(err)
 		}
 		h.pos = last
+		h.published(last)
 	}
 	s := &Sub{hub: h, in: make(chan *Batch, 64), lagged: make(chan struct{}, 1)}
 	s.joinAt.Store(h.pos)
@@ -227,6 +228,14 @@ func (h *hub) add(ctx context.Context, after *int64) (*Sub, error) {
 		go h.run()
 	}
 	return s, nil
+}
+
+// published tells the environment's log what the hub has handed out, for
+// the log's lag (eventlog.Log.Lag); -1: the hub stopped.
+func (h *hub) published(seq int64) {
+	if h.env.Events != nil {
+		h.env.Events.Published(seq)
+	}
 }
 
 func (h *hub) remove(s *Sub) {
@@ -271,6 +280,7 @@ func (h *hub) run() {
 		if len(h.subs) == 0 {
 			h.running = false
 			h.pos = -1 // re-read at the next start: events may commit meanwhile
+			h.published(-1)
 			h.mu.Unlock()
 			return
 		}
@@ -308,6 +318,7 @@ func (h *hub) fanOut(b *Batch) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pos = b.Last
+	h.published(b.Last)
 	for s := range h.subs {
 		if s.lagging {
 			continue

@@ -22,12 +22,11 @@ type key struct {
 	status             int
 }
 
-// series is one request label set's children of the two vectors, looked up
-// once: the request path then costs a map read and two atomic adds, with no
-// label hashing and no allocation.
+// series is one request label set's child of the counter, looked up once:
+// the request path then costs a map read and an atomic add, with no label
+// hashing and no allocation.
 type series struct {
-	count    prometheus.Counter
-	duration prometheus.Observer
+	count prometheus.Counter
 }
 
 // Registry holds the request metrics and the figures read at scrape time.
@@ -38,29 +37,39 @@ type Registry struct {
 	requests  *prometheus.CounterVec
 	durations *prometheus.HistogramVec
 	inFlight  prometheus.Gauge
+	// statements: SQL statement durations by environment and kind.
+	statements *prometheus.HistogramVec
 
 	mu     sync.RWMutex
 	series map[key]series
+	routes map[string]*Routes // by environment
 }
 
 // New returns a registry with the request metrics at zero and the Go
 // runtime (scheduling latencies included) and process collectors.
 func New() *Registry {
-	labels := []string{"environment", "method", "interface", "status"}
 	r := &Registry{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "logistics_http_requests_total", Help: "Requests served.",
-		}, labels),
+			Name: "logistics_http_requests_total", Help: "Requests served, by status code.",
+		}, []string{"environment", "method", "interface", "status"}),
+		// By route (the pattern that served it, never the raw path) and
+		// status class rather than code: routes × codes would multiply the
+		// series past what a scrape should carry.
 		durations: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "logistics_http_request_duration_seconds", Help: "Request durations.", Buckets: buckets,
-		}, labels),
+			Name: "logistics_http_request_duration_seconds", Help: "Request durations by route, status class and GraphQL operation type.", Buckets: buckets,
+		}, []string{"environment", "interface", "route", "method", "status_class", "operation"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "logistics_http_requests_in_flight", Help: "Requests being served.",
 		}),
+		statements: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "logistics_db_statement_duration_seconds", Help: "SQL statement durations through ent's driver, by kind (select, insert, update, delete, commit, other); a query until its rows are closed.",
+			Buckets: statementBuckets,
+		}, []string{"environment", "kind"}),
 		series: map[key]series{},
+		routes: map[string]*Routes{},
 	}
-	r.reg.MustRegister(r.requests, r.durations, r.inFlight,
+	r.reg.MustRegister(r.requests, r.durations, r.inFlight, r.statements,
 		// The scheduler's series include go_sched_latencies_seconds: how
 		// long goroutines waited, runnable, for a P. Requests starved in
 		// the scheduler's global queue show in its buckets over 100 ms.
@@ -69,9 +78,11 @@ func New() *Registry {
 	return r
 }
 
-// Observe records one finished request.
-func (r *Registry) Observe(env, method, class string, status int, d time.Duration) {
-	k := key{env, method, class, status}
+// Observe records one finished request of route rt: its count by status
+// code, and its duration by route and status class.
+func (r *Registry) Observe(rt *Route, method string, status int, op Operation, d time.Duration) {
+	method = Method(method)
+	k := key{rt.env, method, rt.iface, status}
 	r.mu.RLock()
 	s, ok := r.series[k]
 	r.mu.RUnlock()
@@ -79,7 +90,7 @@ func (r *Registry) Observe(env, method, class string, status int, d time.Duratio
 		s = r.newSeries(k)
 	}
 	s.count.Inc()
-	s.duration.Observe(d.Seconds())
+	rt.Observe(method, status, op, d)
 }
 
 func (r *Registry) newSeries(k key) series {
@@ -89,7 +100,7 @@ func (r *Registry) newSeries(k key) series {
 		return s
 	}
 	lv := []string{k.env, k.method, k.class, strconv.Itoa(k.status)}
-	s := series{count: r.requests.WithLabelValues(lv...), duration: r.durations.WithLabelValues(lv...)}
+	s := series{count: r.requests.WithLabelValues(lv...)}
 	r.series[k] = s
 	return s
 }

@@ -21,9 +21,12 @@ func scrape(t *testing.T, r *Registry) (body, contentType string) {
 
 func TestExposition(t *testing.T) {
 	r := New()
-	r.Observe("production", "GET", "rest", 200, 3*time.Millisecond)
-	r.Observe("production", "GET", "rest", 200, 2*time.Second)
-	r.Observe("sandbox", "POST", "graphql", 422, time.Millisecond)
+	prod, sbx := r.Routes("production", ""), r.Routes("sandbox", "/sandbox")
+	hub := prod.Pattern("GET /v1/hubs/{id}")
+	r.Observe(hub, "GET", 200, OpNone, 3*time.Millisecond)
+	r.Observe(hub, "GET", 200, OpNone, 2*time.Second)
+	r.Observe(sbx.Pattern("/sandbox/graphql"), "POST", 422, OpMutation, time.Millisecond)
+	r.Observe(prod.Pattern("/"), "BREW", 404, OpQuery, time.Millisecond) // not GraphQL: no operation
 	done := r.InFlight()
 	r.Gauge("logistics_db_open_connections", "Open connections.", []string{"environment"}, func() []Sample {
 		return []Sample{{Labels: []string{"production"}, Value: 3}}
@@ -34,9 +37,12 @@ func TestExposition(t *testing.T) {
 	for _, want := range []string{
 		`logistics_http_requests_total{environment="production",interface="rest",method="GET",status="200"} 2`,
 		`logistics_http_requests_total{environment="sandbox",interface="graphql",method="POST",status="422"} 1`,
-		`logistics_http_request_duration_seconds_bucket{environment="production",interface="rest",method="GET",status="200",le="0.005"} 1`,
-		`logistics_http_request_duration_seconds_bucket{environment="production",interface="rest",method="GET",status="200",le="+Inf"} 2`,
-		`logistics_http_request_duration_seconds_sum{environment="production",interface="rest",method="GET",status="200"} 2.003`,
+		`logistics_http_requests_total{environment="production",interface="other",method="_OTHER",status="404"} 1`,
+		`logistics_http_request_duration_seconds_bucket{environment="production",interface="rest",method="GET",operation="",route="/v1/hubs/{id}",status_class="2xx",le="0.005"} 1`,
+		`logistics_http_request_duration_seconds_bucket{environment="production",interface="rest",method="GET",operation="",route="/v1/hubs/{id}",status_class="2xx",le="+Inf"} 2`,
+		`logistics_http_request_duration_seconds_sum{environment="production",interface="rest",method="GET",operation="",route="/v1/hubs/{id}",status_class="2xx"} 2.003`,
+		`logistics_http_request_duration_seconds_count{environment="sandbox",interface="graphql",method="POST",operation="mutation",route="/graphql",status_class="4xx"} 1`,
+		`logistics_http_request_duration_seconds_count{environment="production",interface="other",method="_OTHER",operation="",route="/",status_class="4xx"} 1`,
 		`logistics_http_requests_in_flight 1`,
 		`logistics_db_open_connections{environment="production"} 3`,
 		"# TYPE logistics_db_open_connections gauge",
@@ -57,6 +63,67 @@ func TestExposition(t *testing.T) {
 	}
 	if body, _ = scrape(t, r); !strings.Contains(body, "\nlogistics_http_requests_in_flight 0\n") {
 		t.Errorf("the request done, still in flight:\n%s", body)
+	}
+}
+
+// TestRoutePaths: a pattern's route is its path without the method and
+// the environment's base path, and the route's interface follows from it;
+// one route is one object whichever way it is asked for.
+func TestRoutePaths(t *testing.T) {
+	rs := New().Routes("sandbox", "/sandbox/")
+	for pattern, want := range map[string][2]string{
+		"GET /sandbox/v1/hubs/{id}":   {"/v1/hubs/{id}", REST},
+		"/sandbox/v1/":                {"/v1/", REST},
+		"/sandbox/graphql":            {"/graphql", GraphQL},
+		"GET /sandbox/console/login":  {"/console/login", Console},
+		"/sandbox/playground/":        {"/playground/", Playground},
+		"GET /sandbox/{$}":            {"/{$}", Other},
+		"/":                           {"/", Other},
+		"":                            {"", Other},
+		"POST example.com/sandbox/v1": {"/v1", REST},
+	} {
+		rt := rs.Pattern(pattern)
+		if rt.Path() != want[0] || rt.Interface() != want[1] || rt.Environment() != "sandbox" {
+			t.Errorf("Pattern(%q) = %q %q %q, want %q %q sandbox", pattern, rt.Path(), rt.Interface(), rt.Environment(), want[0], want[1])
+		}
+		if rs.Route(rt.Path()) != rt {
+			t.Errorf("Route(%q) is not Pattern(%q)'s route", rt.Path(), pattern)
+		}
+	}
+}
+
+// TestObserveAllocates: recording a request of a route seen before
+// allocates nothing, for any method, status and operation.
+func TestObserveAllocates(t *testing.T) {
+	r := New()
+	rs := r.Routes("production", "")
+	rest, gql := rs.Pattern("GET /v1/hubs/{id}"), rs.Pattern("/graphql")
+	for _, c := range []struct {
+		rt     *Route
+		method string
+		status int
+		op     Operation
+	}{
+		{rest, "GET", 200, OpNone}, {rest, "HEAD", 304, OpNone}, {rest, "PATCH", 409, OpNone},
+		{gql, "POST", 200, OpQuery}, {gql, "POST", 200, OpMutation}, {gql, "GET", 101, OpWebSocket}, {gql, "BREW", 500, OpNone},
+	} {
+		r.Observe(c.rt, c.method, c.status, c.op, time.Millisecond) // first: resolves the series
+		if n := testing.AllocsPerRun(100, func() { r.Observe(c.rt, c.method, c.status, c.op, time.Millisecond) }); n != 0 {
+			t.Errorf("%s %s %d %v: %v allocations per request, want 0", c.rt.Path(), c.method, c.status, c.op, n)
+		}
+	}
+}
+
+// TestStatementKinds: statements are classified by their first keyword.
+func TestStatementKinds(t *testing.T) {
+	for q, want := range map[string]string{
+		`SELECT 1`: "select", "  \n\tselect x": "select", `(SELECT 1) UNION (SELECT 2)`: "select",
+		`INSERT INTO "hubs"`: "insert", `update hubs`: "update", `DELETE FROM x`: "delete",
+		`WITH c AS (UPDATE x) SELECT 1`: "other", `PRAGMA foo`: "other", ``: "other", `SELEC`: "other",
+	} {
+		if got := kinds[kindOf(q)]; got != want {
+			t.Errorf("kindOf(%q) = %s, want %s", q, got, want)
+		}
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"logistics/ent"
 	"logistics/ent/hook"
@@ -98,6 +99,29 @@ func (m *Manager) OldestPending(ctx context.Context, env *environment.Env) (time
 		return time.Time{}, err
 	}
 	return d.CreatedAt, nil
+}
+
+// queueStmt reads the queue's depth and its oldest delivery's creation in
+// one statement: the oldest pending row, with the count of every pending
+// row beside it.
+var queueStmt = "SELECT " + webhookdelivery.FieldCreatedAt + ", COUNT(*) OVER () FROM " + webhookdelivery.Table +
+	" WHERE " + webhookdelivery.FieldStatus + " = '" + string(webhookdelivery.StatusPending) + "' ORDER BY " + webhookdelivery.FieldCreatedAt + " LIMIT 1"
+
+// Queue returns env's pending deliveries (due now or waiting for a retry)
+// and when the oldest of them was created (zero when none is pending), for
+// /metrics: Pending and OldestPending in one statement.
+func (m *Manager) Queue(ctx context.Context, env *environment.Env) (depth int, oldest time.Time, err error) {
+	var rows entsql.Rows
+	if err := env.DB.Client.Driver().Query(ctx, queueStmt, []any{}, &rows); err != nil {
+		return 0, time.Time{}, err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		if err := rows.Scan(&oldest, &depth); err != nil {
+			return 0, time.Time{}, err
+		}
+	}
+	return depth, oldest.UTC(), rows.Err()
 }
 
 // New returns a Manager.
