@@ -317,6 +317,15 @@ func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]strin
 		if err != nil {
 			return nil, fmt.Errorf("migrations: %s: %w", f.Name(), err)
 		}
+		step, hasStep := dataSteps[f.Desc()]
+		if !hasStep && isDestructive(f) {
+			return nil, fmt.Errorf("migrations: %s is marked destructive and has no data step: register one in internal/migrations/data.go", f.Name())
+		}
+		if step.Before != nil {
+			if err := step.Before(ctx, q, dia); err != nil {
+				return nil, fmt.Errorf("migrations: %s: data step before it: %w", f.Name(), err)
+			}
+		}
 		for _, s := range stmts {
 			if dia == dialect.SQLite && isForeignKeysPragma(s) {
 				continue // set around the whole migration (applySQLite)
@@ -325,12 +334,10 @@ func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]strin
 				return nil, fmt.Errorf("migrations: %s: %w (in %q)", f.Name(), err, short(s))
 			}
 		}
-		if step, ok := dataSteps[f.Desc()]; ok {
-			if err := step(ctx, q, dia); err != nil {
-				return nil, fmt.Errorf("migrations: %s: data step: %w", f.Name(), err)
+		if step.After != nil {
+			if err := step.After(ctx, q, dia); err != nil {
+				return nil, fmt.Errorf("migrations: %s: data step after it: %w", f.Name(), err)
 			}
-		} else if isDestructive(f) {
-			return nil, fmt.Errorf("migrations: %s is marked destructive and has no data step: register one in internal/migrations/data.go", f.Name())
 		}
 		if err := record(f, 0); err != nil {
 			return nil, err

@@ -11,14 +11,20 @@ import (
 	"logistics/internal/sqlarg"
 )
 
-// dataSteps are the migrations written in Go: each runs right after the
-// SQL file of the same name (the part after the version, the same in every
-// dialect), in the same transaction. A file that drops or rewrites data is
-// written with the generator's -allow-destructive, which marks it
-// (DestructiveMarker), and is applied only with a step here that carries
-// the data across (docs/operations.md, Migrations, has a worked example).
-var dataSteps = map[string]func(ctx context.Context, q querier, dia string) error{
-	"initial": eventLogRows,
+// dataStep is a migration's part written in Go, run in the migration's
+// transaction: Before right before the SQL file of the same name (the part
+// of the file name after the version, the same in every dialect), After
+// right after it. A file that drops or rewrites data is written with the
+// generator's -allow-destructive, which marks it (DestructiveMarker), and
+// is applied only with a step here that says where the data goes — copied
+// by the After step of an earlier, additive file, and checked by this
+// one's Before — (docs/operations.md, Migrations, has a worked example).
+type dataStep struct {
+	Before, After func(ctx context.Context, q querier, dia string) error
+}
+
+var dataSteps = map[string]dataStep{
+	"initial": {After: eventLogRows},
 }
 
 // DestructiveMarker is the first line the generator writes in a file whose

@@ -300,3 +300,43 @@ func TestDestructiveFilesHaveDataSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestDestructiveFileNeedsItsDataStep: a file marked destructive is not
+// applied without its data step; with one, the step runs before the SQL,
+// in the same transaction (it sees the table the file then drops).
+func TestDestructiveFileNeedsItsDataStep(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := Dir(dialect.SQLite)
+	files, _ := dir.Files()
+	d := &migrate.MemDir{}
+	for _, f := range files {
+		d.WriteFile(f.Name(), f.Bytes())
+	}
+	d.WriteFile("99990101000000_drop_reservations.sql", []byte(DestructiveMarker+"\nDROP TABLE `reservations`;\n"))
+	sum, _ := d.Checksum()
+	migrate.WriteSumFile(d, sum)
+	db := openDB(t, dialect.SQLite)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := applySQLite(ctx, conn, d); err == nil || !strings.Contains(err.Error(), "no data step") {
+		t.Fatalf("without a data step: %v", err)
+	}
+	if ok, _ := tableExists(ctx, conn, dialect.SQLite, "hubs"); ok {
+		t.Fatal("the refused migration left tables behind")
+	}
+	saw := -1
+	dataSteps["drop_reservations"] = dataStep{Before: func(ctx context.Context, q querier, _ string) error {
+		return q.QueryRowContext(ctx, "SELECT count(*) FROM reservations").Scan(&saw)
+	}}
+	defer delete(dataSteps, "drop_reservations")
+	names, err := applySQLite(ctx, conn, d)
+	if err != nil || len(names) != len(files)+1 || saw != 0 {
+		t.Fatalf("with its data step: %v %v (step saw %d rows)", names, err, saw)
+	}
+	if ok, _ := tableExists(ctx, conn, dialect.SQLite, "reservations"); ok {
+		t.Fatal("the file did not run after its step")
+	}
+}
