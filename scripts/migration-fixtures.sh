@@ -11,7 +11,7 @@
 #   PG='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' SCALE=0.02 scripts/migration-fixtures.sh
 set -euo pipefail
 REV=${REV:-4943353}
-SCALE=${SCALE:-0.02}
+SCALE=${SCALE:-0.002}
 PG=${PG:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 PORT=${PORT:-18431}
 root=$(git rev-parse --show-toplevel)
@@ -25,8 +25,13 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-git -C "$root" worktree add --detach "$work/src" "$REV" >/dev/null
-(cd "$work/src" && go build -o "$work/old" .)
+# OLD_BIN: a binary of REV already built (skips the build).
+if [ -n "${OLD_BIN:-}" ]; then
+	cp "$OLD_BIN" "$work/old"
+else
+	git -C "$root" worktree add --detach "$work/src" "$REV" >/dev/null
+	(cd "$work/src" && go build -o "$work/old" .)
+fi
 mkdir -p "$out"
 
 # build DIALECT SANDBOX_DSN: seed the sandbox with the old release, serve it,
@@ -36,8 +41,8 @@ build() {
 	local flags=(--db "$work/$name-production.db" --sandbox-db "$sandbox" --data-dir "$work/data-$name"
 		--base-url "http://127.0.0.1:$PORT" --sandbox-url "http://127.0.0.1:$PORT/sandbox")
 	"$work/old" seed --env sandbox --scale "$SCALE" "${flags[@]}"
-	token=$("$work/old" tokens create --name fixture --env sandbox --scopes read "${flags[@]}")
-	"$work/old" serve --addr "127.0.0.1:$PORT" --no-demo-data "${flags[@]}" >"$work/$name.log" 2>&1 &
+	token=$("$work/old" tokens create --name fixture --env sandbox --scopes all "${flags[@]}")
+	"$work/old" serve --addr "127.0.0.1:$PORT" --no-demo-data --rate-limit 0 "${flags[@]}" >"$work/$name.log" 2>&1 &
 	server=$!
 	for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
 	(cd "$root" && go run ./internal/migrations/upgradetest/capture -url "http://127.0.0.1:$PORT/sandbox" -token "$token") >"$out/$name-golden.json"
