@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -130,11 +129,6 @@ func (e *AdoptError) Error() string {
 		"A database of the previous release is adopted as it is; one of an older release: start the previous release on it once first; anything else: use an empty database",
 		e.First, strings.Join(c, "; "), more)
 }
-
-// errAdopt is matched by errors.Is for an AdoptError.
-var errAdopt = errors.New("unversioned database not adoptable")
-
-func (e *AdoptError) Is(target error) bool { return target == errAdopt }
 
 // describe names changes for a person (from the database's schema to the
 // first migration's).
