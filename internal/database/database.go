@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -19,11 +18,10 @@ import (
 
 	"logistics/ent"
 	"logistics/ent/event"
-	"logistics/ent/migrate"
-	"logistics/internal/eventlog"
 	"logistics/internal/fieldcheck"
 	"logistics/internal/postgres"
 	"logistics/internal/sqlite"
+	"logistics/internal/migrations"
 )
 
 // DB is an open database with the ent client over it.
@@ -169,43 +167,16 @@ var numberedEventsOnly = ent.TraverseFunc(func(_ context.Context, q ent.Query) e
 	return nil
 })
 
-// migrationLock is the PostgreSQL advisory-lock key that serialises schema
-// changes when several instances start at once ("logi" in ASCII).
-const migrationLock = 0x6c6f6769
-
-// migrating serialises migrations within one process: ent's migration
-// completes its package-level table definitions in place (atlas.go,
-// setupTables), so two at once wrote the same maps — a fatal "concurrent
-// map writes" in CI when TestInstancesStartingTogether opened three apps in
-// one process. One process's environments migrate one after the other
-// anyway; this holds for tests and anything that opens apps side by side.
-var migrating sync.Mutex
-
-// Migrate creates or updates the schema. On PostgreSQL it holds an advisory
-// lock, so instances starting together do not race each other; within one
-// process, migrating (taken first, so the two locks are always taken in
-// the same order).
+// Migrate applies the pending versioned migrations of the database's
+// dialect (internal/migrations): under PostgreSQL's advisory lock or
+// SQLite's write lock, so instances starting together take turns; a
+// database migrated by a newer binary is refused, and one made by the
+// automatic migration of an earlier release is adopted. Nothing is
+// serialised within the process any more: ent's automatic migration, which
+// completed its package-level tables in place, is not on this path.
 func (d *DB) Migrate(ctx context.Context) error {
-	migrating.Lock()
-	defer migrating.Unlock()
-	if d.Dialect == dialect.Postgres {
-		conn, err := d.SQL.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("database: migrate: %w", err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
-			return fmt.Errorf("database: migrate: lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) //nolint:errcheck
-	}
-	if err := d.Client.Schema.Create(ctx, migrate.WithDropIndex(true)); err != nil {
-		return fmt.Errorf("database: migrate: %w", err)
-	}
-	// The event sequence counter (not an ent type: one row, no id prefix)
-	// and the numbering of events written before it existed.
-	if err := eventlog.Migrate(ctx, d.SQL, d.Dialect); err != nil {
-		return fmt.Errorf("database: %w", err)
+	if _, err := migrations.Apply(ctx, d.SQL, d.Dialect); err != nil {
+		return fmt.Errorf("database: migrate %s: %w", d.Source, err)
 	}
 	return nil
 }

@@ -2,10 +2,16 @@ package database
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"logistics/internal/migrations"
 )
 
 // TestOpenAppliesSettings opens the suite's database (SQLite, or PostgreSQL
@@ -41,71 +47,73 @@ func TestOpenAppliesSettings(t *testing.T) {
 	}
 }
 
-// TestMigrationsTakeTurns: a migration waits while another of this process
-// holds the turn (ent's migration completes package-level tables in place:
-// two at once are a data race, which crashed CI once), then runs; and
-// migrations of several databases started together all complete. Whether
-// the waiting one ran is read from its database (no table while the turn is
-// held), not from the clock alone: on a slow machine a migration that
-// ignored the turn might not have finished in the window, but it would have
-// created its first table.
+// TestMigrationsTakeTurns: several handles on one database (instances
+// starting together) migrate at once; the migration lock lets one apply the
+// files and the others find nothing left to do, so each file is applied
+// and recorded once. Run on SQLite, and on PostgreSQL when
+// LOGISTICS_TEST_POSTGRES is set (its advisory lock).
 func TestMigrationsTakeTurns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	dsn := os.Getenv("LOGISTICS_TEST_POSTGRES")
+	if dsn == "" {
+		dsn = filepath.Join(t.TempDir(), "m.db")
+	} else {
+		dsn = freshPostgres(t, dsn)
+	}
 	dbs := make([]*DB, 3)
 	for i := range dbs {
-		db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{})
+		db, err := Open(ctx, dsn, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
 		dbs[i] = db
 	}
-	tables := func(db *DB) int {
-		var n int
-		if err := db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	migrating.Lock() // another migration holds the turn
-	done := make(chan error, 1)
-	go func() { done <- dbs[0].Migrate(ctx) }()
-	select {
-	case err := <-done:
-		migrating.Unlock()
-		t.Fatalf("a migration ran while another held the turn (%v)", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	if n := tables(dbs[0]); n != 0 {
-		migrating.Unlock()
-		t.Fatalf("a migration created %d tables while another held the turn", n)
-	}
-	migrating.Unlock()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if tables(dbs[0]) == 0 {
-		t.Fatal("the migration created no table once it had the turn")
-	}
-	// The other two start behind a held turn, so both are ready to run the
-	// moment it is released: without the turn they would overlap (the race
-	// detector, or a fatal concurrent map write, reports it).
-	migrating.Lock()
-	errs := make(chan error, len(dbs)-1)
-	for _, db := range dbs[1:] {
+	errs := make(chan error, len(dbs))
+	for _, db := range dbs {
 		go func() { errs <- db.Migrate(ctx) }()
 	}
-	time.Sleep(50 * time.Millisecond) // both are waiting for the turn
-	migrating.Unlock()
-	for range dbs[1:] {
+	for range dbs {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i, db := range dbs[1:] {
-		if tables(db) == 0 {
-			t.Fatalf("database %d has no table after its migration", i+1)
-		}
+	dir, err := migrations.Dir(dbs[0].Dialect)
+	if err != nil {
+		t.Fatal(err)
 	}
+	files, _ := dir.Files()
+	var n int
+	if err := dbs[0].SQL.QueryRowContext(ctx, "SELECT count(*) FROM "+migrations.RevisionsTable).Scan(&n); err != nil || n != len(files) {
+		t.Fatalf("%d revisions recorded (%v), want one per file (%d)", n, err, len(files))
+	}
+}
+
+// freshPostgres creates an empty database on admin's server, dropped at
+// the end of the test, and returns its URL.
+func freshPostgres(t *testing.T, admin string) string {
+	t.Helper()
+	ctx := context.Background()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "lt_migrate_" + hex.EncodeToString(b[:])
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") //nolint:errcheck
+		db.Close()
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }

@@ -22,6 +22,7 @@ import (
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/jsonw"
+	"logistics/internal/migrations"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
 )
@@ -475,6 +476,11 @@ func TestMigrateNumbersOldEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Such events are in a database of an earlier release, which has no
+	// recorded migrations: adopting it numbers them.
+	if _, err := env.DB.SQL.ExecContext(ctx, "DROP TABLE "+migrations.RevisionsTable); err != nil {
+		t.Fatal(err)
+	}
 	if err := env.DB.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -625,14 +631,18 @@ func TestInvalidEventWritesNothing(t *testing.T) {
 // TestEndpointsStamp: the statement that numbers (or inserts) a
 // transaction's events reads the endpoints' stamp, which the events' hooks
 // and the log's insert listeners find in their context; it changes with every committed endpoint change and only then.
-// A database from before the stamp gets it from the migration.
+// A database from before the stamp's row gets it from the migration.
 func TestEndpointsStamp(t *testing.T) {
 	s := apptest.New(t)
 	env := s.Env(environment.Production)
 	ctx := s.Ctx(environment.Production)
 	c := env.DB.Client
-	if _, err := env.DB.SQL.ExecContext(ctx, "DROP TABLE webhook_endpoints_stamp"); err != nil {
-		t.Fatal(err)
+	// A database of an earlier release without the stamp's row (no
+	// recorded migrations) gets it when it is adopted.
+	for _, q := range []string{"DELETE FROM webhook_endpoints_stamp", "DROP TABLE " + migrations.RevisionsTable} {
+		if _, err := env.DB.SQL.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := env.DB.Migrate(ctx); err != nil {
 		t.Fatal(err)

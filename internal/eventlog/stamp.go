@@ -90,18 +90,3 @@ func readStamp(ctx context.Context, q querier) (sql.NullInt64, error) {
 	err := counterRow(ctx, q, "SELECT "+stampSQL, []any{}, &s)
 	return s, err
 }
-
-// migrateStamp creates the stamp's row (a random first value: a process
-// that outlives a database recreated under it cannot mistake the new one's
-// endpoints for the old one's).
-func migrateStamp(ctx context.Context, db *sql.DB, dia string) error {
-	bigint, ph := "INTEGER", "?"
-	if dia == dialect.Postgres {
-		bigint, ph = "BIGINT", "$1"
-	}
-	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+stampTable+" (id INTEGER PRIMARY KEY, stamp "+bigint+" NOT NULL)"); err != nil {
-		return err
-	}
-	_, err := db.ExecContext(ctx, "INSERT INTO "+stampTable+" (id, stamp) VALUES (1, "+ph+") ON CONFLICT (id) DO NOTHING", newStamp())
-	return err
-}
