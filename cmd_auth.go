@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"logistics/internal/app"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
 )
@@ -34,35 +35,18 @@ func usersCmd(ctx context.Context, args []string, getenv func(string) string, st
 			"       users reset-password --email E [--password-stdin] [database flags]")
 	}
 	var email, role string
-	var fromStdin bool
-	a, rest, err := openApp(ctx, "users create", args[1:], getenv, stderr, func(fs *flag.FlagSet) {
+	return passwordCmd(ctx, "users create", args[1:], getenv, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&email, "email", "", "the user's email (required)")
 		fs.StringVar(&role, "role", "member", "owner, admin, member or viewer")
-		fs.BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of stdin (else one is generated and printed)")
-	})
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	}, "read the password from the first line of stdin (else one is generated and printed)",
+		func(a *app.App, password string) error {
+			u, err := a.Auth.Store.CreateUser(ctx, email, password, role)
+			if err != nil {
+				return err
+			}
+			a.Log.Info("created console user", "id", u.ID, "email", u.Email, "role", u.Role)
 			return nil
-		}
-		return err
-	}
-	defer a.Close()
-	if len(rest) > 0 {
-		return fmt.Errorf("users create: unexpected arguments %q", rest)
-	}
-	password, err := readPassword(fromStdin)
-	if err != nil {
-		return err
-	}
-	u, err := a.Auth.Store.CreateUser(ctx, email, password, role)
-	if err != nil {
-		return err
-	}
-	a.Log.Info("created console user", "id", u.ID, "email", u.Email, "role", u.Role)
-	if !fromStdin {
-		fmt.Fprintln(stdout, password)
-	}
-	return nil
+		})
 }
 
 // resetPasswordCmd: `users reset-password --email a@b.c [--password-stdin]`
@@ -70,10 +54,29 @@ func usersCmd(ctx context.Context, args []string, getenv func(string) string, st
 // stdin) and ends every session of the user.
 func resetPasswordCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var email string
-	var fromStdin bool
-	a, rest, err := openApp(ctx, "users reset-password", args, getenv, stderr, func(fs *flag.FlagSet) {
+	return passwordCmd(ctx, "users reset-password", args, getenv, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&email, "email", "", "the user's email (required)")
-		fs.BoolVar(&fromStdin, "password-stdin", false, "read the new password from the first line of stdin (else one is generated and printed)")
+	}, "read the new password from the first line of stdin (else one is generated and printed)",
+		func(a *app.App, password string) error {
+			u, err := a.Auth.Store.ResetPassword(ctx, email, password)
+			if err != nil {
+				return err
+			}
+			a.Log.Info("reset the password of a console user; their sessions ended", "id", u.ID, "email", u.Email)
+			return nil
+		})
+}
+
+// passwordCmd is a users command that sets a password: its flags, then
+// --password-stdin (described by stdinUsage), then set with the password
+// read from stdin or generated; a generated one is printed on stdout once
+// set.
+func passwordCmd(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer,
+	flags func(*flag.FlagSet), stdinUsage string, set func(a *app.App, password string) error) error {
+	var fromStdin bool
+	a, rest, err := openApp(ctx, name, args, getenv, stderr, func(fs *flag.FlagSet) {
+		flags(fs)
+		fs.BoolVar(&fromStdin, "password-stdin", false, stdinUsage)
 	})
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,17 +86,15 @@ func resetPasswordCmd(ctx context.Context, args []string, getenv func(string) st
 	}
 	defer a.Close()
 	if len(rest) > 0 {
-		return fmt.Errorf("users reset-password: unexpected arguments %q", rest)
+		return fmt.Errorf("%s: unexpected arguments %q", name, rest)
 	}
 	password, err := readPassword(fromStdin)
 	if err != nil {
 		return err
 	}
-	u, err := a.Auth.Store.ResetPassword(ctx, email, password)
-	if err != nil {
+	if err := set(a, password); err != nil {
 		return err
 	}
-	a.Log.Info("reset the password of a console user; their sessions ended", "id", u.ID, "email", u.Email)
 	if !fromStdin {
 		fmt.Fprintln(stdout, password)
 	}

@@ -60,7 +60,7 @@ func TestSubcommandsSynchronous(t *testing.T) {
 				}
 			}
 			defer func() { opened = func(*app.App) {} }()
-			var stdout, stderr syncBuffer
+			var stdout, stderr apptest.LockedBuffer
 			done := make(chan error, 1)
 			go func() {
 				done <- run(ctx, append(tc.args, dbFlags...), func(k string) string { return tc.env[k] }, &stdout, &stderr)

@@ -1,49 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"logistics/internal/apptest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // TestRunServesAndStops runs the real main path: flags and environment
 // variables, both databases created and migrated, both base addresses logged,
 // health endpoints answering, and a graceful stop when the context ends.
 func TestRunServesAndStops(t *testing.T) {
-	addr := freeAddr(t)
+	addr := apptest.FreeAddr(t)
 	dir := t.TempDir()
 	env := map[string]string{
 		"LOGISTICS_DATA_DIR":     dir,
@@ -57,7 +31,7 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuffer
+	var stderr apptest.LockedBuffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, io.Discard, &stderr) }()
 
@@ -147,7 +121,7 @@ func TestRunDerivesAddressesFromAddr(t *testing.T) {
 	env := map[string]string{"LOGISTICS_ADMIN_PASSWORD": "derived-addr-password"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuffer
+	var stderr apptest.LockedBuffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, io.Discard, &stderr) }()
 	defer func() {

@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"logistics/internal/app"
+	"logistics/internal/apptest"
 	"logistics/internal/environment"
 )
 
@@ -26,7 +27,8 @@ type statement struct {
 }
 
 // recorder counts the SQL statements sent through the ent drivers it wraps
-// (like apptest.StatementCounter) and, while capturing, keeps them.
+// (with apptest.WrapDriver, as apptest.StatementCounter does) and, while
+// capturing, keeps them with their arguments.
 type recorder struct {
 	n       atomic.Int64
 	mu      sync.Mutex
@@ -34,7 +36,9 @@ type recorder struct {
 	seen    []statement
 }
 
-func (r *recorder) Wrap(d dialect.Driver) dialect.Driver { return &recordingDriver{d, r} }
+func (r *recorder) Wrap(d dialect.Driver) dialect.Driver {
+	return apptest.WrapDriver(d, func(q string, args any, _ bool) { r.add(q, args) })
+}
 
 func (r *recorder) reset(capture bool) {
 	r.n.Store(0)
@@ -57,44 +61,6 @@ func (r *recorder) statements() []statement {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]statement(nil), r.seen...)
-}
-
-type recordingDriver struct {
-	dialect.Driver
-	r *recorder
-}
-
-func (d *recordingDriver) Exec(ctx context.Context, q string, args, v any) error {
-	d.r.add(q, args)
-	return d.Driver.Exec(ctx, q, args, v)
-}
-
-func (d *recordingDriver) Query(ctx context.Context, q string, args, v any) error {
-	d.r.add(q, args)
-	return d.Driver.Query(ctx, q, args, v)
-}
-
-func (d *recordingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
-	tx, err := d.Driver.Tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &recordingTx{tx, d.r}, nil
-}
-
-type recordingTx struct {
-	dialect.Tx
-	r *recorder
-}
-
-func (t *recordingTx) Exec(ctx context.Context, q string, args, v any) error {
-	t.r.add(q, args)
-	return t.Tx.Exec(ctx, q, args, v)
-}
-
-func (t *recordingTx) Query(ctx context.Context, q string, args, v any) error {
-	t.r.add(q, args)
-	return t.Tx.Query(ctx, q, args, v)
 }
 
 // inProcess is the service and the floor in this process, on the same

@@ -219,6 +219,26 @@ func TestExecutionLimits(t *testing.T) {
 	}
 }
 
+// randomQueries is the setup of the random-query tests: a server with the
+// cost fixture and its twin without the fast path, the schema, a generator
+// seeded from the clock (the seed is logged; salt keeps the tests' streams
+// apart) and how many queries to send: n, or short under -short.
+func randomQueries(t *testing.T, salt uint64, n, short int) (srv, gqlgen *apptest.Server, schema *ast.Schema, rng *rand.Rand, count int) {
+	t.Helper()
+	srv = apptest.New(t)
+	costFixture(t, srv, 6)
+	gqlgen = srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
+	schema = generated.NewExecutableSchema(generated.Config{}).Schema()
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng = rand.New(rand.NewPCG(seed, salt))
+	if testing.Short() {
+		n = short
+	}
+	return srv, gqlgen, schema, rng, n
+}
+
 // TestCostBoundsWork is the cost model's property test: random
 // nested, aliased queries over the whole schema (introspection included),
 // sent in turn to a server with the fast path and to one without,
@@ -237,18 +257,7 @@ func TestExecutionLimits(t *testing.T) {
 // Bounds of bytes and allocations are deliberately loose: they catch a
 // multiplication the model misses (hundreds of times over), not noise.
 func TestCostBoundsWork(t *testing.T) {
-	srv := apptest.New(t)
-	costFixture(t, srv, 6)
-	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
-	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
-
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 15))
-	n := 120
-	if testing.Short() {
-		n = 30
-	}
+	srv, gqlgen, schema, rng, n := randomQueries(t, 15, 120, 30)
 	refused, ran := map[string]int{}, 0
 	var maxBytesPerCost, maxAllocPerCost float64
 	for i := range n {
@@ -416,18 +425,7 @@ func randomSelection(rng *rand.Rand, s *ast.Schema, t *ast.Definition, depth int
 // the response size limit, with at most graph.MaxErrors errors and then
 // one TOO_MANY_ERRORS, within the time limit.
 func TestFloodsBounded(t *testing.T) {
-	srv := apptest.New(t)
-	costFixture(t, srv, 6)
-	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
-	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
-
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 41))
-	n := 80
-	if testing.Short() {
-		n = 24
-	}
+	srv, gqlgen, schema, rng, n := randomQueries(t, 41, 80, 24)
 	scopes := auth.AllScopes()
 	keys := []http.Header{nil} // the server's own key: every scope
 	for range 3 {

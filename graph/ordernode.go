@@ -67,7 +67,7 @@ func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.Colle
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lineFields)
 	}
 	// The lines are set on the order's own edge, which entgql's Order.lines
-	// resolver reads under any alias (ent/entc.go's edgeTemplate).
+	// resolver reads under any alias (ent/template/edge.tmpl).
 	if o, err = orderread.OrderWith(ctx, id, r); err != nil || o == nil {
 		return nil, false, err
 	}

@@ -7,31 +7,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 )
-
-// syncBuffer collects a server's log from its goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 const streamHubMutation = `mutation($in: CreateHubInput!) { createHub(input: $in) { id code } }`
 
@@ -47,7 +28,7 @@ func streamHubInput(code string) map[string]any {
 // Transactioner was called again for a second response), so a client that
 // retried on the error wrote twice. The same mutation over HTTP POST runs.
 func TestMutationOverStreamsRefused(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &apptest.LockedBuffer{}
 	srv := apptest.New(t, apptest.Options{Log: logs})
 	env := environment.Production
 	readOnly, _ := keyWith(t, srv, env, "hubs:read")

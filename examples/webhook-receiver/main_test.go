@@ -1,31 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"logistics/internal/app"
 	"logistics/internal/apptest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // TestExampleReceiver runs the example against the real service: it
 // receives and verifies a hub.created webhook and the test event, refuses an
@@ -46,7 +31,7 @@ func TestExampleReceiver(t *testing.T) {
 	}
 	var ep struct{ ID, Secret string }
 	resp.JSON(t, &ep)
-	out := &syncBuffer{}
+	out := &apptest.LockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, ln, newReceiver(ep.Secret, out)) }()

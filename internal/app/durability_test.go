@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,20 +16,6 @@ import (
 	"logistics/internal/dbtest"
 	"logistics/internal/environment"
 )
-
-// lockedBuffer collects a server's logs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.WriteString(string(p))
-}
-
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 type readyz struct {
 	Ready      bool `json:"ready"`
@@ -100,7 +85,7 @@ func TestSQLiteDSNSynchronousWarning(t *testing.T) {
 	if apptest.Postgres() {
 		t.Skip("a SQLite DSN")
 	}
-	var logs lockedBuffer
+	var logs apptest.LockedBuffer
 	s := apptest.New(t, apptest.Options{Log: &logs, Config: func(c *app.Config) {
 		c.DB = "file:" + filepath.Join(t.TempDir(), "p.db") + "?_sync=OFF"
 	}})
@@ -138,7 +123,7 @@ func TestPostgresDurabilityWarning(t *testing.T) {
 	}
 	db.Close()
 	dsn := func(name string) string { return strings.Replace(admin, "/postgres?", "/"+name+"?", 1) }
-	var logs lockedBuffer
+	var logs apptest.LockedBuffer
 	s := apptest.New(t, apptest.Options{Log: &logs, Config: func(c *app.Config) {
 		c.DB, c.SandboxDB = dsn("prod"), dsn("sbx")
 	}})

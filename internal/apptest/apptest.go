@@ -182,6 +182,14 @@ func New(t testing.TB, opts ...Options) *Server {
 		}
 		keys[n] = secret
 	}
+	serve(t, a, hs)
+	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{},
+		Keys: keys, AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword}
+}
+
+// serve starts a's handler on hs and its webhook deliveries; both stop,
+// and a closes, when the test ends.
+func serve(t testing.TB, a *app.App, hs *httptest.Server) {
 	hs.Config.Handler = a.Handler()
 	hs.Start()
 	a.StartWebhooks()
@@ -190,8 +198,6 @@ func New(t testing.TB, opts ...Options) *Server {
 		hs.Close()
 		_ = a.Close()
 	})
-	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: http.Header{},
-		Keys: keys, AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword}
 }
 
 // Twin starts a second server process-alike — its own App, connection pools
@@ -215,14 +221,7 @@ func (s *Server) Twin(t testing.TB, edit ...func(*app.Config)) *Server {
 		hs.Close()
 		t.Fatalf("apptest: open twin: %v", err)
 	}
-	hs.Config.Handler = a.Handler()
-	hs.Start()
-	a.StartWebhooks()
-	t.Cleanup(func() {
-		stopStreams(a)
-		hs.Close()
-		_ = a.Close()
-	})
+	serve(t, a, hs)
 	return &Server{App: a, HTTP: hs, URL: cfg.BaseURL, SandboxURL: cfg.SandboxURL, Client: hs.Client(), Header: s.Header.Clone(),
 		Keys: s.Keys, AdminEmail: s.AdminEmail, AdminPassword: s.AdminPassword}
 }

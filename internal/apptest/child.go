@@ -50,22 +50,25 @@ type Child struct {
 	Addr string
 
 	cmd    *exec.Cmd
-	logs   *lockedBuffer
+	logs   *LockedBuffer
 	exited chan struct{}
 }
 
-type lockedBuffer struct {
+// LockedBuffer is a bytes.Buffer that a server's goroutines write and a
+// test reads at the same time: the logs of a server under test.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String returns what was written so far.
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
@@ -86,7 +89,7 @@ func StartChild(t testing.TB, srv *Server, bin string, opt ChildOptions) *Child 
 	}
 	base := "http://" + addr
 	cfg := srv.App.Config
-	c := &Child{URL: base, Addr: addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	c := &Child{URL: base, Addr: addr, logs: &LockedBuffer{}, exited: make(chan struct{})}
 	c.cmd = exec.Command(bin, "serve", "--addr", addr, "--db", cfg.DB, "--sandbox-db", cfg.SandboxDB,
 		"--base-url", base, "--sandbox-url", base+"/sandbox", "--data-dir", dataDir, "--rate-limit", "0")
 	c.cmd.Env = append(append(os.Environ(), "LOGISTICS_NO_DEMO_DATA=1"), opt.Env...)

@@ -19,7 +19,9 @@ type StatementCounter struct {
 }
 
 // Wrap wraps a driver so that every Exec and Query is counted.
-func (c *StatementCounter) Wrap(d dialect.Driver) dialect.Driver { return &countingDriver{d, c} }
+func (c *StatementCounter) Wrap(d dialect.Driver) dialect.Driver {
+	return WrapDriver(d, func(q string, _ any, inTx bool) { c.add(q, inTx) })
+}
 
 // Reset sets the count to zero and forgets the kept texts.
 func (c *StatementCounter) Reset() {
@@ -58,18 +60,26 @@ func (c *StatementCounter) add(q string, inTx bool) {
 // Count returns the statements counted since the last Reset.
 func (c *StatementCounter) Count() int64 { return c.n.Load() }
 
+// WrapDriver wraps a driver so that seen is called with every statement's
+// text and arguments before it is sent, and whether it is sent in a
+// transaction. The statement counters of the tests and of bench's
+// in-process runs are both made of it.
+func WrapDriver(d dialect.Driver, seen func(q string, args any, inTx bool)) dialect.Driver {
+	return &countingDriver{d, seen}
+}
+
 type countingDriver struct {
 	dialect.Driver
-	c *StatementCounter
+	seen func(q string, args any, inTx bool)
 }
 
 func (d *countingDriver) Exec(ctx context.Context, q string, args, v any) error {
-	d.c.add(q, false)
+	d.seen(q, args, false)
 	return d.Driver.Exec(ctx, q, args, v)
 }
 
 func (d *countingDriver) Query(ctx context.Context, q string, args, v any) error {
-	d.c.add(q, false)
+	d.seen(q, args, false)
 	return d.Driver.Query(ctx, q, args, v)
 }
 
@@ -78,20 +88,20 @@ func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &countingTx{tx, d.c}, nil
+	return &countingTx{tx, d.seen}, nil
 }
 
 type countingTx struct {
 	dialect.Tx
-	c *StatementCounter
+	seen func(q string, args any, inTx bool)
 }
 
 func (t *countingTx) Exec(ctx context.Context, q string, args, v any) error {
-	t.c.add(q, true)
+	t.seen(q, args, true)
 	return t.Tx.Exec(ctx, q, args, v)
 }
 
 func (t *countingTx) Query(ctx context.Context, q string, args, v any) error {
-	t.c.add(q, true)
+	t.seen(q, args, true)
 	return t.Tx.Query(ctx, q, args, v)
 }

@@ -13,12 +13,34 @@ import (
 	"logistics/internal/export"
 )
 
+// negotiation is a case of a negotiation: an Accept header and a format
+// parameter, and the format answered or the kind of the error.
+type negotiation struct {
+	accept, param string
+	want          export.Format
+	kind          apperr.Kind // of the error; 0: none
+}
+
+// checkNegotiations runs negotiate on every case.
+func checkNegotiations(t *testing.T, cases []negotiation, negotiate func(accept, param string) (export.Format, error)) {
+	t.Helper()
+	for _, tc := range cases {
+		f, err := negotiate(tc.accept, tc.param)
+		var ae *apperr.Error
+		if tc.kind != 0 {
+			if !errors.As(err, &ae) || ae.Kind != tc.kind {
+				t.Errorf("Accept %q format %q: %v, want kind %v", tc.accept, tc.param, err, tc.kind)
+			}
+			continue
+		}
+		if err != nil || f != tc.want {
+			t.Errorf("Accept %q format %q: %v %v, want %v", tc.accept, tc.param, f, err, tc.want)
+		}
+	}
+}
+
 func TestNegotiate(t *testing.T) {
-	for _, tc := range []struct {
-		accept, param string
-		want          export.Format
-		kind          apperr.Kind // of the error; KindInternal: none
-	}{
+	checkNegotiations(t, []negotiation{
 		{"", "", export.JSON, 0},
 		{"application/json", "", export.JSON, 0},
 		{"*/*", "", export.JSON, 0},
@@ -40,29 +62,13 @@ func TestNegotiate(t *testing.T) {
 		{"", "ndjson", export.NDJSON, 0},
 		{"", "xlsx", export.JSON, apperr.KindBadRequest},
 		{"", "Csv", export.JSON, apperr.KindBadRequest},
-	} {
-		f, err := export.Negotiate(tc.accept, tc.param)
-		var ae *apperr.Error
-		if tc.kind != 0 {
-			if !errors.As(err, &ae) || ae.Kind != tc.kind {
-				t.Errorf("Accept %q format %q: %v, want kind %v", tc.accept, tc.param, err, tc.kind)
-			}
-			continue
-		}
-		if err != nil || f != tc.want {
-			t.Errorf("Accept %q format %q: %v %v, want %v", tc.accept, tc.param, f, err, tc.want)
-		}
-	}
+	}, export.Negotiate)
 }
 
 // NegotiateExport is Negotiate without JSON: what an export operation
 // answers in.
 func TestNegotiateExport(t *testing.T) {
-	for _, tc := range []struct {
-		accept, param string
-		want          export.Format
-		kind          apperr.Kind // of the error; 0: none
-	}{
+	checkNegotiations(t, []negotiation{
 		{"", "", export.CSV, 0},
 		{"*/*", "", export.CSV, 0},
 		{"application/json, */*;q=0.1", "", export.CSV, 0},
@@ -75,19 +81,7 @@ func TestNegotiateExport(t *testing.T) {
 		{"", "csv", export.CSV, 0},
 		{"", "json", export.CSV, apperr.KindBadRequest},
 		{"", "xlsx", export.CSV, apperr.KindBadRequest},
-	} {
-		f, err := export.NegotiateExport(tc.accept, tc.param)
-		var ae *apperr.Error
-		if tc.kind != 0 {
-			if !errors.As(err, &ae) || ae.Kind != tc.kind {
-				t.Errorf("Accept %q format %q: %v, want kind %v", tc.accept, tc.param, err, tc.kind)
-			}
-			continue
-		}
-		if err != nil || f != tc.want {
-			t.Errorf("Accept %q format %q: %v %v, want %v", tc.accept, tc.param, f, err, tc.want)
-		}
-	}
+	}, export.NegotiateExport)
 }
 
 func TestNeutralise(t *testing.T) {
