@@ -24,7 +24,7 @@ func deref[T any](p *T) T {
 
 // eagerOrder returns a mutation's order with the edges its field's
 // selection follows (withEdges, below). A selection that fits what
-// internal/orderread reads (orderReadFits, ordernode.go) is answered from
+// internal/view reads (orderReadFits, ordernode.go) is answered from
 // the row its event was rendered from in the mutation's transaction
 // (renderedOrder; memo is the Renderings the service call ran with), or
 // read again by hand as node(id:) reads it (two statements, the lines in

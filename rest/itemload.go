@@ -12,7 +12,7 @@ import (
 	"logistics/ent/part"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqltime"
+	"logistics/internal/view"
 )
 
 // One item, as GET /v1/items/{id} and every item event render it (W4 renders
@@ -29,7 +29,7 @@ var itemLoadStatement = map[string]string{
 func buildItemStatement(name string) string {
 	b := sql.Dialect(name)
 	i, p, h := b.Table(item.Table).As("i"), b.Table(part.Table).As("p"), b.Table(hub.Table).As("h")
-	ts := sqltime.Columns(name)
+	ts := view.TimeColumns(name)
 	q, _ := b.Select(
 		i.C(item.FieldID), ts(i.C(item.FieldCreatedAt)), ts(i.C(item.FieldUpdatedAt)), i.C(item.FieldRevision),
 		i.C(item.FieldPartID), i.C(item.FieldHubID), i.C(item.FieldQuantity), i.C(item.FieldReservedQuantity),
@@ -57,9 +57,9 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
 	it, p, h := new(ent.Item), new(ent.Part), new(ent.Hub)
-	err := rows.Scan((*string)(&it.ID), sqltime.Time{T: &it.CreatedAt}, sqltime.Time{T: &it.UpdatedAt}, &it.Revision,
+	err := rows.Scan((*string)(&it.ID), view.Time{T: &it.CreatedAt}, view.Time{T: &it.UpdatedAt}, &it.Revision,
 		(*string)(&it.PartID), (*string)(&it.HubID), (*int64)(&it.Quantity), (*int64)(&it.ReservedQuantity),
-		&it.Lot, &it.Serial, (*string)(&it.Status), sqltime.NullTime{T: &it.ExpiresAt},
+		&it.Lot, &it.Serial, (*string)(&it.Status), view.NullTime{T: &it.ExpiresAt},
 		&p.Sku, &p.PartName, &h.Code)
 	if err == nil {
 		err = rows.Close()

@@ -13,8 +13,8 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
-	"logistics/internal/refcolumn"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
 type partRefJSON struct {
@@ -86,14 +86,14 @@ func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]
 		what: "item", prefix: resourceid.Item, table: filter.ItemTable, parse: filter.Items,
 		page: func(r *http.Request, where *ent.ItemWhereInput, p page) ([]*ent.Item, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := refcolumn.Items(ent.FromContext(ctx).Item.Query()).
+			conn, err := view.ItemRefs(ent.FromContext(ctx).Item.Query()).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orderBy(p.sort, newItemOrder)), ent.WithItemFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			rows, cursor, err := nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { return e.Node })
 			if err == nil {
-				err = refcolumn.ItemEdges(rows)
+				err = view.ItemRefEdges(rows)
 			}
 			return rows, cursor, err
 		},

@@ -4,94 +4,94 @@ import (
 	"net/http"
 	"sync"
 
-	"logistics/internal/jsonw"
+	"logistics/internal/view"
 )
 
 // The representations the API writes most write their own JSON
-// (internal/jsonw), registered by type below: byte for byte what
+// (internal/view), registered by type below: byte for byte what
 // encoding/json writes for them, which TestAppendJSONMatchesEncodingJSON
 // checks on random values of every registered type. A field added to one of
 // these structs must be added to its AppendJSON too, or that test fails.
 
 func (r partRefJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(r.ID))
+	b = view.AppendString(b, string(r.ID))
 	b = append(b, `,"sku":`...)
-	b = jsonw.String(b, r.SKU)
+	b = view.AppendString(b, r.SKU)
 	if r.PartName != "" {
 		b = append(b, `,"part_name":`...)
-		b = jsonw.String(b, r.PartName)
+		b = view.AppendString(b, r.PartName)
 	}
 	return append(b, '}')
 }
 
 func (r skuRefJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(r.ID))
+	b = view.AppendString(b, string(r.ID))
 	b = append(b, `,"sku":`...)
-	b = jsonw.String(b, r.SKU)
+	b = view.AppendString(b, r.SKU)
 	return append(b, '}')
 }
 
 func (r hubRefJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(r.ID))
+	b = view.AppendString(b, string(r.ID))
 	b = append(b, `,"code":`...)
-	b = jsonw.String(b, r.Code)
+	b = view.AppendString(b, r.Code)
 	return append(b, '}')
 }
 
 func (r workflowRefJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(r.ID))
+	b = view.AppendString(b, string(r.ID))
 	if r.Key != "" {
 		b = append(b, `,"key":`...)
-		b = jsonw.String(b, r.Key)
+		b = view.AppendString(b, r.Key)
 	}
 	if r.Version != 0 {
 		b = append(b, `,"version":`...)
-		b = jsonw.Int(b, r.Version)
+		b = view.AppendInt(b, r.Version)
 	}
 	return append(b, '}')
 }
 
 func (s shipToJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"name":`...)
-	b = jsonw.String(b, s.Name)
+	b = view.AppendString(b, s.Name)
 	b = append(b, `,"line1":`...)
-	b = jsonw.String(b, s.Line1)
+	b = view.AppendString(b, s.Line1)
 	b = append(b, `,"line2":`...)
-	b = jsonw.String(b, s.Line2)
+	b = view.AppendString(b, s.Line2)
 	b = append(b, `,"city":`...)
-	b = jsonw.String(b, s.City)
+	b = view.AppendString(b, s.City)
 	b = append(b, `,"postal_code":`...)
-	b = jsonw.String(b, s.PostalCode)
+	b = view.AppendString(b, s.PostalCode)
 	b = append(b, `,"country":`...)
-	b = jsonw.String(b, s.Country)
+	b = view.AppendString(b, s.Country)
 	return append(b, '}')
 }
 
 func (p partJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(p.ID))
+	b = view.AppendString(b, string(p.ID))
 	b = append(b, `,"sku":`...)
-	b = jsonw.String(b, p.SKU)
+	b = view.AppendString(b, p.SKU)
 	b = append(b, `,"part_name":`...)
-	b = jsonw.String(b, p.PartName)
+	b = view.AppendString(b, p.PartName)
 	b = append(b, `,"description":`...)
-	b = jsonw.String(b, p.Description)
+	b = view.AppendString(b, p.Description)
 	b = append(b, `,"unit":`...)
-	b = jsonw.String(b, p.Unit)
+	b = view.AppendString(b, p.Unit)
 	b = append(b, `,"unit_weight_kg":`...)
 	b = p.UnitWeightKg.Append(b)
 	b = append(b, `,"hazardous":`...)
-	b = jsonw.Bool(b, p.Hazardous)
+	b = view.AppendBool(b, p.Hazardous)
 	return appendStamps(b, p.Revision, p.CreatedAt, p.UpdatedAt)
 }
 
 func (it itemJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(it.ID))
+	b = view.AppendString(b, string(it.ID))
 	b = append(b, `,"part":`...)
 	b = it.Part.AppendJSON(b)
 	b = append(b, `,"hub":`...)
@@ -103,23 +103,23 @@ func (it itemJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `,"available_quantity":`...)
 	b = it.AvailableQuantity.Append(b)
 	b = append(b, `,"lot":`...)
-	b = jsonw.String(b, it.Lot)
+	b = view.AppendString(b, it.Lot)
 	b = append(b, `,"serial":`...)
-	b = jsonw.String(b, it.Serial)
+	b = view.AppendString(b, it.Serial)
 	b = append(b, `,"status":`...)
-	b = jsonw.String(b, it.Status)
+	b = view.AppendString(b, it.Status)
 	b = append(b, `,"expires_at":`...)
-	b = jsonw.StringOrNull(b, it.ExpiresAt)
+	b = view.AppendStringOrNull(b, it.ExpiresAt)
 	return appendStamps(b, it.Revision, it.CreatedAt, it.UpdatedAt)
 }
 
 func (l orderLineJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(l.ID))
+	b = view.AppendString(b, string(l.ID))
 	b = append(b, `,"order_id":`...)
-	b = jsonw.String(b, string(l.OrderID))
+	b = view.AppendString(b, string(l.OrderID))
 	b = append(b, `,"part_id":`...)
-	b = jsonw.String(b, string(l.PartID))
+	b = view.AppendString(b, string(l.PartID))
 	if l.Part != nil {
 		b = append(b, `,"part":`...)
 		b = l.Part.AppendJSON(b)
@@ -135,15 +135,15 @@ func (l orderLineJSON) AppendJSON(b []byte) []byte {
 
 func (t trackingJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(t.ID))
+	b = view.AppendString(b, string(t.ID))
 	b = append(b, `,"order_id":`...)
-	b = jsonw.String(b, string(t.OrderID))
+	b = view.AppendString(b, string(t.OrderID))
 	b = append(b, `,"tracking_number":`...)
-	b = jsonw.String(b, t.TrackingNumber)
+	b = view.AppendString(b, t.TrackingNumber)
 	b = append(b, `,"carrier":`...)
-	b = jsonw.String(b, t.Carrier)
+	b = view.AppendString(b, t.Carrier)
 	b = append(b, `,"status":`...)
-	b = jsonw.String(b, t.Status)
+	b = view.AppendString(b, t.Status)
 	b = append(b, `,"hub":`...)
 	if t.Hub == nil {
 		b = append(b, "null"...)
@@ -151,65 +151,65 @@ func (t trackingJSON) AppendJSON(b []byte) []byte {
 		b = t.Hub.AppendJSON(b)
 	}
 	b = append(b, `,"location":`...)
-	b = jsonw.String(b, t.Location)
+	b = view.AppendString(b, t.Location)
 	b = append(b, `,"description":`...)
-	b = jsonw.String(b, t.Description)
+	b = view.AppendString(b, t.Description)
 	b = append(b, `,"occurred_at":`...)
-	b = jsonw.String(b, t.OccurredAt)
+	b = view.AppendString(b, t.OccurredAt)
 	return appendStamps(b, t.Revision, t.CreatedAt, t.UpdatedAt)
 }
 
 func (o orderJSON) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = jsonw.String(b, string(o.ID))
+	b = view.AppendString(b, string(o.ID))
 	b = append(b, `,"number":`...)
-	b = jsonw.String(b, o.Number)
+	b = view.AppendString(b, o.Number)
 	b = append(b, `,"status":`...)
-	b = jsonw.String(b, o.Status)
+	b = view.AppendString(b, o.Status)
 	b = append(b, `,"workflow":`...)
 	b = o.Workflow.AppendJSON(b)
 	b = append(b, `,"hub":`...)
 	b = o.Hub.AppendJSON(b)
 	b = append(b, `,"customer_ref":`...)
-	b = jsonw.String(b, o.CustomerRef)
+	b = view.AppendString(b, o.CustomerRef)
 	b = append(b, `,"priority":`...)
-	b = jsonw.String(b, o.Priority)
+	b = view.AppendString(b, o.Priority)
 	b = append(b, `,"ship_to":`...)
 	b = o.ShipTo.AppendJSON(b)
 	b = append(b, `,"due_at":`...)
-	b = jsonw.StringOrNull(b, o.DueAt)
+	b = view.AppendStringOrNull(b, o.DueAt)
 	b = append(b, `,"lines":`...)
-	b = jsonw.Array(b, o.Lines)
+	b = view.AppendArray(b, o.Lines)
 	b = append(b, `,"latest_tracking":`...)
-	b = jsonw.Array(b, o.LatestTracking)
+	b = view.AppendArray(b, o.LatestTracking)
 	b = append(b, `,"allowed_transitions":`...)
-	b = jsonw.Strings(b, o.AllowedTransitions)
+	b = view.AppendStrings(b, o.AllowedTransitions)
 	return appendStamps(b, o.Revision, o.CreatedAt, o.UpdatedAt)
 }
 
 // appendStamps ends a resource: its revision and timestamps, then the brace.
 func appendStamps(b []byte, revision int, created, updated string) []byte {
 	b = append(b, `,"revision":`...)
-	b = jsonw.Int(b, revision)
+	b = view.AppendInt(b, revision)
 	b = append(b, `,"created_at":`...)
-	b = jsonw.String(b, created)
+	b = view.AppendString(b, created)
 	b = append(b, `,"updated_at":`...)
-	b = jsonw.String(b, updated)
+	b = view.AppendString(b, updated)
 	return append(b, '}')
 }
 
 func init() {
-	jsonw.Register[partRefJSON]()
-	jsonw.Register[skuRefJSON]()
-	jsonw.Register[hubRefJSON]()
-	jsonw.Register[workflowRefJSON]()
-	jsonw.Register[shipToJSON]()
-	jsonw.Register[partJSON]()
-	jsonw.Register[itemJSON]()
-	jsonw.Register[orderLineJSON]()
-	jsonw.Register[trackingJSON]()
-	jsonw.Register[orderJSON]()
-	jsonw.RegisterFunc(appendList)
+	view.Register[partRefJSON]()
+	view.Register[skuRefJSON]()
+	view.Register[hubRefJSON]()
+	view.Register[workflowRefJSON]()
+	view.Register[shipToJSON]()
+	view.Register[partJSON]()
+	view.Register[itemJSON]()
+	view.Register[orderLineJSON]()
+	view.Register[trackingJSON]()
+	view.Register[orderJSON]()
+	view.RegisterFunc(appendList)
 }
 
 // appendList writes a page whose every element has a registered writer, and
@@ -226,16 +226,16 @@ func appendList(b []byte, l listJSON) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			var ok bool
-			if b, ok = jsonw.Append(b, v); !ok {
+			if b, ok = view.Append(b, v); !ok {
 				return b, false
 			}
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `,"has_more":`...)
-	b = jsonw.Bool(b, l.HasMore)
+	b = view.AppendBool(b, l.HasMore)
 	b = append(b, `,"next_cursor":`...)
-	b = jsonw.StringOrNull(b, l.NextCursor)
+	b = view.AppendStringOrNull(b, l.NextCursor)
 	return append(b, '}'), true
 }
 
@@ -250,7 +250,7 @@ const maxPooled = 1 << 20
 // nothing written.
 func writeAppended(w http.ResponseWriter, status int, v any) bool {
 	bp := documents.Get().(*[]byte)
-	b, ok := jsonw.Append((*bp)[:0], v)
+	b, ok := view.Append((*bp)[:0], v)
 	if ok {
 		b = append(b, '\n')
 		w.Header().Set("Content-Type", "application/json")

@@ -11,8 +11,8 @@ import (
 // name, and its newest tracking entries) is read for a whole page at once:
 // the statement count does not grow with the page.
 //
-// A page reads the hub's code in the page's statement (internal/refcolumn);
-// the newest tracking entries and the lines come from orderread.PageWith
+// A page reads the hub's code in the page's statement (internal/view);
+// the newest tracking entries and the lines come from view.PageWith
 // (one round trip for both on PostgreSQL), the workflow from
 // embedWorkflows.
 

@@ -5,11 +5,11 @@ import (
 
 	"logistics/ent"
 	"logistics/internal/apperr"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
-// One order is read in three hand-scanned statements (internal/orderread):
+// One order is read in three hand-scanned statements (internal/view):
 // the order with its hub's code, its newest tracking entries, its lines with
 // their parts — one round trip on PostgreSQL; the workflow comes from the
 // service's cache.
@@ -17,8 +17,8 @@ import (
 // loadOrder reads order id as renderOrder needs it: its hub's code, its
 // workflow, its lines with their parts, its newest tracking entries.
 func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
-	o, err := orderread.OrderWith(ctx, id, orderread.Read{
-		Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns,
+	o, err := view.OrderWith(ctx, id, view.OrderRead{
+		Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns,
 	})
 	if err == nil && o == nil {
 		return nil, apperr.NotFound("order %s not found", id)

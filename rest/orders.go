@@ -13,10 +13,9 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
-	"logistics/internal/orderread"
-	"logistics/internal/refcolumn"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 type shipToJSON struct {
@@ -68,13 +67,13 @@ type orderJSON struct {
 }
 
 func renderOrderLine(l *ent.OrderLine) orderLineJSON {
-	row := orderread.LineOf(l)
+	row := view.LineOf(l)
 	return lineJSON(&row, nil, new(stamps))
 }
 
 // lineJSON is the representation of line l; with part, l's part is
 // written there and embedded.
-func lineJSON(l *orderread.Line, part *partRefJSON, st *stamps) orderLineJSON {
+func lineJSON(l *view.Line, part *partRefJSON, st *stamps) orderLineJSON {
 	out := orderLineJSON{
 		ID: l.ID, OrderID: l.OrderID, PartID: l.PartID, Quantity: l.Quantity,
 		AllocatedQuantity: l.AllocatedQuantity, ShippedQuantity: l.ShippedQuantity,
@@ -100,15 +99,15 @@ func renderOrder(o *ent.Order) orderJSON {
 		if l.Edges.Part != nil {
 			part = new(partRefJSON)
 		}
-		row := orderread.LineOf(l)
+		row := view.LineOf(l)
 		out.Lines = append(out.Lines, lineJSON(&row, part, &st))
 	}
-	out.LatestTracking = make([]trackingJSON, 0, min(len(o.Edges.TrackingEntries), orderread.Latest))
+	out.LatestTracking = make([]trackingJSON, 0, min(len(o.Edges.TrackingEntries), view.LatestTracking))
 	for i, t := range o.Edges.TrackingEntries {
-		if i == orderread.Latest {
+		if i == view.LatestTracking {
 			break
 		}
-		row := orderread.TrackingOf(t)
+		row := view.TrackingOf(t)
 		out.LatestTracking = append(out.LatestTracking, trackingRowJSON(&row, nil, &st))
 	}
 	return out
@@ -118,7 +117,7 @@ func renderOrder(o *ent.Order) orderJSON {
 // and the page's lines, their parts, its newest tracking entries and their
 // hubs each in one slice, every order's a part of them. Once the page is
 // written it is kept for the next (orderPages): on SQLite fresh memory is
-// what a page's time goes to (orderread/rows.go).
+// what a page's time goes to (internal/view/rows.go).
 type orderPage struct {
 	orders   []orderJSON
 	lines    []orderLineJSON
@@ -143,21 +142,21 @@ func resize[T any](s []T, n int) []T {
 }
 
 // render renders orders whose lines and newest tracking entries were read
-// as rows (lines[i] and tracking[i] are orders[i]'s: orderread.Read.LineRows,
+// as rows (lines[i] and tracking[i] are orders[i]'s: view.OrderRead.LineRows,
 // TrackingRows) and whose hubs' codes their statement read
-// (refcolumn.Orders).
-func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracking [][]orderread.Tracking) error {
+// (view.OrderRefs).
+func (p *orderPage) render(orders []*ent.Order, lines [][]view.Line, tracking [][]view.Tracking) error {
 	nl, nt := 0, 0
 	for i := range orders {
 		nl += len(lines[i])
-		nt += min(len(tracking[i]), orderread.Latest)
+		nt += min(len(tracking[i]), view.LatestTracking)
 	}
 	p.orders, p.lines, p.parts = resize(p.orders, len(orders)), resize(p.lines, nl), resize(p.parts, nl)
 	p.tracking, p.hubs = resize(p.tracking, nt), resize(p.hubs, nt)
 	kl, kt := 0, 0
 	var st stamps
 	for i, o := range orders {
-		code, err := refcolumn.Text(o, refcolumn.HubCode)
+		code, err := view.RefText(o, view.HubCode)
 		if err != nil {
 			return err
 		}
@@ -169,7 +168,7 @@ func (p *orderPage) render(orders []*ent.Order, lines [][]orderread.Line, tracki
 		}
 		p.orders[i].Lines = p.lines[start:kl:kl]
 		start = kt
-		for j := range tracking[i][:min(len(tracking[i]), orderread.Latest)] {
+		for j := range tracking[i][:min(len(tracking[i]), view.LatestTracking)] {
 			p.tracking[kt] = trackingRowJSON(&tracking[i][j], &p.hubs[kt], &st)
 			kt++
 		}
@@ -270,7 +269,7 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 		what: "order", prefix: resourceid.Order, table: filter.OrderTable, parse: filter.Orders,
 		page: func(r *http.Request, where *ent.OrderWhereInput, p page) ([]*ent.Order, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := refcolumn.Orders(ent.FromContext(ctx).Order.Query()).
+			conn, err := view.OrderRefs(ent.FromContext(ctx).Order.Query()).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithOrderOrder(orderBy(p.sort, newOrderOrder)), ent.WithOrderFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
@@ -279,15 +278,15 @@ func (d Deps) orders() *resource[*ent.Order, ent.OrderWhereInput, orderJSON, ord
 			return rows, next, d.embedWorkflows(ctx, rows...)
 		},
 		// A page's newest tracking entries and lines are read for all its
-		// orders in one round trip, as rows (orderread.Rows), and rendered
+		// orders in one round trip, as rows (view.Rows), and rendered
 		// into memory earlier pages were (orderPage); the hubs' codes come
-		// from the page's statement (refcolumn.Orders).
+		// from the page's statement (view.OrderRefs).
 		renderPage: func(r *http.Request, rows []*ent.Order) ([]orderJSON, func(), error) {
-			var lines orderread.Rows[orderread.Line]
-			var tracking orderread.Rows[orderread.Tracking]
+			var lines view.Rows[view.Line]
+			var tracking view.Rows[view.Tracking]
 			defer lines.Release()
 			defer tracking.Release()
-			if err := orderread.PageWith(r.Context(), rows, orderread.Read{LineRows: &lines, TrackingRows: &tracking}); err != nil {
+			if err := view.PageWith(r.Context(), rows, view.OrderRead{LineRows: &lines, TrackingRows: &tracking}); err != nil {
 				return nil, nil, err
 			}
 			if len(rows) == 0 {

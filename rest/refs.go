@@ -9,6 +9,6 @@ import (
 // loads read just those columns, not whole rows (descriptions and addresses
 // made the part load of an items page cost as much as the page itself; an
 // items page and an orders page now read them in their own statement,
-// internal/refcolumn).
+// internal/view).
 
 func hubRef(q *ent.HubQuery) { q.Select(hub.FieldID, hub.FieldCode) }

@@ -10,8 +10,8 @@ import (
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
 	"logistics/internal/filter"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
@@ -31,13 +31,13 @@ type trackingJSON struct {
 }
 
 func renderTracking(t *ent.TrackingEntry) trackingJSON {
-	row := orderread.TrackingOf(t)
+	row := view.TrackingOf(t)
 	return trackingRowJSON(&row, nil, new(stamps))
 }
 
 // trackingRowJSON is the representation of entry t; its hub, when it has
 // one, is written to hub (a new one when nil) and embedded.
-func trackingRowJSON(t *orderread.Tracking, hub *hubRefJSON, st *stamps) trackingJSON {
+func trackingRowJSON(t *view.Tracking, hub *hubRefJSON, st *stamps) trackingJSON {
 	out := trackingJSON{
 		ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
 		Location: t.Location, Description: t.Description, OccurredAt: st.ts(t.OccurredAt),

@@ -18,7 +18,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
+	"logistics/internal/view"
 )
 
 // table is one bulk insert: a table, its columns and a row writer.
@@ -139,7 +139,7 @@ func insertSQL(dia, name string, cols []string, rows int) string {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		sqlarg.Write(&b, dia, n+1, len(cols), ",")
+		view.WritePlaceholders(&b, dia, n+1, len(cols), ",")
 		n += len(cols)
 		b.WriteByte(')')
 	}

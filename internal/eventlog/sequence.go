@@ -15,7 +15,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
+	"logistics/internal/view"
 )
 
 // Why the sequence is assigned at commit, not at insert: two transactions on
@@ -208,7 +208,7 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 	inserted, err := insertChunks(rows, pendingInsert, pendingArgs,
 		func(q *strings.Builder, args []any, v row, _ *ent.EventCreate) ([]any, error) {
 			q.WriteByte('(')
-			sqlarg.Write(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
+			view.WritePlaceholders(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
 			q.WriteString(", " + PendingOrderSQL + ")")
 			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data), nil
 		},
@@ -462,7 +462,7 @@ func Migrate(ctx context.Context, db *sql.DB, dia string) error {
 	if dia == dialect.Postgres {
 		bigint = "BIGINT"
 	}
-	ph := func(n int) string { return sqlarg.Placeholder(dia, n) }
+	ph := func(n int) string { return view.Placeholder(dia, n) }
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+counterTable+" (id INTEGER PRIMARY KEY, last_value "+bigint+" NOT NULL)"); err != nil {
 		return fmt.Errorf("eventlog: migrate: %w", err)
 	}

@@ -18,9 +18,8 @@ import (
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
-	"logistics/internal/jsonw"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
 // Representer renders a resource exactly as GET /v1/<resources>/{id} does.
@@ -111,7 +110,7 @@ func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string
 }
 
 // asMap turns a representation into its JSON object: one entry per
-// top-level field, whose value is that field's JSON text (jsonw.Text, as
+// top-level field, whose value is that field's JSON text (view.JSONText, as
 // encoding/json writes it: the event log appends it as it is).
 // Nothing below the top level is decoded: previous_attributes compare the
 // texts (one encoder renders both sides, so equal values are equal texts),
@@ -120,7 +119,7 @@ func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string
 // into maps and encoding them again took 7% of an allocation's CPU, inside
 // the write transaction.
 func asMap(v any) (map[string]any, error) {
-	b, err := jsonw.Marshal(v)
+	b, err := view.Marshal(v)
 	if err != nil {
 		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
 	}
@@ -133,13 +132,13 @@ func asMap(v any) (map[string]any, error) {
 	}
 	m := make(map[string]any, len(raw))
 	for k, v := range raw {
-		m[k] = jsonw.Text(v) // a member of b, as encoding/json wrote it
+		m[k] = view.JSONText(v) // a member of b, as encoding/json wrote it
 	}
 	return m, nil
 }
 
 // members splits b, a JSON object as encoding/json writes it (compact,
-// valid), into its members, each value a jsonw.Text sharing b's bytes;
+// valid), into its members, each value a view.JSONText sharing b's bytes;
 // ok is false for anything else (asMap then decodes it the slow way).
 func members(b []byte) (m map[string]any, ok bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
@@ -164,7 +163,7 @@ func members(b []byte) (m map[string]any, ok bool) {
 		if j <= i || j >= len(b) {
 			return nil, false // no value, or no end
 		}
-		m[key] = jsonw.Text(b[i:j:j])
+		m[key] = view.JSONText(b[i:j:j])
 		switch b[j] {
 		case ',':
 			i = j + 1
@@ -235,10 +234,10 @@ func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]an
 // representer, or when the resource does not exist).
 func (s *Service) snapshotRow(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
 	if id.Prefix() == resourceid.Order && client(ctx).Driver().Dialect() == dialect.Postgres {
-		// The order's first read takes the lock (orderread.ForUpdate): one
+		// The order's first read takes the lock (view.ForUpdate): one
 		// statement fewer. A representer that did not read it through
-		// orderread took none: lock, and render again.
-		lctx, lock := orderread.ForUpdate(ctx)
+		// view took none: lock, and render again.
+		lctx, lock := view.ForUpdate(ctx)
 		row, m, err := s.renderFound(lctx, id)
 		if err != nil || lock.Taken() {
 			return row, m, err
@@ -445,7 +444,7 @@ func (s *Service) recordEffect(ctx context.Context, typ string, id resourceid.ID
 	if err != nil {
 		return err
 	}
-	if r, ok := obj["revision"].(jsonw.Text); ok {
+	if r, ok := obj["revision"].(view.JSONText); ok {
 		if n, err := strconv.ParseInt(string(r), 10, 64); err == nil {
 			pm["revision"] = n - 1
 		}
@@ -488,7 +487,7 @@ func previousStock(q, r, dq, dr decimal.Decimal) map[string]any {
 
 // decimalField reads a decimal number of a rendered object.
 func decimalField(obj map[string]any, name string) (decimal.Decimal, bool) {
-	n, ok := obj[name].(jsonw.Text) // asMap's member text
+	n, ok := obj[name].(view.JSONText) // asMap's member text
 	if !ok {
 		return 0, false
 	}

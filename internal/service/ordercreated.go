@@ -57,7 +57,7 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 		line.Edges = ent.OrderLineEdges{Part: p}
 		after.Edges.Lines[i] = &line
 	}
-	// The read orders an order's lines by id (orderread.ByID).
+	// The read orders an order's lines by id (view.ByID).
 	slices.SortFunc(after.Edges.Lines, func(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) })
 	obj, ok, err := s.objectFrom(ctx, o.ID, &after)
 	if err != nil {

@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	"reflect"

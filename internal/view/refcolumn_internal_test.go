@@ -1,4 +1,4 @@
-package refcolumn
+package view
 
 import (
 	"fmt"

@@ -1,7 +1,8 @@
-// Package orderread reads orders as the REST documents and GraphQL's
+// Orders are read as the REST documents and GraphQL's
 // node(id:) answer them, in statements written by hand and scanned by hand
 // instead of ent's eager loads.
-package orderread
+
+package view
 
 import (
 	"context"
@@ -21,12 +22,10 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
-	"logistics/internal/sqltime"
 )
 
-// Latest is how many of its newest tracking entries an order embeds.
-const Latest = 3
+// LatestTracking is how many of its newest tracking entries an order embeds.
+const LatestTracking = 3
 
 // One order, as GET /v1/orders/{id}, every order event and GraphQL's node(id:) read it, is read
 // in three statements scanned by hand: the order with its hub's code, its
@@ -43,7 +42,7 @@ const Latest = 3
 // prepared again whenever its bindings are cleared, and go-sqlite3 clears
 // them at every use — a cached statement was re-parsed every time, 27% of
 // W6's CPU. Timestamps
-// are read through sqltime, not go-sqlite3's parser.
+// are read through view.Time, not go-sqlite3's parser.
 
 // statements are the texts of one dialect.
 type statements struct {
@@ -68,7 +67,7 @@ func in(name, prefix string, n int) string {
 	var b strings.Builder
 	b.Grow(len(prefix) + 5*n + 1)
 	b.WriteString(prefix)
-	sqlarg.Write(&b, name, 1, n, ", ")
+	WritePlaceholders(&b, name, 1, n, ", ")
 	b.WriteByte(')')
 	return b.String()
 }
@@ -78,7 +77,7 @@ func in(name, prefix string, n int) string {
 func upToIn(q string) string {
 	i := strings.LastIndex(q, " IN (")
 	if i < 0 {
-		panic("orderread: no IN in " + q)
+		panic("view: no IN in " + q)
 	}
 	return q[:i+len(" IN (")]
 }
@@ -91,7 +90,7 @@ var byDialect = map[string]statements{
 func buildStatements(name string) statements {
 	b := sql.Dialect(name)
 	o, h := b.Table(order.Table).As("o"), b.Table(hub.Table).As("h")
-	ts := sqltime.Columns(name)
+	ts := TimeColumns(name)
 	oq, _ := b.Select(
 		o.C(order.FieldID), ts(o.C(order.FieldCreatedAt)), ts(o.C(order.FieldUpdatedAt)), o.C(order.FieldRevision),
 		o.C(order.FieldNumber), o.C(order.FieldStatus), o.C(order.FieldWorkflowID), o.C(order.FieldHubID),
@@ -109,7 +108,7 @@ func buildStatements(name string) statements {
 		From(t).LeftJoin(th).On(t.C(trackingentry.FieldHubID), th.C(hub.FieldID)).
 		Where(sql.In(t.C(trackingentry.FieldOrderID), "")).
 		OrderExpr(sql.DescExpr(sql.Expr(t.C(trackingentry.FieldOccurredAt))), sql.Expr(t.C(trackingentry.FieldID))).
-		Limit(Latest).Query()
+		Limit(LatestTracking).Query()
 	locked := oq
 	if name == dialect.Postgres {
 		locked += ` FOR NO KEY UPDATE OF "o"`
@@ -127,7 +126,7 @@ func buildStatements(name string) statements {
 // trackingColumns are the columns scanTracking reads with cols: an entry
 // of t and, with TrackingHub, its hub's code from th.
 func trackingColumns(name string, t, th *sql.SelectTable, cols TrackingColumns) []string {
-	ts := sqltime.Columns(name)
+	ts := TimeColumns(name)
 	out := []string{
 		t.C(trackingentry.FieldID), t.C(trackingentry.FieldOrderID), t.C(trackingentry.FieldTrackingNumber),
 		t.C(trackingentry.FieldCarrier), t.C(trackingentry.FieldStatus), t.C(trackingentry.FieldLocation),
@@ -150,11 +149,11 @@ func trackingColumns(name string, t, th *sql.SelectTable, cols TrackingColumns) 
 
 // buildPageTracking returns the text of the newest entries of a page of
 // orders up to the list of their ids ("o.id IN ("): an index seek per order that
-// stops after Latest rows, as the floor of W3 does (LATERAL on
+// stops after LatestTracking rows, as the floor of W3 does (LATERAL on
 // PostgreSQL; SQLite has none, so a join on "id IN" the same subquery).
 func buildPageTracking(name, pageID string, tc TrackingColumns, cols []string) string {
 	newest := `WHERE l.` + trackingentry.FieldOrderID + ` = o.` + order.FieldID +
-		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(Latest)
+		` ORDER BY l.` + trackingentry.FieldOccurredAt + ` DESC, l.` + trackingentry.FieldID + ` LIMIT ` + strconv.Itoa(LatestTracking)
 	from := `FROM ` + order.Table + ` o JOIN ` + trackingentry.Table + ` t ON t.` + trackingentry.FieldID +
 		` IN (SELECT l.` + trackingentry.FieldID + ` FROM ` + trackingentry.Table + ` l ` + newest + `)`
 	if name == dialect.Postgres {
@@ -203,7 +202,7 @@ func orderText(ctx context.Context, name string) string {
 
 // errNoOrder ends a read whose order does not exist: the statements after
 // the order's are not run (or, in a pipeline, not scanned).
-var errNoOrder = errors.New("orderread: no such order")
+var errNoOrder = errors.New("view: no such order")
 
 // found is o and err, or nil and no error when err is errNoOrder.
 func found(o *ent.Order, err error) (*ent.Order, error) {
@@ -227,11 +226,11 @@ func orderQuery(text string, args []any, o *ent.Order) query {
 			return errNoOrder
 		}
 		h := new(ent.Hub)
-		err := rows.Scan((*string)(&o.ID), sqltime.Time{T: &o.CreatedAt}, sqltime.Time{T: &o.UpdatedAt}, &o.Revision,
+		err := rows.Scan((*string)(&o.ID), Time{T: &o.CreatedAt}, Time{T: &o.UpdatedAt}, &o.Revision,
 			&o.Number, &o.Status, (*string)(&o.WorkflowID), (*string)(&o.HubID),
 			&o.CustomerRef, (*string)(&o.Priority), &o.ShipToName,
 			&o.ShipToLine1, &o.ShipToLine2, &o.ShipToCity,
-			&o.ShipToPostalCode, &o.ShipToCountry, sqltime.NullTime{T: &o.DueAt},
+			&o.ShipToPostalCode, &o.ShipToCountry, NullTime{T: &o.DueAt},
 			&h.Code)
 		if err != nil {
 			return err
@@ -242,9 +241,9 @@ func orderQuery(text string, args []any, o *ent.Order) query {
 	}}
 }
 
-// Read says what OrderWith reads besides the order.
-type Read struct {
-	// Tracking: the newest tracking entries (at most Latest).
+// OrderRead says what OrderWith reads besides the order.
+type OrderRead struct {
+	// Tracking: the newest tracking entries (at most LatestTracking).
 	Tracking bool
 	// Lines: the lines with their parts (linesQuery), in LineOrder, with
 	// the optional LineColumns.
@@ -273,14 +272,14 @@ type Read struct {
 // nil). Outside a transaction on PostgreSQL the statements go in one round
 // trip (pipeline.go); otherwise one after the other, stopping when there is
 // no order.
-func OrderWith(ctx context.Context, id resourceid.ID, r Read) (*ent.Order, error) {
+func OrderWith(ctx context.Context, id resourceid.ID, r OrderRead) (*ent.Order, error) {
 	drv := ent.FromContext(ctx).Driver()
 	stmts := byDialect[drv.Dialect()]
 	o := new(ent.Order)
 	args := []any{id} // every statement's one argument
 	qs := []query{orderQuery(orderText(ctx, drv.Dialect()), args, o)}
 	if r.Tracking {
-		o.Edges.TrackingEntries = make([]*ent.TrackingEntry, 0, Latest)
+		o.Edges.TrackingEntries = make([]*ent.TrackingEntry, 0, LatestTracking)
 		qs = append(qs, trackingQuery(stmts.tracking, args, &o.Edges.TrackingEntries))
 	}
 	if r.Lines {
@@ -313,9 +312,9 @@ func scanTracking(rows rowScanner, cols TrackingColumns, dest []any) (*ent.Track
 	t := new(ent.TrackingEntry)
 	var hubID, hubCode stdsql.NullString
 	dest = append(dest[:0], (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
-		&t.Location, sqltime.Time{T: &t.OccurredAt})
+		&t.Location, Time{T: &t.OccurredAt})
 	if cols&TrackingTimes != 0 {
-		dest = append(dest, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt})
+		dest = append(dest, Time{T: &t.CreatedAt}, Time{T: &t.UpdatedAt})
 	}
 	if cols&TrackingRevision != 0 {
 		dest = append(dest, &t.Revision)
@@ -358,13 +357,13 @@ const (
 	AllTrackingColumns = TrackingTimes | TrackingRevision | TrackingHub | TrackingDescription
 )
 
-// PageWith fills, as r asks, the newest tracking entries (at most Latest,
+// PageWith fills, as r asks, the newest tracking entries (at most LatestTracking,
 // with their hubs' codes) of every order of a page — one statement, where
 // ent's eager load took two (entries, then their hubs) and read them for
 // the page's look-ahead row too — and their lines (as Lines; Edges.Lines
 // never nil): one statement each, in one round trip outside a transaction
 // on PostgreSQL (pipeline.go) unless read as rows (below).
-func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
+func PageWith(ctx context.Context, orders []*ent.Order, r OrderRead) error {
 	if len(orders) == 0 {
 		return nil // "IN ()" is an error on PostgreSQL
 	}
@@ -420,7 +419,7 @@ func PageWith(ctx context.Context, orders []*ent.Order, r Read) error {
 // The entities' narrower answers keep their
 // pipeline: without it GraphQL's pages cost 6–13% more CPU and their tail
 // did not change.
-func pipelinesPage(r Read) bool { return r.TrackingRows == nil && r.LineRows == nil }
+func pipelinesPage(r OrderRead) bool { return r.TrackingRows == nil && r.LineRows == nil }
 
 // pageTrackingQuery is PageWith's statement of the newest tracking entries
 // of the orders whose ids are args (not empty).
@@ -502,7 +501,7 @@ const (
 // linesQuery reads the lines of the orders in byID, whose ids are args (not
 // empty), with their parts' sku and name and the optional columns cols, in
 // one statement scanned by hand (ent's scanners would need one statement
-// per type, or reflection per row); their timestamps through sqltime, not
+// per type, or reflection per row); their timestamps through view.Time, not
 // go-sqlite3's parser. The entities come from mem (nil: fresh ones).
 func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, order LineOrder, cols LineColumns, mem *LineMemory) query {
 	cols &= AllLineColumns
@@ -519,7 +518,7 @@ func linesQuery(name string, args []any, byID map[resourceid.ID]*ent.Order, orde
 				dest = append(dest, &ln.Revision)
 			}
 			if cols&LineTimes != 0 {
-				dest = append(dest, sqltime.Time{T: &ln.CreatedAt}, sqltime.Time{T: &ln.UpdatedAt})
+				dest = append(dest, Time{T: &ln.CreatedAt}, Time{T: &ln.UpdatedAt})
 			}
 			if err := rows.Scan(dest...); err != nil {
 				return err
@@ -561,8 +560,8 @@ func buildLines(name string, cols LineColumns) string {
 		names = append(names, l.C(orderline.FieldRevision))
 	}
 	if cols&LineTimes != 0 {
-		names = append(names, sqltime.Column(name, l.C(orderline.FieldCreatedAt)),
-			sqltime.Column(name, l.C(orderline.FieldUpdatedAt)))
+		names = append(names, TimeColumn(name, l.C(orderline.FieldCreatedAt)),
+			TimeColumn(name, l.C(orderline.FieldUpdatedAt)))
 	}
 	q, _ := b.Select(names...).
 		From(l).
@@ -574,10 +573,10 @@ func buildLines(name string, cols LineColumns) string {
 
 func lineByID(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) }
 
-// Texts returns the statements' texts on the dialect (for tests): the order's,
+// OrderStatements returns the statements' texts on the dialect (for tests): the order's,
 // the newest tracking entries' and PageWith's tracking statement for a page
 // of one order.
-func Texts(dialect string) []string {
+func OrderStatements(dialect string) []string {
 	s := byDialect[dialect]
 	return []string{s.order, s.tracking, in(dialect, s.pageTracking[AllTrackingColumns], 1)}
 }

@@ -1,4 +1,4 @@
-// Package jsonw writes JSON by appending to a byte slice, for the documents
+// JSON is written by appending to a byte slice by appending to a byte slice, for the documents
 // the API writes most: REST pages and resources, and the representations
 // events carry. encoding/json finds each field by reflection, calls
 // MarshalJSON on every decimal and checks what it returned; a page of 50
@@ -10,7 +10,8 @@
 // Appender are held to that by a property test on random values
 // (rest/jsonappend_test.go), so a field added to a struct and not to its
 // AppendJSON fails a test.
-package jsonw
+
+package view
 
 import (
 	"encoding/json"
@@ -70,14 +71,14 @@ func Append(b []byte, v any) ([]byte, bool) {
 	return b, false
 }
 
-// Text is JSON text as encoding/json writes it — valid, compact, HTML-safe
+// JSONText is JSON text as encoding/json writes it — valid, compact, HTML-safe
 // — such as Marshal returns or a member cut from it. Its MarshalJSON gives
 // it back as it is (encoding/json still checks and compacts it); writers of
 // this project's own (eventlog) append it without looking at it again.
-type Text []byte
+type JSONText []byte
 
 // MarshalJSON returns t (null when t is nil).
-func (t Text) MarshalJSON() ([]byte, error) {
+func (t JSONText) MarshalJSON() ([]byte, error) {
 	if t == nil {
 		return []byte("null"), nil
 	}
@@ -106,11 +107,11 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// String appends s as a JSON string, escaped as encoding/json escapes it:
+// AppendString appends s as a JSON string, escaped as encoding/json escapes it:
 // `"` and `\` with a backslash; \b, \f, \n, \r, \t by name; other control
 // bytes and `<`, `>`, `&` as \u00XX; an invalid UTF-8 byte as \ufffd; U+2028
 // and U+2029 as \u2028 and \u2029.
-func String(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -160,27 +161,27 @@ func String(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// StringOrNull appends *s, or null when s is nil.
-func StringOrNull(b []byte, s *string) []byte {
+// AppendStringOrNull appends *s, or null when s is nil.
+func AppendStringOrNull(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return String(b, *s)
+	return AppendString(b, *s)
 }
 
-// Int appends n.
-func Int(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+// AppendInt appends n.
+func AppendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
-// Bool appends true or false.
-func Bool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
+// AppendBool appends true or false.
+func AppendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
-// Strings appends a JSON array of strings; null for a nil slice, as
+// AppendStrings appends a JSON array of strings; null for a nil slice, as
 // encoding/json writes it.
-func Strings(b []byte, s []string) []byte { return list(b, s, String) }
+func AppendStrings(b []byte, s []string) []byte { return list(b, s, AppendString) }
 
-// Array appends a JSON array of values that write themselves; null for a
+// AppendArray appends a JSON array of values that write themselves; null for a
 // nil slice.
-func Array[T Appender](b []byte, s []T) []byte {
+func AppendArray[T Appender](b []byte, s []T) []byte {
 	return list(b, s, func(b []byte, v T) []byte { return v.AppendJSON(b) })
 }
 

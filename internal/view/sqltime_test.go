@@ -1,4 +1,4 @@
-package sqltime_test
+package view_test
 
 import (
 	"database/sql"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"logistics/internal/sqltime"
+	"logistics/internal/view"
 )
 
 // driverParse is go-sqlite3's own reading of a datetime column's text
@@ -38,7 +38,7 @@ var texts = []string{
 
 func TestParseMatchesDriverLayouts(t *testing.T) {
 	for _, s := range texts {
-		if got, want := sqltime.Parse(s), driverParse(s); !reflect.DeepEqual(got, want) {
+		if got, want := view.ParseTime(s), driverParse(s); !reflect.DeepEqual(got, want) {
 			t.Errorf("Parse(%q) = %v, want %v", s, got, want)
 		}
 	}
@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := sqltime.Parse(s), driverParse(s); !reflect.DeepEqual(got, want) {
+		if got, want := view.ParseTime(s), driverParse(s); !reflect.DeepEqual(got, want) {
 			t.Errorf("Parse(%q) = %v, want %v", s, got, want)
 		}
 	})
@@ -87,7 +87,7 @@ func TestSameAsDriver(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := db.Query(`SELECT n, at, maybe, ` + sqltime.Column("sqlite3", "at") + `, ` + sqltime.Column("sqlite3", "maybe") + ` FROM t ORDER BY n`)
+	rows, err := db.Query(`SELECT n, at, maybe, ` + view.TimeColumn("sqlite3", "at") + `, ` + view.TimeColumn("sqlite3", "maybe") + ` FROM t ORDER BY n`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSameAsDriver(t *testing.T) {
 		var byNameMaybe sql.NullTime
 		var fast time.Time
 		var fastMaybe *time.Time
-		if err := rows.Scan(&k, &byName, &byNameMaybe, sqltime.Time{T: &fast}, sqltime.NullTime{T: &fastMaybe}); err != nil {
+		if err := rows.Scan(&k, &byName, &byNameMaybe, view.Time{T: &fast}, view.NullTime{T: &fastMaybe}); err != nil {
 			t.Fatalf("row %d: %v", k, err)
 		}
 		if !reflect.DeepEqual(byName, fast) {
@@ -116,25 +116,25 @@ func TestSameAsDriver(t *testing.T) {
 	if read != n {
 		t.Fatalf("read %d rows, wrote %d", read, n)
 	}
-	if k := written[0]; !reflect.DeepEqual(sqltime.Parse(k.Format(sqlite3.SQLiteTimestampFormats[0])), k) {
+	if k := written[0]; !reflect.DeepEqual(view.ParseTime(k.Format(sqlite3.SQLiteTimestampFormats[0])), k) {
 		t.Errorf("a UTC time does not read back as itself")
 	}
 }
 
 func TestScanRefusesNullAndOtherTypes(t *testing.T) {
 	var v time.Time
-	if err := (sqltime.Time{T: &v}).Scan(nil); err == nil {
+	if err := (view.Time{T: &v}).Scan(nil); err == nil {
 		t.Error("NULL into Time: no error")
 	}
-	if err := (sqltime.Time{T: &v}).Scan(int64(3)); err == nil {
+	if err := (view.Time{T: &v}).Scan(int64(3)); err == nil {
 		t.Error("an integer into Time: no error")
 	}
 	now := time.Now()
-	if err := (sqltime.Time{T: &v}).Scan(now); err != nil || !v.Equal(now) {
+	if err := (view.Time{T: &v}).Scan(now); err != nil || !v.Equal(now) {
 		t.Errorf("time.Time (PostgreSQL) into Time: %v, %v", v, err)
 	}
 	p := &now
-	if err := (sqltime.NullTime{T: &p}).Scan(nil); err != nil || p != nil {
+	if err := (view.NullTime{T: &p}).Scan(nil); err != nil || p != nil {
 		t.Errorf("NULL into NullTime: %v, %v", p, err)
 	}
 }
@@ -143,7 +143,7 @@ func BenchmarkParse(b *testing.B) {
 	s := "2026-11-23 12:35:08.123456+00:00"
 	b.Run("sqltime", func(b *testing.B) {
 		for b.Loop() {
-			sqltime.Parse(s)
+			view.ParseTime(s)
 		}
 	})
 	b.Run("driver", func(b *testing.B) {

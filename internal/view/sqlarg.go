@@ -1,6 +1,7 @@
-// Package sqlarg writes the argument placeholders of hand-written SQL as each
-// dialect spells them: "?" on SQLite, "$1", "$2"… on PostgreSQL.
-package sqlarg
+// Hand-written SQL spells its argument placeholders as each dialect does:
+// "?" on SQLite, "$1", "$2"… on PostgreSQL.
+
+package view
 
 import (
 	"strconv"
@@ -17,9 +18,9 @@ func Placeholder(dia string, n int) string {
 	return "?"
 }
 
-// Write writes the placeholders of arguments first … first+n-1 to b,
+// WritePlaceholders writes the placeholders of arguments first … first+n-1 to b,
 // separated by sep.
-func Write(b *strings.Builder, dia string, first, n int, sep string) {
+func WritePlaceholders(b *strings.Builder, dia string, first, n int, sep string) {
 	for i := range n {
 		if i > 0 {
 			b.WriteString(sep)

@@ -1,11 +1,12 @@
-// Package refcolumn reads a reference's text — a part's sku, a hub's code —
+// A page reads a reference's text — a part's sku, a hub's code —
 // in the statement of the page that refers to it, as a correlated scalar
 // subquery (a primary-key lookup per row, as the benchmark's floors read
 // references), instead of a second statement by the page's ids (ent's eager
 // loads, or a hand-written one). The column is named with ent.TextColumn's
 // prefix, so ent scans it as text (ent/template/selected.tmpl), and the
 // entity's Value method gives it back.
-package refcolumn
+
+package view
 
 import (
 	"fmt"
@@ -21,12 +22,12 @@ import (
 	"logistics/internal/resourceid"
 )
 
-// Add adds to the page's statement s the text column name: the column col
+// AddRefColumn adds to the page's statement s the text column name: the column col
 // of the row of table whose id is s's column fk, and fk itself when s does
 // not select it (a GraphQL page selects only the columns its selection
 // asks for, and the reference's id comes from fk). name must start with
 // ent.TextColumn.
-func Add(s *sql.Selector, table, col, fk, name string) {
+func AddRefColumn(s *sql.Selector, table, col, fk, name string) {
 	if !slices.Contains(s.UnqualifiedColumns(), fk) {
 		s.AppendSelect(s.C(fk))
 	}
@@ -35,9 +36,9 @@ func Add(s *sql.Selector, table, col, fk, name string) {
 	s.AppendSelectExprAs(d.Select(t.C(col)).From(t).Where(sql.ColumnsEQ(t.C("id"), s.C(fk))), name)
 }
 
-// Text is the text of a column Add added to the statement that read v
+// RefText is the text of a column AddRefColumn added to the statement that read v
 // (ent keeps it in the entity: ent/template/selected.tmpl).
-func Text(v interface {
+func RefText(v interface {
 	SelectedText(string) (string, bool)
 }, name string) (string, error) {
 	if s, ok := v.SelectedText(name); ok {
@@ -52,29 +53,29 @@ const (
 	HubCode = ent.TextColumn + "hub_code"
 )
 
-// Items has an items query read its rows' parts' skus and hubs' codes
-// (ItemEdges sets them). A count of the query's rows replaces the
+// ItemRefs has an items query read its rows' parts' skus and hubs' codes
+// (ItemRefEdges sets them). A count of the query's rows replaces the
 // statement's selection, these columns with it.
-func Items(q *ent.ItemQuery) *ent.ItemQuery {
+func ItemRefs(q *ent.ItemQuery) *ent.ItemQuery {
 	q.Modify(func(s *sql.Selector) {
-		Add(s, part.Table, part.FieldSku, item.FieldPartID, PartSku)
-		Add(s, hub.Table, hub.FieldCode, item.FieldHubID, HubCode)
+		AddRefColumn(s, part.Table, part.FieldSku, item.FieldPartID, PartSku)
+		AddRefColumn(s, hub.Table, hub.FieldCode, item.FieldHubID, HubCode)
 	})
 	return q
 }
 
-// ItemEdges sets the part (id and sku) and the hub (id and code) of items
-// read through Items. The page's parts are one allocation, and items of one
+// ItemRefEdges sets the part (id and sku) and the hub (id and code) of items
+// read through ItemRefs. The page's parts are one allocation, and items of one
 // hub share its ent.Hub (pageHubs): these entities are read, never changed.
-func ItemEdges(items []*ent.Item) error {
+func ItemRefEdges(items []*ent.Item) error {
 	parts := make([]ent.Part, len(items))
 	var hubs pageHubs
 	for i, it := range items {
-		sku, err := Text(it, PartSku)
+		sku, err := RefText(it, PartSku)
 		if err != nil {
 			return err
 		}
-		code, err := Text(it, HubCode)
+		code, err := RefText(it, HubCode)
 		if err != nil {
 			return err
 		}
@@ -85,18 +86,18 @@ func ItemEdges(items []*ent.Item) error {
 	return nil
 }
 
-// Orders has an orders query read its rows' hubs' codes (OrderEdges sets
+// OrderRefs has an orders query read its rows' hubs' codes (OrderRefEdges sets
 // them).
-func Orders(q *ent.OrderQuery) *ent.OrderQuery {
-	q.Modify(func(s *sql.Selector) { Add(s, hub.Table, hub.FieldCode, order.FieldHubID, HubCode) })
+func OrderRefs(q *ent.OrderQuery) *ent.OrderQuery {
+	q.Modify(func(s *sql.Selector) { AddRefColumn(s, hub.Table, hub.FieldCode, order.FieldHubID, HubCode) })
 	return q
 }
 
-// OrderEdges sets the hub (id and code) of orders read through Orders.
-func OrderEdges(orders []*ent.Order) error {
+// OrderRefEdges sets the hub (id and code) of orders read through OrderRefs.
+func OrderRefEdges(orders []*ent.Order) error {
 	var hubs pageHubs
 	for _, o := range orders {
-		code, err := Text(o, HubCode)
+		code, err := RefText(o, HubCode)
 		if err != nil {
 			return err
 		}

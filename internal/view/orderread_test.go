@@ -1,4 +1,4 @@
-package orderread_test
+package view_test
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"logistics/ent"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
 // PageWith for no orders reads nothing: their statement texts end in
@@ -27,7 +27,7 @@ func TestNoOrdersReadNothing(t *testing.T) {
 	srv := apptest.New(t, apptest.Options{Driver: counter.Wrap})
 	ctx := srv.Ctx(environment.Production)
 	counter.Reset()
-	if err := orderread.PageWith(ctx, nil, orderread.Read{Tracking: true, Lines: true}); err != nil {
+	if err := view.PageWith(ctx, nil, view.OrderRead{Tracking: true, Lines: true}); err != nil {
 		t.Fatalf("PageWith of no orders: %v", err)
 	}
 	if n := counter.Count(); n != 0 {
@@ -61,11 +61,11 @@ func TestForUpdateLocksTheOrder(t *testing.T) {
 		}
 		defer tx.Rollback()
 		tctx := ent.NewContext(ctx, tx.Client())
-		lock := &orderread.Lock{}
+		lock := &view.Lock{}
 		if forUpdate {
-			tctx, lock = orderread.ForUpdate(tctx)
+			tctx, lock = view.ForUpdate(tctx)
 		}
-		if o, err = orderread.OrderWith(tctx, id, orderread.Read{}); err != nil || o == nil {
+		if o, err = view.OrderWith(tctx, id, view.OrderRead{}); err != nil || o == nil {
 			t.Fatalf("Order: %v, %v", o, err)
 		}
 		if !apptest.Postgres() {
@@ -123,30 +123,30 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 
 	ctx := srv.Ctx(environment.Production)
 	drv := ent.FromContext(ctx).Driver()
-	if got := orderread.Pipelined(drv) != nil; got != apptest.Postgres() {
+	if got := view.Pipelined(drv) != nil; got != apptest.Postgres() {
 		t.Fatalf("the environment's client pipelines: %v, want %v (PostgreSQL)", got, apptest.Postgres())
 	}
 	counter := &apptest.StatementCounter{}
 	seqCtx := ent.NewContext(ctx, ent.NewClient(ent.Driver(counter.Wrap(drv))))
-	if got := orderread.SQLiteOwn(drv) != nil; got == apptest.Postgres() {
+	if got := view.SQLiteOwn(drv) != nil; got == apptest.Postgres() {
 		t.Fatalf("the environment's client reads on go-sqlite3's connection: %v, want %v (SQLite)", got, !apptest.Postgres())
 	}
-	if orderread.Pipelined(counter.Wrap(drv)) != nil || orderread.SQLiteOwn(counter.Wrap(drv)) != nil {
+	if view.Pipelined(counter.Wrap(drv)) != nil || view.SQLiteOwn(counter.Wrap(drv)) != nil {
 		t.Fatal("a wrapped driver pipelines or reads on the driver's connection")
 	}
-	for _, r := range []orderread.Read{
-		{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns},
-		{Lines: true, LineOrder: orderread.AsIndexed, LineColumns: 0},
+	for _, r := range []view.OrderRead{
+		{Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns},
+		{Lines: true, LineOrder: view.AsIndexed, LineColumns: 0},
 		{Tracking: true},
 		{},
 	} {
 		for _, id := range []resourceid.ID{full, bare, missing} {
-			piped, err := orderread.OrderWith(ctx, id, r)
+			piped, err := view.OrderWith(ctx, id, r)
 			if err != nil {
 				t.Fatalf("%+v %s: %v", r, id, err)
 			}
 			counter.Reset()
-			one, err := orderread.OrderWith(seqCtx, id, r)
+			one, err := view.OrderWith(seqCtx, id, r)
 			if err != nil {
 				t.Fatalf("%+v %s one by one: %v", r, id, err)
 			}
@@ -179,13 +179,13 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 		t.Helper()
 		var orders []*ent.Order
 		for _, id := range []resourceid.ID{bare, full} {
-			o, err := orderread.OrderWith(ctx, id, orderread.Read{})
+			o, err := view.OrderWith(ctx, id, view.OrderRead{})
 			if err != nil || o == nil {
 				t.Fatalf("Order %s: %v, %v", id, o, err)
 			}
 			orders = append(orders, o)
 		}
-		if err := orderread.PageWith(ctx, orders, orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns}); err != nil {
+		if err := view.PageWith(ctx, orders, view.OrderRead{Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns}); err != nil {
 			t.Fatalf("PageWith: %v", err)
 		}
 		return orders
@@ -196,12 +196,12 @@ func TestPipelineReadsAsOneByOne(t *testing.T) {
 	}
 	// A page read as rows with every column (REST's) goes one statement
 	// after the other on PostgreSQL; one read as entities is pipelined.
-	if !orderread.PipelinesPage(orderread.Read{Tracking: true, Lines: true}) ||
-		orderread.PipelinesPage(orderread.Read{Tracking: true, TrackingRows: new(orderread.Rows[orderread.Tracking])}) ||
-		orderread.PipelinesPage(orderread.Read{Lines: true, LineRows: new(orderread.Rows[orderread.Line])}) {
+	if !view.PipelinesPage(view.OrderRead{Tracking: true, Lines: true}) ||
+		view.PipelinesPage(view.OrderRead{Tracking: true, TrackingRows: new(view.Rows[view.Tracking])}) ||
+		view.PipelinesPage(view.OrderRead{Lines: true, LineRows: new(view.Rows[view.Line])}) {
 		t.Error("PageWith pipelines a page read as entities, and only such a page")
 	}
-	if f := piped[1]; len(f.Edges.Lines) != 2 || len(f.Edges.TrackingEntries) != orderread.Latest || piped[0].Edges.Lines == nil {
+	if f := piped[1]; len(f.Edges.Lines) != 2 || len(f.Edges.TrackingEntries) != view.LatestTracking || piped[0].Edges.Lines == nil {
 		t.Errorf("a page: %d lines, %d entries", len(f.Edges.Lines), len(f.Edges.TrackingEntries))
 	}
 }
@@ -226,7 +226,7 @@ func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
 		t.Fatalf("order: %d", r.StatusCode)
 	}
 	ctx := srv.Ctx(environment.Production)
-	read := orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns}
+	read := view.OrderRead{Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns}
 	env := srv.Env(environment.Production)
 	db := env.DB.SQL
 	if env.DB.Dialect == dialect.Postgres {
@@ -241,7 +241,7 @@ func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
 	took := make([]time.Duration, 21)
 	for i := range took {
 		start := time.Now()
-		if _, err := orderread.OrderWith(ctx, out.ID, read); err != nil {
+		if _, err := view.OrderWith(ctx, out.ID, read); err != nil {
 			t.Fatal(err)
 		}
 		took[i] = time.Since(start)
@@ -261,11 +261,11 @@ func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
 		// A read cut short closes its connection: an uncancelled read first
 		// leaves a live one in the pool, or every read after the first
 		// cancelled one would be cut short while connecting.
-		if _, err := orderread.OrderWith(ctx, out.ID, read); err != nil {
+		if _, err := view.OrderWith(ctx, out.ID, read); err != nil {
 			t.Fatal(err)
 		}
 		cctx, cancel := context.WithTimeout(ctx, time.Duration(i%100)*3*typical/100)
-		if _, err := orderread.OrderWith(cctx, out.ID, read); err != nil {
+		if _, err := view.OrderWith(cctx, out.ID, read); err != nil {
 			cancelled++
 		}
 		cancel()
@@ -273,7 +273,7 @@ func TestCancelledReadsLeaveThePoolUsable(t *testing.T) {
 	if n := settle(held, 30*time.Second); n > held {
 		t.Fatalf("%d connections in use 30 s after the cancelled reads, %d before\n%s", n, held, poolUsers(db))
 	}
-	o, err := orderread.OrderWith(ctx, out.ID, read)
+	o, err := view.OrderWith(ctx, out.ID, read)
 	if err != nil || o == nil || o.ID != out.ID || o.Edges.Lines == nil || o.Edges.TrackingEntries == nil {
 		t.Fatalf("the read after them: %+v, %v", o, err)
 	}
@@ -329,25 +329,25 @@ func TestPageWithLentLineMemory(t *testing.T) {
 		post("/v1/orders", map[string]any{"hub": "AMS1", "lines": []any{map[string]any{"sku": "P-1", "quantity": 5}}}),
 	}
 	ctx := srv.Ctx(environment.Production)
-	page := func(cols orderread.LineColumns, mem *orderread.LineMemory) []*ent.Order {
+	page := func(cols view.LineColumns, mem *view.LineMemory) []*ent.Order {
 		t.Helper()
 		var orders []*ent.Order
 		for _, id := range ids {
-			o, err := orderread.OrderWith(ctx, id, orderread.Read{})
+			o, err := view.OrderWith(ctx, id, view.OrderRead{})
 			if err != nil || o == nil {
 				t.Fatalf("Order %s: %v, %v", id, o, err)
 			}
 			orders = append(orders, o)
 		}
-		if err := orderread.PageWith(ctx, orders, orderread.Read{Lines: true, LineOrder: orderread.AsIndexed, LineColumns: cols, LineMemory: mem}); err != nil {
+		if err := view.PageWith(ctx, orders, view.OrderRead{Lines: true, LineOrder: view.AsIndexed, LineColumns: cols, LineMemory: mem}); err != nil {
 			t.Fatalf("PageWith: %v", err)
 		}
 		return orders
 	}
-	mem := orderread.NewLineMemory()
+	mem := view.NewLineMemory()
 	defer mem.Release()
-	lent := page(orderread.AllLineColumns, mem)
-	if fresh := page(orderread.AllLineColumns, nil); !reflect.DeepEqual(lent, fresh) {
+	lent := page(view.AllLineColumns, mem)
+	if fresh := page(view.AllLineColumns, nil); !reflect.DeepEqual(lent, fresh) {
 		t.Fatalf("read into lent memory:\n%+v\nfresh:\n%+v", lent, fresh)
 	}
 	if n := len(lent[0].Edges.Lines) + len(lent[2].Edges.Lines); n != 3 || lent[0].Edges.Lines[0].Edges.Part.Sku == "" || lent[0].Edges.Lines[0].CreatedAt.IsZero() {

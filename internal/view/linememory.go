@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	"sync"
@@ -11,7 +11,7 @@ import (
 // which PageWith made fresh for every page: an ent.OrderLine and an
 // ent.Part per line, 520 bytes that hold pointers, 107 KB on W3. Fresh
 // memory that holds pointers is what the service's last-level cache misses
-// come from (zeroed on allocation, then marked by the collector). A LineMemory (Read.LineMemory) lends
+// come from (zeroed on allocation, then marked by the collector). A LineMemory (OrderRead.LineMemory) lends
 // the entities from memory earlier pages used, and takes all of them back at
 // once in Release: for a caller that is done with every entity read into it,
 // as GraphQL's fast path is once it has written a root field's JSON.

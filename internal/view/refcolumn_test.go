@@ -1,4 +1,4 @@
-package refcolumn_test
+package view_test
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"logistics/ent/order"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
-	"logistics/internal/refcolumn"
+	"logistics/internal/view"
 )
 
 // TestSelectedTextsInTheEntity: the TextColumns a modifier adds are kept in
@@ -29,10 +29,10 @@ func TestSelectedTextsInTheEntity(t *testing.T) {
 
 	const name, none, third = ent.TextColumn + "hub_name", ent.TextColumn + "none", ent.TextColumn + "third"
 	ctx := srv.Ctx(environment.Production)
-	orders, err := refcolumn.Orders(ent.FromContext(ctx).Order.Query()).Modify(func(s *sql.Selector) {
-		refcolumn.Add(s, hub.Table, hub.FieldName, order.FieldHubID, name)
+	orders, err := view.OrderRefs(ent.FromContext(ctx).Order.Query()).Modify(func(s *sql.Selector) {
+		view.AddRefColumn(s, hub.Table, hub.FieldName, order.FieldHubID, name)
 		s.AppendSelectExprAs(sql.Raw("NULL"), none)
-		refcolumn.Add(s, hub.Table, hub.FieldCode, order.FieldHubID, third)
+		view.AddRefColumn(s, hub.Table, hub.FieldCode, order.FieldHubID, third)
 		s.AppendSelectExprAs(sql.Raw("41 + 1"), "answer")
 	}).Order(order.ByCreatedAt()).All(ctx)
 	if err != nil || len(orders) != 2 {
@@ -40,8 +40,8 @@ func TestSelectedTextsInTheEntity(t *testing.T) {
 	}
 	for i, want := range []struct{ code, name string }{{"AMS1", "Amsterdam"}, {"RTM2", "Rotterdam"}} {
 		o := orders[i]
-		for col, text := range map[string]string{refcolumn.HubCode: want.code, name: want.name, third: want.code} {
-			got, err := refcolumn.Text(o, col)
+		for col, text := range map[string]string{view.HubCode: want.code, name: want.name, third: want.code} {
+			got, err := view.RefText(o, col)
 			v, verr := o.Value(col)
 			if err != nil || got != text || verr != nil || v != text {
 				t.Errorf("order %d %s: Text %q, %v; Value %#v, %v; want %q", i, col, got, err, v, verr, text)
@@ -53,7 +53,7 @@ func TestSelectedTextsInTheEntity(t *testing.T) {
 		if v, err := o.Value(none); v != nil || err != nil {
 			t.Errorf("order %d: NULL column's Value %#v, %v", i, v, err)
 		}
-		if _, err := refcolumn.Text(o, ent.TextColumn+"absent"); err == nil {
+		if _, err := view.RefText(o, ent.TextColumn+"absent"); err == nil {
 			t.Errorf("order %d: a column the statement did not have was read", i)
 		}
 		if v, err := o.Value("answer"); err != nil || v == nil {

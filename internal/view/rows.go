@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	stdsql "database/sql"
@@ -11,7 +11,6 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqltime"
 )
 
 // REST's page of orders embeds every order's lines and newest tracking
@@ -21,12 +20,12 @@ import (
 // the page and dropped once it was rendered: on W3 a fifth of the bytes a
 // REST page allocated, every byte fresh memory, and on this service fresh
 // memory is what a request's time goes to (a cache miss per 64 bytes
-// written). Read.LineRows and Read.TrackingRows
+// written). OrderRead.LineRows and OrderRead.TrackingRows
 // read them instead as rows of one slice for the page, in memory earlier
 // pages used (a sync.Pool), given back by Release once rendered.
 
 // A Line is an order's line with its part's sku and name and every other
-// column, as a row (Read.LineRows).
+// column, as a row (OrderRead.LineRows).
 type Line struct {
 	ID, OrderID, PartID                          resourceid.ID
 	SKU, PartName                                string
@@ -37,7 +36,7 @@ type Line struct {
 }
 
 // A Tracking is one of an order's newest tracking entries with every
-// column and its hub's code, as a row (Read.TrackingRows). HubID is empty
+// column and its hub's code, as a row (OrderRead.TrackingRows). HubID is empty
 // when the entry has no hub.
 type Tracking struct {
 	ID, OrderID                      resourceid.ID
@@ -158,7 +157,7 @@ var lineRows = kind[Line]{
 	dest: func(l *Line, dest []any, _ *[2]stdsql.NullString) []any {
 		return append(dest, (*string)(&l.ID), (*string)(&l.OrderID), (*int64)(&l.Quantity),
 			(*int64)(&l.AllocatedQuantity), (*int64)(&l.ShippedQuantity), &l.SKU, &l.PartName,
-			(*string)(&l.PartID), &l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt})
+			(*string)(&l.PartID), &l.Revision, Time{T: &l.CreatedAt}, Time{T: &l.UpdatedAt})
 	},
 	done:  func(*Line, *[2]stdsql.NullString) {},
 	order: func(l *Line) (resourceid.ID, *int) { return l.OrderID, &l.place },
@@ -177,7 +176,7 @@ var trackingRows = kind[Tracking]{
 	// order; the hub's id and code in nulls.
 	dest: func(t *Tracking, dest []any, nulls *[2]stdsql.NullString) []any {
 		return append(dest, (*string)(&t.ID), (*string)(&t.OrderID), &t.TrackingNumber, &t.Carrier, (*string)(&t.Status),
-			&t.Location, sqltime.Time{T: &t.OccurredAt}, sqltime.Time{T: &t.CreatedAt}, sqltime.Time{T: &t.UpdatedAt},
+			&t.Location, Time{T: &t.OccurredAt}, Time{T: &t.CreatedAt}, Time{T: &t.UpdatedAt},
 			&t.Revision, &nulls[0], &nulls[1], &t.Description)
 	},
 	done: func(t *Tracking, nulls *[2]stdsql.NullString) {

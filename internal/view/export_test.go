@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	stdsql "database/sql"
@@ -29,4 +29,4 @@ func (m *LineMemory) Reset() { m.reset() }
 
 // PipelinesPage says whether PageWith pipelines r's statements on
 // PostgreSQL, for tests.
-func PipelinesPage(r Read) bool { return pipelinesPage(r) }
+func PipelinesPage(r OrderRead) bool { return pipelinesPage(r) }

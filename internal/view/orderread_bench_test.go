@@ -1,4 +1,4 @@
-package orderread_test
+package view_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/order"
 	"logistics/internal/database"
-	"logistics/internal/orderread"
+	"logistics/internal/view"
 )
 
 // BenchmarkPageWith reads a page of 50 orders' newest tracking entries and
@@ -22,7 +22,7 @@ import (
 // database/sql's rows, one statement after the other, as inside a
 // transaction).
 //
-//	ORDERREAD_BENCH_DB=/tmp/db/sb0.db go test -run '^$' -bench PageWith -count 6 ./internal/orderread
+//	ORDERREAD_BENCH_DB=/tmp/db/sb0.db go test -run '^$' -bench PageWith -count 6 ./internal/view
 func BenchmarkPageWith(b *testing.B) {
 	dsn := os.Getenv("ORDERREAD_BENCH_DB")
 	if dsn == "" {
@@ -46,10 +46,10 @@ func BenchmarkPageWith(b *testing.B) {
 				if err != nil || len(orders) == 0 {
 					b.Fatalf("%d %s orders: %v", len(orders), status, err)
 				}
-				r := orderread.Read{Tracking: true, Lines: true, LineOrder: orderread.ByID, LineColumns: orderread.AllLineColumns}
+				r := view.OrderRead{Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns}
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := orderread.PageWith(ctx, orders, r); err != nil {
+					if err := view.PageWith(ctx, orders, r); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -58,5 +58,5 @@ func BenchmarkPageWith(b *testing.B) {
 	}
 }
 
-// wrapped hides the driver's database: orderread reads through database/sql.
+// wrapped hides the driver's database: view reads through database/sql.
 type wrapped struct{ dialect.Driver }

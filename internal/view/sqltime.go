@@ -1,4 +1,4 @@
-// Package sqltime reads timestamps in hand-written statements without
+// Timestamps are read in hand-written statements without
 // go-sqlite3's parser.
 //
 // go-sqlite3 turns the text of every datetime column into a time.Time by
@@ -8,13 +8,14 @@
 // statement's cost. It does so only for a
 // column that a statement selects by name, whose declared type it can see;
 // an expression ("+created_at": SQLite's unary plus returns its operand
-// unchanged) comes back as the stored text. Column makes that expression on
+// unchanged) comes back as the stored text. TimeColumn makes that expression on
 // SQLite, and Time and NullTime scan either form: the text of the layout
 // go-sqlite3 writes is read digit by digit, anything else the way go-sqlite3
 // reads it, so a value reads the same by either route (TestSameAsDriver).
-// PostgreSQL's driver returns time.Time values; Column leaves its columns
+// PostgreSQL's driver returns time.Time values; TimeColumn leaves its columns
 // alone.
-package sqltime
+
+package view
 
 import (
 	"fmt"
@@ -25,19 +26,19 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// Column is col (a quoted column reference) as a hand-written statement of
+// TimeColumn is col (a quoted column reference) as a hand-written statement of
 // dialect name selects it to scan into Time or NullTime.
-func Column(name, col string) string {
+func TimeColumn(name, col string) string {
 	if name == dialect.SQLite {
 		return "+" + col
 	}
 	return col
 }
 
-// Columns returns Column for dialect name, for a statement that selects
+// TimeColumns returns TimeColumn for dialect name, for a statement that selects
 // several timestamps.
-func Columns(name string) func(col string) string {
-	return func(col string) string { return Column(name, col) }
+func TimeColumns(name string) func(col string) string {
+	return func(col string) string { return TimeColumn(name, col) }
 }
 
 // Time scans a timestamp column that must not be NULL into *T.
@@ -46,7 +47,7 @@ type Time struct{ T *time.Time }
 // Scan implements sql.Scanner.
 func (t Time) Scan(v any) error {
 	if v == nil {
-		return fmt.Errorf("sqltime: NULL read into a timestamp that cannot be NULL")
+		return fmt.Errorf("view: NULL read into a timestamp that cannot be NULL")
 	}
 	r, err := value(v)
 	if err != nil {
@@ -78,16 +79,16 @@ func value(v any) (time.Time, error) {
 	case time.Time:
 		return v, nil
 	case string:
-		return Parse(v), nil
+		return ParseTime(v), nil
 	case []byte:
-		return Parse(string(v)), nil
+		return ParseTime(string(v)), nil
 	}
-	return time.Time{}, fmt.Errorf("sqltime: cannot read %T as a timestamp", v)
+	return time.Time{}, fmt.Errorf("view: cannot read %T as a timestamp", v)
 }
 
-// Parse reads s as go-sqlite3 reads the text of a datetime column: in UTC
+// ParseTime reads s as go-sqlite3 reads the text of a datetime column: in UTC
 // unless s names an offset, the zero time when no layout fits.
-func Parse(s string) time.Time {
+func ParseTime(s string) time.Time {
 	s = strings.TrimSuffix(s, "Z")
 	if t, ok := parseUTC(s); ok {
 		return t

@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // a transaction, through ent's own driver, as the PostgreSQL pipeline.
 
 // errNotSQLite: the connection is not go-sqlite3's.
-var errNotSQLite = errors.New("orderread: not a go-sqlite3 connection")
+var errNotSQLite = errors.New("view: not a go-sqlite3 connection")
 
 // rawSQLite runs qs one after the other on one go-sqlite3 connection of db.
 func rawSQLite(ctx context.Context, db *stdsql.DB, qs []query) error {
@@ -58,7 +58,7 @@ func namedValues(args []any) ([]driver.NamedValue, error) {
 	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
-			return nil, fmt.Errorf("orderread: argument %d: %w", i+1, err)
+			return nil, fmt.Errorf("view: argument %d: %w", i+1, err)
 		}
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
@@ -109,7 +109,7 @@ func (r *driverRows) Err() error { return r.err }
 // sql.Scanner the driver's value).
 func (r *driverRows) Scan(dest ...any) error {
 	if len(dest) != len(r.vals) {
-		return fmt.Errorf("orderread: %d destinations for %d columns", len(dest), len(r.vals))
+		return fmt.Errorf("view: %d destinations for %d columns", len(dest), len(r.vals))
 	}
 	for i, d := range dest {
 		v := r.vals[i]
@@ -125,12 +125,12 @@ func (r *driverRows) Scan(dest ...any) error {
 			*d = int(n)
 		case stdsql.Scanner:
 			if err := d.Scan(v); err != nil {
-				return fmt.Errorf("orderread: column %d: %w", i, err)
+				return fmt.Errorf("view: column %d: %w", i, err)
 			}
 			ok = true
 		}
 		if !ok {
-			return fmt.Errorf("orderread: column %d: cannot scan %T into %T", i, v, d)
+			return fmt.Errorf("view: column %d: cannot scan %T into %T", i, v, d)
 		}
 	}
 	return nil

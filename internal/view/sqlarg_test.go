@@ -1,4 +1,4 @@
-package sqlarg
+package view
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func TestPlaceholders(t *testing.T) {
 		{dialect.SQLite, 1, 0, ", ", ""},
 	} {
 		var b strings.Builder
-		Write(&b, tc.dia, tc.first, tc.n, tc.sep)
+		WritePlaceholders(&b, tc.dia, tc.first, tc.n, tc.sep)
 		if b.String() != tc.want {
 			t.Errorf("%s %d×%d: %q, want %q", tc.dia, tc.first, tc.n, b.String(), tc.want)
 		}

@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	"context"
@@ -124,7 +124,7 @@ func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 
 // errNotPgx: the PostgreSQL connection is not pgx's (database.Open always
 // opens pgx's; another driver gets the statements one after the other).
-var errNotPgx = errors.New("orderread: not a pgx connection")
+var errNotPgx = errors.New("view: not a pgx connection")
 
 // scanBatch scans the next answer of br with q's scan.
 func scanBatch(br pgx.BatchResults, q query) error {

@@ -1,4 +1,4 @@
-package orderread
+package view
 
 import (
 	stdsql "database/sql"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"logistics/internal/sqltime"
 )
 
 // TestDriverRowsScan: driverRows gives each destination what database/sql
@@ -23,7 +21,7 @@ func TestDriverRowsScan(t *testing.T) {
 		null stdsql.NullString
 	)
 	r := &driverRows{vals: []driver.Value{"a", int64(7), int64(3), "2026-11-24 10:00:00.5+00:00", nil}}
-	if err := r.Scan(&s, &n64, &n, sqltime.Time{T: &tm}, &null); err != nil {
+	if err := r.Scan(&s, &n64, &n, Time{T: &tm}, &null); err != nil {
 		t.Fatal(err)
 	}
 	if s != "a" || n64 != 7 || n != 3 || !tm.Equal(time.Date(2026, 11, 24, 10, 0, 0, 5e8, time.UTC)) || null.Valid {
@@ -37,7 +35,7 @@ func TestDriverRowsScan(t *testing.T) {
 		{[]driver.Value{nil}, []any{&s}, "cannot scan <nil> into *string"},
 		{[]driver.Value{"x"}, []any{&n64}, "cannot scan string into *int64"},
 		{[]driver.Value{"x", "y"}, []any{&s}, "1 destinations for 2 columns"},
-		{[]driver.Value{int64(1)}, []any{sqltime.Time{T: &tm}}, "column 0"},
+		{[]driver.Value{int64(1)}, []any{Time{T: &tm}}, "column 0"},
 		{[]driver.Value{"x"}, []any{new(float64)}, "cannot scan string into *float64"},
 	} {
 		err := (&driverRows{vals: c.vals}).Scan(c.dest...)

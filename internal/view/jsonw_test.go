@@ -1,4 +1,4 @@
-package jsonw
+package view
 
 import (
 	"encoding/json"
@@ -34,15 +34,15 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := String(nil, s); string(got) != string(want) {
-			t.Fatalf("String(%q) = %s, encoding/json %s", s, got, want)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	}
 	for c := range 256 {
 		s := string([]byte{byte(c)})
 		want, _ := json.Marshal(s)
-		if got := String(nil, s); string(got) != string(want) {
-			t.Fatalf("String(%q) = %s, encoding/json %s", s, got, want)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	}
 }
@@ -52,8 +52,8 @@ func FuzzString(f *testing.F) {
 	f.Add("<script>\u2028\xff\"\\\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		want, _ := json.Marshal(s)
-		if got := String(nil, s); string(got) != string(want) {
-			t.Fatalf("String(%q) = %s, encoding/json %s", s, got, want)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	})
 }
@@ -64,13 +64,13 @@ func TestHelpersMatchEncodingJSON(t *testing.T) {
 		got []byte
 		v   any
 	}{
-		{StringOrNull(nil, nil), (*string)(nil)},
-		{StringOrNull(nil, &s), &s},
-		{Int(nil, -42), -42},
-		{Bool(nil, true), true},
-		{Strings(nil, nil), []string(nil)},
-		{Strings(nil, []string{}), []string{}},
-		{Strings(nil, []string{"a", "<b>"}), []string{"a", "<b>"}},
+		{AppendStringOrNull(nil, nil), (*string)(nil)},
+		{AppendStringOrNull(nil, &s), &s},
+		{AppendInt(nil, -42), -42},
+		{AppendBool(nil, true), true},
+		{AppendStrings(nil, nil), []string(nil)},
+		{AppendStrings(nil, []string{}), []string{}},
+		{AppendStrings(nil, []string{"a", "<b>"}), []string{"a", "<b>"}},
 	} {
 		want, _ := json.Marshal(c.v)
 		if string(c.got) != string(want) {
@@ -83,17 +83,17 @@ type point struct{ X, Y int }
 
 func (p point) AppendJSON(b []byte) []byte {
 	b = append(b, `{"X":`...)
-	b = Int(b, p.X)
+	b = AppendInt(b, p.X)
 	b = append(b, `,"Y":`...)
-	b = Int(b, p.Y)
+	b = AppendInt(b, p.Y)
 	return append(b, '}')
 }
 
 func TestArrayAndMarshal(t *testing.T) {
 	for _, ps := range [][]point{nil, {}, {{1, 2}, {-3, 4}}} {
 		want, _ := json.Marshal(ps)
-		if got := Array(nil, ps); string(got) != string(want) {
-			t.Errorf("Array(%v) = %s, encoding/json %s", ps, got, want)
+		if got := AppendArray(nil, ps); string(got) != string(want) {
+			t.Errorf("AppendArray(%v) = %s, encoding/json %s", ps, got, want)
 		}
 	}
 	Register[point]()
