@@ -8,7 +8,6 @@ import (
 
 	"logistics/ent"
 	"logistics/internal/resourceid"
-	"logistics/internal/service"
 	"logistics/internal/view"
 )
 
@@ -98,7 +97,7 @@ func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok
 }
 
 // renderedOrder is a mutation's answer from the row its order's event was
-// rendered from in this transaction (service.Renderings; REST answers its
+// rendered from in this transaction (view.Renderings; REST answers its
 // writes from it too) when the selection fits what view reads, which
 // that row holds as well: the order's fields, its hub's id and code, its
 // lines with their parts' id, sku and name. Without it the answer was read
@@ -109,7 +108,7 @@ func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok
 // instance it is the same). lineFields are the selection's lines fields, as
 // orderReadFits returned them for a selection it accepted; ok is false when
 // there is no such row.
-func renderedOrder(memo *service.Renderings, id resourceid.ID, lineFields []graphql.CollectedField) (*ent.Order, bool) {
+func renderedOrder(memo *view.Renderings, id resourceid.ID, lineFields []graphql.CollectedField) (*ent.Order, bool) {
 	if memo == nil {
 		return nil, false
 	}

@@ -28,7 +28,7 @@ func appendable(t *testing.T) []reflect.Type {
 		}
 	}
 	if len(ts) < 10 {
-		t.Fatalf("%d types registered, want the 10 of rest/jsonappend.go at least", len(ts))
+		t.Fatalf("%d types registered, want the 10 of internal/view/jsonappend.go at least", len(ts))
 	}
 	return ts
 }
@@ -156,8 +156,8 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 // encoding/json's bytes either way.
 func TestWriteJSONEitherWay(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	order := randomValue(t, r, reflect.TypeFor[orderJSON]())
-	mixed := listJSON{Data: []any{randomValue(t, r, reflect.TypeFor[itemJSON]()), map[string]string{"id": "hub_1"}}}
+	order := randomValue(t, r, reflect.TypeFor[view.OrderJSON]())
+	mixed := listJSON{Data: []any{randomValue(t, r, reflect.TypeFor[view.ItemJSON]()), map[string]string{"id": "hub_1"}}}
 	if _, ok := view.Append(nil, mixed); ok {
 		t.Fatal("a page with a map in it was written by view")
 	}

@@ -2,10 +2,11 @@ package service
 
 import (
 	"encoding/json"
-	"logistics/internal/view"
 	"reflect"
 	"testing"
 	"time"
+
+	"logistics/internal/view"
 
 	"logistics/internal/decimal"
 )

@@ -1,4 +1,4 @@
-package rest
+package view
 
 import (
 	"logistics/ent"
@@ -11,4 +11,4 @@ import (
 // items page and an orders page now read them in their own statement,
 // internal/view).
 
-func hubRef(q *ent.HubQuery) { q.Select(hub.FieldID, hub.FieldCode) }
+func HubRef(q *ent.HubQuery) { q.Select(hub.FieldID, hub.FieldCode) }

@@ -1,4 +1,4 @@
-package rest
+package view
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"logistics/ent/part"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
-	"logistics/internal/view"
 )
 
 // One item, as GET /v1/items/{id} and every item event render it (W4 renders
@@ -21,7 +20,7 @@ import (
 // ent's eager loads took three (item, part, hub). The text is built once per
 // dialect, and compares the id with "IN (?)", which SQLite, unlike "= ?",
 // does not prepare again at every use; TestItemLoadMatchesEnt holds it to what ent reads.
-var itemLoadStatement = map[string]string{
+var ItemLoadStatement = map[string]string{
 	dialect.SQLite:   buildItemStatement(dialect.SQLite),
 	dialect.Postgres: buildItemStatement(dialect.Postgres),
 }
@@ -29,7 +28,7 @@ var itemLoadStatement = map[string]string{
 func buildItemStatement(name string) string {
 	b := sql.Dialect(name)
 	i, p, h := b.Table(item.Table).As("i"), b.Table(part.Table).As("p"), b.Table(hub.Table).As("h")
-	ts := view.TimeColumns(name)
+	ts := TimeColumns(name)
 	q, _ := b.Select(
 		i.C(item.FieldID), ts(i.C(item.FieldCreatedAt)), ts(i.C(item.FieldUpdatedAt)), i.C(item.FieldRevision),
 		i.C(item.FieldPartID), i.C(item.FieldHubID), i.C(item.FieldQuantity), i.C(item.FieldReservedQuantity),
@@ -42,11 +41,11 @@ func buildItemStatement(name string) string {
 	return q
 }
 
-// loadItem reads item id with its part (id, sku, name) and hub (id, code).
-func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
+// LoadItem reads item id with its part (id, sku, name) and hub (id, code).
+func LoadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 	drv := ent.FromContext(ctx).Driver()
 	rows := &sql.Rows{}
-	if err := drv.Query(ctx, itemLoadStatement[drv.Dialect()], []any{id}, rows); err != nil {
+	if err := drv.Query(ctx, ItemLoadStatement[drv.Dialect()], []any{id}, rows); err != nil {
 		return nil, apperr.From(err)
 	}
 	defer rows.Close()
@@ -57,9 +56,9 @@ func loadItem(ctx context.Context, id resourceid.ID) (*ent.Item, error) {
 		return nil, apperr.NotFound("item %s not found", id)
 	}
 	it, p, h := new(ent.Item), new(ent.Part), new(ent.Hub)
-	err := rows.Scan((*string)(&it.ID), view.Time{T: &it.CreatedAt}, view.Time{T: &it.UpdatedAt}, &it.Revision,
+	err := rows.Scan((*string)(&it.ID), Time{T: &it.CreatedAt}, Time{T: &it.UpdatedAt}, &it.Revision,
 		(*string)(&it.PartID), (*string)(&it.HubID), (*int64)(&it.Quantity), (*int64)(&it.ReservedQuantity),
-		&it.Lot, &it.Serial, (*string)(&it.Status), view.NullTime{T: &it.ExpiresAt},
+		&it.Lot, &it.Serial, (*string)(&it.Status), NullTime{T: &it.ExpiresAt},
 		&p.Sku, &p.PartName, &h.Code)
 	if err == nil {
 		err = rows.Close()

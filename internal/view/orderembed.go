@@ -1,4 +1,4 @@
-package rest
+package view
 
 import (
 	"context"
@@ -12,18 +12,18 @@ import (
 // the statement count does not grow with the page.
 //
 // A page reads the hub's code in the page's statement (internal/view);
-// the newest tracking entries and the lines come from view.PageWith
+// the newest tracking entries and the lines come from PageWith
 // (one round trip for both on PostgreSQL), the workflow from
-// embedWorkflows.
+// EmbedWorkflows.
 
-// embedWorkflows fills each order's workflow from the process-wide cache of
+// EmbedWorkflows fills each order's workflow from the process-wide cache of
 // workflow versions (which never change).
-func (d Deps) embedWorkflows(ctx context.Context, orders ...*ent.Order) error {
+func EmbedWorkflows(ctx context.Context, orders ...*ent.Order) error {
 	wfIDs := make([]resourceid.ID, 0, 1)
 	for _, o := range orders {
 		wfIDs = append(wfIDs, o.WorkflowID)
 	}
-	wfs, err := d.Service.Workflows(ctx, wfIDs)
+	wfs, err := Workflows(ctx, wfIDs)
 	if err != nil {
 		return err
 	}

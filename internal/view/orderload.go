@@ -1,4 +1,4 @@
-package rest
+package view
 
 import (
 	"context"
@@ -6,25 +6,24 @@ import (
 	"logistics/ent"
 	"logistics/internal/apperr"
 	"logistics/internal/resourceid"
-	"logistics/internal/view"
 )
 
 // One order is read in three hand-scanned statements (internal/view):
 // the order with its hub's code, its newest tracking entries, its lines with
 // their parts — one round trip on PostgreSQL; the workflow comes from the
-// service's cache.
+// process-wide cache (Workflows).
 
-// loadOrder reads order id as renderOrder needs it: its hub's code, its
+// LoadOrder reads order id as RenderOrder needs it: its hub's code, its
 // workflow, its lines with their parts, its newest tracking entries.
-func (d Deps) loadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
-	o, err := view.OrderWith(ctx, id, view.OrderRead{
-		Tracking: true, Lines: true, LineOrder: view.ByID, LineColumns: view.AllLineColumns,
+func LoadOrder(ctx context.Context, id resourceid.ID) (*ent.Order, error) {
+	o, err := OrderWith(ctx, id, OrderRead{
+		Tracking: true, Lines: true, LineOrder: ByID, LineColumns: AllLineColumns,
 	})
 	if err == nil && o == nil {
 		return nil, apperr.NotFound("order %s not found", id)
 	}
 	if err == nil {
-		err = d.embedWorkflows(ctx, o)
+		err = EmbedWorkflows(ctx, o)
 	}
 	if err != nil {
 		return nil, apperr.From(err)
