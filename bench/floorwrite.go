@@ -14,7 +14,7 @@ import (
 	"logistics/internal/database"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqltime"
+	"logistics/internal/view"
 )
 
 // The floor's answers to W4 (create an order, submit it, allocate it), W5
@@ -300,7 +300,7 @@ FROM orders o JOIN hubs h ON h.id = o.hub_id JOIN workflows w ON w.id = o.workfl
 			return err
 		}
 		if rows.Next() {
-			err = rows.Scan(&rep.Hub.ID, &rep.Hub.Code, &rep.Workflow.ID, &rep.Workflow.Key, &rep.Workflow.Version, sqltime.Time{T: &was})
+			err = rows.Scan(&rep.Hub.ID, &rep.Hub.Code, &rep.Workflow.ID, &rep.Workflow.Key, &rep.Workflow.Version, view.Time{T: &was})
 		} else {
 			err = sql.ErrNoRows
 		}
@@ -317,8 +317,8 @@ RETURNING number, customer_ref, priority, due_at, ship_to_name, ship_to_line1, s
 		changed := rows.Next()
 		if changed {
 			st := &rep.ShipTo
-			err = rows.Scan(&rep.Number, &rep.CustomerRef, &rep.Priority, sqltime.NullTime{T: &rep.DueAt},
-				&st.Name, &st.Line1, &st.Line2, &st.City, &st.PostalCode, &st.Country, &rep.Revision, sqltime.Time{T: &rep.CreatedAt})
+			err = rows.Scan(&rep.Number, &rep.CustomerRef, &rep.Priority, view.NullTime{T: &rep.DueAt},
+				&st.Name, &st.Line1, &st.Line2, &st.City, &st.PostalCode, &st.Country, &rep.Revision, view.Time{T: &rep.CreatedAt})
 		}
 		rows.Close()
 		if err != nil {
@@ -379,7 +379,7 @@ FROM order_lines l JOIN parts p ON p.id = l.part_id WHERE l.order_id = ? ORDER B
 	for rows.Next() {
 		l := floorLineRep{OrderID: orderID, Part: &floorPartRef{}}
 		if err := rows.Scan(&l.ID, &l.PartID, &l.Part.SKU, &l.Part.PartName, &l.Quantity, &l.AllocatedQuantity, &l.ShippedQuantity,
-			&l.Revision, sqltime.Time{T: &l.CreatedAt}, sqltime.Time{T: &l.UpdatedAt}); err != nil {
+			&l.Revision, view.Time{T: &l.CreatedAt}, view.Time{T: &l.UpdatedAt}); err != nil {
 			return nil, err
 		}
 		l.Part.ID = l.PartID
@@ -531,7 +531,7 @@ RETURNING id, lot, serial, status, quantity, reserved_quantity, expires_at, revi
 		return it, false, rows.Err()
 	}
 	if err := rows.Scan(&it.ID, &it.Lot, &it.Serial, &it.Status, &it.Quantity, &it.ReservedQuantity,
-		sqltime.NullTime{T: &it.ExpiresAt}, &it.Revision, sqltime.Time{T: &it.CreatedAt}); err != nil {
+		view.NullTime{T: &it.ExpiresAt}, &it.Revision, view.Time{T: &it.CreatedAt}); err != nil {
 		return it, false, err
 	}
 	it.AvailableQuantity = it.Quantity - it.ReservedQuantity

@@ -9,7 +9,7 @@ import (
 
 	"logistics/graph/generated"
 	"logistics/internal/auth"
-	"logistics/internal/orderread"
+	"logistics/internal/view"
 )
 
 // fastQueryFields executes the root fields of queries through the fast path
@@ -64,11 +64,11 @@ func fastQueryFields(fast *generated.FastPath, counts *FastPathCounts) graphql.R
 }
 
 // pageMemory is the memory the fast path's pages borrow while one root
-// field is executed (orderread.LineMemory: the entities of an order page's
+// field is executed (view.LineMemory: the entities of an order page's
 // lines), taken back once its JSON is written. gqlgen's executor writes a
 // field's JSON after its resolvers return, so what it executes keeps fresh
 // memory: lineMemory is nil outside the fast path.
-type pageMemory struct{ lines *orderread.LineMemory }
+type pageMemory struct{ lines *view.LineMemory }
 
 type pageMemoryKey struct{}
 
@@ -79,13 +79,13 @@ func (m *pageMemory) release() {
 
 // lineMemory returns the line memory of the fast path's root field being
 // executed in ctx, nil outside the fast path.
-func lineMemory(ctx context.Context) *orderread.LineMemory {
+func lineMemory(ctx context.Context) *view.LineMemory {
 	m, _ := ctx.Value(pageMemoryKey{}).(*pageMemory)
 	if m == nil {
 		return nil
 	}
 	if m.lines == nil {
-		m.lines = orderread.NewLineMemory()
+		m.lines = view.NewLineMemory()
 	}
 	return m.lines
 }

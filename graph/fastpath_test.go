@@ -316,7 +316,7 @@ func postGraphQL(url string, header http.Header, query string) ([]byte, int, err
 }
 
 // TestFastPathLinesInLentMemory: the fast path reads an order page's lines
-// into memory lent for the root field (orderread.LineMemory) and takes it
+// into memory lent for the root field (view.LineMemory) and takes it
 // back once the field's JSON is written, so other requests' pages reuse it.
 // Pages of different orders, read by six clients at once, must each answer
 // what gqlgen alone (fresh memory) answers: memory taken back before the

@@ -11,7 +11,7 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/trackingentry"
 	"logistics/internal/resourceid"
-	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 func deref[T any](p *T) T {
@@ -24,7 +24,7 @@ func deref[T any](p *T) T {
 
 // eagerOrder returns a mutation's order with the edges its field's
 // selection follows (withEdges, below). A selection that fits what
-// internal/orderread reads (orderReadFits, ordernode.go) is answered from
+// internal/view reads (orderReadFits, ordernode.go) is answered from
 // the row its event was rendered from in the mutation's transaction
 // (renderedOrder; memo is the Renderings the service call ran with), or
 // read again by hand as node(id:) reads it (two statements, the lines in
@@ -34,7 +34,7 @@ func deref[T any](p *T) T {
 // scalars are answered from it. Read again with ent's three eager loads
 // (order, lines, parts), W4's createOrder and allocating transitionOrder
 // answers were most of their statements inside the write transaction.
-func eagerOrder(ctx context.Context, memo *service.Renderings) func(*ent.Order, error) (*ent.Order, error) {
+func eagerOrder(ctx context.Context, memo *view.Renderings) func(*ent.Order, error) (*ent.Order, error) {
 	return withEdges(ctx, func(ctx context.Context, o *ent.Order) (*ent.Order, error) {
 		if lineFields, fits := orderReadFits(ctx); fits {
 			if out, ok := renderedOrder(memo, o.ID, lineFields); ok {

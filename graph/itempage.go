@@ -6,12 +6,12 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"logistics/ent"
-	"logistics/internal/refcolumn"
+	"logistics/internal/view"
 )
 
 // A page of items whose part and hub are asked only for their ids, the
 // part's sku and the hub's code (W1) reads those in the page's own
-// statement, as correlated scalar subqueries (internal/refcolumn, as REST's
+// statement, as correlated scalar subqueries (internal/view, as REST's
 // items pages do), instead of entgql's two eager loads (parts, then hubs,
 // by the page's ids). Only when the path to node holds plain fields
 // (withoutNodeFields); any other selection pages through ent alone.
@@ -22,7 +22,7 @@ var (
 )
 
 // itemsWithRefs runs page, the items connection's Paginate of query, with
-// the parts' skus and hubs' codes read by refcolumn when the selection
+// the parts' skus and hubs' codes read by view when the selection
 // allows it. (A count of the page's rows, totalCount, replaces the
 // statement's selection, the reference columns with it.)
 func itemsWithRefs(ctx context.Context, query *ent.ItemQuery, page func(context.Context, *ent.ItemQuery) (*ent.ItemConnection, error)) (*ent.ItemConnection, error) {
@@ -37,7 +37,7 @@ func itemsWithRefs(ctx context.Context, query *ent.ItemQuery, page func(context.
 	if refs == nil {
 		return page(ctx, query)
 	}
-	conn, err := page(pctx, refcolumn.Items(query))
+	conn, err := page(pctx, view.ItemRefs(query))
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func itemsWithRefs(ctx context.Context, query *ent.ItemQuery, page func(context.
 	for i, e := range conn.Edges {
 		items[i] = e.Node
 	}
-	if err := refcolumn.ItemEdges(items); err != nil {
+	if err := view.ItemRefEdges(items); err != nil {
 		return nil, err
 	}
 	return conn, nil

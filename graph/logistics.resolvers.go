@@ -13,6 +13,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 // AvailableQuantity is the resolver for the availableQuantity field.
@@ -71,13 +72,13 @@ func (r *mutationResolver) CreateOrder(ctx context.Context, input ent.CreateOrde
 	for i, l := range lines {
 		nl[i] = service.NewLine{PartID: l.PartID, Quantity: l.Quantity}
 	}
-	ctx, memo := service.WithRenderings(ctx)
+	ctx, memo := view.WithRenderings(ctx)
 	return eagerOrder(ctx, memo)(r.Service.CreateOrder(ctx, input, nl, deref(workflowKey)))
 }
 
 // UpdateOrder is the resolver for the updateOrder field.
 func (r *mutationResolver) UpdateOrder(ctx context.Context, id resourceid.ID, input ent.UpdateOrderInput, revision *int) (*ent.Order, error) {
-	ctx, memo := service.WithRenderings(ctx)
+	ctx, memo := view.WithRenderings(ctx)
 	return eagerOrder(ctx, memo)(r.Service.UpdateOrder(ctx, id, input, revision))
 }
 

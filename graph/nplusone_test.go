@@ -256,7 +256,7 @@ func TestMutationAnswerEdgesAsQuery(t *testing.T) {
 
 // TestOrderMutationAnswersReadByHand: the answers of createOrder and
 // transitionOrder (submit, and allocate, which reserves) whose selection
-// internal/orderread covers are read by hand, as node(id:) reads them: at
+// internal/view covers are read by hand, as node(id:) reads them: at
 // least two statements fewer than ent's eager loads of the same selection
 // with the workflow added, and equal to ent's read of the order (node(id:)
 // with the workflow, which goes through ent's Noder, the workflow taken

@@ -7,13 +7,12 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"logistics/ent"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
-	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 // node(id:) for an order whose selection asks only for what
-// internal/orderread reads — the order's own fields, its hub's id and code,
+// internal/view reads — the order's own fields, its hub's id and code,
 // its lines' own fields with their parts' id, sku and name — is read in two
 // statements scanned by hand (the order with its hub's code; the lines with
 // their parts) instead of ent's four eager loads (order, hub, lines, parts)
@@ -22,12 +21,12 @@ import (
 // allowedTransitions, another field of the hub or the part), and an order
 // that is not there, goes through ent's Noder, so its answer and its errors
 // are ent's own. The lines come in the order of ent's eager load (the index
-// on order_lines.order_id, orderread.AsIndexed), set under each alias the
+// on order_lines.order_id, view.AsIndexed), set under each alias the
 // selection gives them, where entgql's Order.lines resolver reads them.
 // The answers of mutations on an order are read again the same way
 // (eagerOrder, helpers.go).
 
-// The fields orderread fills, per type; __typename is every type's.
+// The fields view fills, per type; __typename is every type's.
 var (
 	orderReadFields = fieldSet("id", "createdAt", "updatedAt", "revision", "number", "status", "workflowID", "hubID",
 		"customerRef", "priority", "shipToName", "shipToLine1", "shipToLine2", "shipToCity", "shipToPostalCode",
@@ -46,7 +45,7 @@ func fieldSet(names ...string) map[string]bool {
 	return m
 }
 
-// orderNode returns order id read by orderread when the node field's
+// orderNode returns order id read by view when the node field's
 // selection fits what it reads, and ok false (nothing read) otherwise.
 func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, err error) {
 	if id.Prefix() != resourceid.Order {
@@ -62,20 +61,20 @@ func orderNode(ctx context.Context, id resourceid.ID) (o *ent.Order, ok bool, er
 // readOrder is orderNode for a selection orderReadFits accepted, with its
 // lines fields.
 func readOrder(ctx context.Context, id resourceid.ID, lineFields []graphql.CollectedField) (o *ent.Order, ok bool, err error) {
-	r := orderread.Read{Lines: len(lineFields) > 0, LineOrder: orderread.AsIndexed}
+	r := view.OrderRead{Lines: len(lineFields) > 0, LineOrder: view.AsIndexed}
 	if r.Lines {
 		r.LineColumns = lineColumns(graphql.GetOperationContext(ctx), lineFields)
 	}
 	// The lines are set on the order's own edge, which entgql's Order.lines
 	// resolver reads under any alias (ent/template/edge.tmpl).
-	if o, err = orderread.OrderWith(ctx, id, r); err != nil || o == nil {
+	if o, err = view.OrderWith(ctx, id, r); err != nil || o == nil {
 		return nil, false, err
 	}
 	return o, true, nil
 }
 
 // orderReadFits reports whether the field's selection on an order asks
-// only for what orderread reads (the *ReadFields above), with the fields
+// only for what view reads (the *ReadFields above), with the fields
 // that select its lines.
 func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok bool) {
 	fc, oc := graphql.GetFieldContext(ctx), graphql.GetOperationContext(ctx)
@@ -98,8 +97,8 @@ func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok
 }
 
 // renderedOrder is a mutation's answer from the row its order's event was
-// rendered from in this transaction (service.Renderings; REST answers its
-// writes from it too) when the selection fits what orderread reads, which
+// rendered from in this transaction (view.Renderings; REST answers its
+// writes from it too) when the selection fits what view reads, which
 // that row holds as well: the order's fields, its hub's id and code, its
 // lines with their parts' id, sku and name. Without it the answer was read
 // again inside the write transaction: two statements after createOrder and
@@ -109,7 +108,7 @@ func orderReadFits(ctx context.Context) (lineFields []graphql.CollectedField, ok
 // instance it is the same). lineFields are the selection's lines fields, as
 // orderReadFits returned them for a selection it accepted; ok is false when
 // there is no such row.
-func renderedOrder(memo *service.Renderings, id resourceid.ID, lineFields []graphql.CollectedField) (*ent.Order, bool) {
+func renderedOrder(memo *view.Renderings, id resourceid.ID, lineFields []graphql.CollectedField) (*ent.Order, bool) {
 	if memo == nil {
 		return nil, false
 	}

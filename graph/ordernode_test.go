@@ -9,7 +9,7 @@ import (
 )
 
 // TestOrderNodeMatchesEnt: node(id:) for an order whose selection fits what
-// internal/orderread reads answers what ent's eager loads answer (the same
+// internal/view reads answers what ent's eager loads answer (the same
 // selection plus a field that only ent reads, the workflow, with that field
 // taken out), lines in the same order (six lines created in one
 // millisecond), under every alias,
@@ -36,17 +36,17 @@ func TestOrderNodeMatchesEnt(t *testing.T) {
 	if !reflect.DeepEqual(read, viaEnt) {
 		a, _ := json.MarshalIndent(read, "", " ")
 		b, _ := json.MarshalIndent(viaEnt, "", " ")
-		t.Fatalf("orderread answered\n%s\nent\n%s", a, b)
+		t.Fatalf("view answered\n%s\nent\n%s", a, b)
 	}
 	if ls, _ := read["lines"].([]any); len(ls) != 6 {
 		t.Fatalf("lines: %v", read["lines"])
 	}
-	t.Logf("statements: orderread %d, ent %d", readStmts, entStmts)
+	t.Logf("statements: view %d, ent %d", readStmts, entStmts)
 	if readStmts >= entStmts {
-		t.Errorf("orderread took %d statements, ent %d", readStmts, entStmts)
+		t.Errorf("view took %d statements, ent %d", readStmts, entStmts)
 	}
 
-	// Fields orderread does not read send the whole read to ent: each answer
+	// Fields view does not read send the whole read to ent: each answer
 	// carries the field's real value (read by hand, it would be empty, or
 	// fail for an edge of a row without a client).
 	for extra, want := range map[string]string{
@@ -73,7 +73,7 @@ func TestOrderNodeMatchesEnt(t *testing.T) {
 
 // TestOrderMutationAnswersMatchReads: createOrder, updateOrder and
 // transitionOrder (submit, then allocate, which moves the lines' allocated
-// quantities) answer a selection that fits what orderread reads from the
+// quantities) answer a selection that fits what view reads from the
 // row their event was rendered from (graph/ordernode.go renderedOrder):
 // the same answer as node(id:) right after, under every alias, in fewer
 // statements than the read again that a field outside it (the workflow)

@@ -10,10 +10,10 @@ import (
 )
 
 // TestOrderPageLinesMatchEnt: a page of orders whose lines' selection fits
-// what internal/orderread reads answers what ent's eager loads answer (the
+// what internal/view reads answers what ent's eager loads answer (the
 // same query with a fragment under node, which sends it to ent), lines in
 // the same order under every alias, an order without lines with an empty
-// list, in fewer statements; selections orderread does not read get their
+// list, in fewer statements; selections view does not read get their
 // real values from ent.
 func TestOrderPageLinesMatchEnt(t *testing.T) {
 	srv, counter, f, hub := counted(t)
@@ -39,7 +39,7 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 		}
 		return nodes, counter.Count()
 	}
-	// orderread reads a line's optional columns (part_id, revision, the
+	// view reads a line's optional columns (part_id, revision, the
 	// timestamps) only when the selection asks for them, under any alias,
 	// and answers as ent does either way.
 	for node, want := range map[string][]string{
@@ -66,7 +66,7 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 			}
 		}
 		if viaEnt := first(answer(node+` ...F`, ` fragment F on Order { id }`)); !reflect.DeepEqual(read, viaEnt) {
-			t.Fatalf("%s: orderread answered\n%v\nent\n%v", node, read, viaEnt)
+			t.Fatalf("%s: view answered\n%v\nent\n%v", node, read, viaEnt)
 		}
 	}
 	read, readStmts := answer(sel, "")
@@ -74,7 +74,7 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 	if !reflect.DeepEqual(read, viaEnt) {
 		a, _ := json.MarshalIndent(read, "", " ")
 		b, _ := json.MarshalIndent(viaEnt, "", " ")
-		t.Fatalf("orderread answered\n%s\nent\n%s", a, b)
+		t.Fatalf("view answered\n%s\nent\n%s", a, b)
 	}
 	var counts []int
 	for _, n := range read {
@@ -89,12 +89,12 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 	if !reflect.DeepEqual(counts, []int{0, 2, 4, 6}) {
 		t.Errorf("lines per order %v, want 0, 2, 4 and 6", counts)
 	}
-	t.Logf("statements: orderread %d, ent %d", readStmts, entStmts)
+	t.Logf("statements: view %d, ent %d", readStmts, entStmts)
 	if readStmts >= entStmts {
-		t.Errorf("orderread took %d statements, ent %d", readStmts, entStmts)
+		t.Errorf("view took %d statements, ent %d", readStmts, entStmts)
 	}
 
-	// What orderread does not read pages through ent, with real values.
+	// What view does not read pages through ent, with real values.
 	for node, want := range map[string]string{
 		`lines { part { sku unitWeightKg } }`:                           `"unitWeightKg":0.125`,
 		`lines { order { number } }`:                                    `"order":{"number":"`,
@@ -111,7 +111,7 @@ func TestOrderPageLinesMatchEnt(t *testing.T) {
 func first[A, B any](a A, _ B) A { return a }
 
 // TestOrderPageHubsMatchEnt: a page of orders whose hub is asked only for
-// its id and code reads the codes in the page's own statement (refcolumn)
+// its id and code reads the codes in the page's own statement (view)
 // and answers what ent's eager load answers (the same query with a
 // fragment under node, which sends it to ent), with the lines read by hand
 // or not, in one statement fewer; counted pages and a hub asked for more
@@ -172,7 +172,7 @@ func TestOrderPageHubsMatchEnt(t *testing.T) {
 
 // TestOrderPageTrackingMatchesEnt: a page of orders whose trackingEntries
 // ask for at most the newest three, newest first, with only the entries'
-// own fields, reads them with the page's lines in orderread's statements
+// own fields, reads them with the page's lines in the view's statements
 // (REST's; one round trip on PostgreSQL) and answers what ent's eager load
 // answers (the same query with a fragment under node, which sends it to
 // ent): ties on occurredAt broken alike, fewer than asked, none, two
@@ -224,13 +224,13 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 			t.Fatalf("%s:\norderread answered\n%s\nent\n%s", c.query, read, viaEnt)
 		}
 		if slices.ContainsFunc(readStmts, ent) || !slices.ContainsFunc(entStmts, ent) {
-			t.Errorf("%s: ent read the entries (orderread's statements %v; ent's %v)", c.query, readStmts, entStmts)
+			t.Errorf("%s: ent read the entries (the view's statements %v; ent's %v)", c.query, readStmts, entStmts)
 		}
 		if len(readStmts) > len(entStmts) {
 			t.Errorf("%s: %d statements, ent %d", c.query, len(readStmts), len(entStmts))
 		}
 	}
-	// orderread reads an entry's optional columns (timestamps, revision,
+	// view reads an entry's optional columns (timestamps, revision,
 	// hub, description) only when the selection asks for them, under any
 	// alias, and answers as ent does either way.
 	for node, want := range map[string][]string{
@@ -253,7 +253,7 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 				}
 			}
 			if cols == "" {
-				t.Fatalf("%s: no tracking statement of orderread's in %q", q, stmts)
+				t.Fatalf("%s: no tracking statement of the view's in %q", q, stmts)
 			}
 			for _, c := range []string{"created_at", "updated_at", "revision", "hub_id", "LEFT JOIN", "description"} {
 				if strings.Contains(cols, c) != slices.Contains(want, c) {
@@ -270,7 +270,7 @@ func TestOrderPageTrackingMatchesEnt(t *testing.T) {
 		strings.Count(read, `"trackingNumber"`) != 5 || strings.Index(read, `"M4"`) > strings.Index(read, `"M1"`) {
 		t.Errorf("the newest three of five and two of two, newest first: %s", read)
 	}
-	// What orderread does not read is ent's, with its real answer.
+	// What view does not read is ent's, with its real answer.
 	for _, c := range []struct{ conn, want string }{
 		{`trackingEntries(first: 4, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { trackingNumber } } }`, `"M3"`},
 		{`trackingEntries(first: 3, orderBy: [{field: OCCURRED_AT, direction: DESC}]) { edges { node { hub { code } } } }`, `"code":"AMS1"`},

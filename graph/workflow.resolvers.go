@@ -11,12 +11,13 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
 // TransitionOrder is the resolver for the transitionOrder field.
 func (r *mutationResolver) TransitionOrder(ctx context.Context, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) (*ent.Order, error) {
-	ctx, memo := service.WithRenderings(ctx)
+	ctx, memo := view.WithRenderings(ctx)
 	return eagerOrder(ctx, memo)(r.Service.TransitionOrder(ctx, id, transition, service.TransitionOptions{
 		TrackingNumber: deref(trackingNumber), Carrier: deref(carrier), Revision: revision,
 	}))

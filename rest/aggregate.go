@@ -16,6 +16,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/export"
 	"logistics/internal/filter"
+	"logistics/internal/view"
 )
 
 // GET /v1/<resources>/aggregate: the aggregation core (internal/aggregate)
@@ -169,7 +170,7 @@ func groupCells(dst []string, spec *aggregate.Spec, q aggregate.Query, row aggre
 	dst = append(dst, strconv.FormatInt(row.Count, 10))
 	for _, v := range row.Values {
 		if t, ok := v.(time.Time); ok {
-			v = ts(t)
+			v = view.Timestamp(t)
 		}
 		dst = append(dst, cell(v))
 	}
@@ -400,7 +401,7 @@ func renderGroup(spec *aggregate.Spec, q aggregate.Query, r aggregate.Row) group
 	for i, m := range q.Select {
 		v := r.Values[i]
 		if t, ok := v.(time.Time); ok {
-			v = ts(t)
+			v = view.Timestamp(t)
 		}
 		mm := member{m.Field, v}
 		switch m.Func {

@@ -1,5 +1,7 @@
 package rest
 
+import "logistics/internal/view"
+
 // SetExportBatch makes exports read n rows at a time until the returned
 // function restores the size (tests of batching with a handful of rows).
 func SetExportBatch(n int) (restore func()) {
@@ -7,5 +9,5 @@ func SetExportBatch(n int) (restore func()) {
 	return func() { exportBatch.Store(old) }
 }
 
-// ItemLoadStatement returns the text loadItem runs on the dialect.
-func ItemLoadStatement(dialect string) string { return itemLoadStatement[dialect] }
+// ItemLoadStatement returns the text view.LoadItem runs on the dialect.
+func ItemLoadStatement(dialect string) string { return view.ItemLoadStatement[dialect] }

@@ -506,7 +506,7 @@ func TestLargeExportStreamsInBatches(t *testing.T) {
 		}
 		batches := int64((n + 499) / 500)
 		// One statement per batch: the items with their parts' skus and
-		// hubs' codes (internal/refcolumn).
+		// hubs' codes (internal/view).
 		if got := counter.Count() - overhead; got != batches || g.reads.Load() != batches {
 			t.Errorf("%s: %d statements, %d item reads; want %d and %d", format, got, g.reads.Load(), batches, batches)
 		}

@@ -416,15 +416,3 @@ func encodeCursor(key string, c *ent.Cursor) *string {
 
 // orderField is an ent <T>OrderField.
 type orderField interface{ UnmarshalGQL(any) error }
-
-// ---- rendering ----
-
-func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func tsp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := ts(*t)
-	return &s
-}

@@ -8,38 +8,8 @@ import (
 	"logistics/ent/hub"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
-
-type addressJSON struct {
-	Line1      string `json:"line1"`
-	City       string `json:"city"`
-	PostalCode string `json:"postal_code"`
-	Country    string `json:"country"`
-}
-
-type hubJSON struct {
-	ID        resourceid.ID `json:"id"`
-	Code      string        `json:"code"`
-	Name      string        `json:"name"`
-	Kind      string        `json:"kind"`
-	Address   addressJSON   `json:"address"`
-	Latitude  *float64      `json:"latitude"`
-	Longitude *float64      `json:"longitude"`
-	Timezone  string        `json:"timezone"`
-	Active    bool          `json:"active"`
-	Revision  int           `json:"revision"`
-	CreatedAt string        `json:"created_at"`
-	UpdatedAt string        `json:"updated_at"`
-}
-
-func renderHub(h *ent.Hub) hubJSON {
-	return hubJSON{
-		ID: h.ID, Code: h.Code, Name: h.Name, Kind: h.Kind.String(),
-		Address:  addressJSON{Line1: h.AddressLine1, City: h.City, PostalCode: h.PostalCode, Country: h.Country},
-		Latitude: h.Latitude, Longitude: h.Longitude, Timezone: h.Timezone, Active: h.Active,
-		Revision: h.Revision, CreatedAt: ts(h.CreatedAt), UpdatedAt: ts(h.UpdatedAt),
-	}
-}
 
 // addressIn is the address of a hub in a request body.
 type addressIn struct {
@@ -68,8 +38,8 @@ type hubIn struct {
 }
 
 // hubs is the adapter of /v1/hubs.
-func (d Deps) hubs() *resource[*ent.Hub, ent.HubWhereInput, hubJSON, hubIn] {
-	return &resource[*ent.Hub, ent.HubWhereInput, hubJSON, hubIn]{
+func (d Deps) hubs() *resource[*ent.Hub, ent.HubWhereInput, view.HubJSON, hubIn] {
+	return &resource[*ent.Hub, ent.HubWhereInput, view.HubJSON, hubIn]{
 		what: "hub", prefix: resourceid.Hub, table: filter.HubTable, parse: filter.Hubs,
 		page: func(r *http.Request, where *ent.HubWhereInput, p page) ([]*ent.Hub, *ent.Cursor, error) {
 			ctx := r.Context()
@@ -83,7 +53,7 @@ func (d Deps) hubs() *resource[*ent.Hub, ent.HubWhereInput, hubJSON, hubIn] {
 		load: func(ctx context.Context, id resourceid.ID) (*ent.Hub, error) {
 			return ent.FromContext(ctx).Hub.Get(ctx, id)
 		},
-		render: plain(renderHub),
+		render: plain(view.RenderHub),
 		key:    func(h *ent.Hub) (resourceid.ID, int) { return h.ID, h.Revision },
 		create: func(r *http.Request, in *hubIn) (*ent.Hub, error) {
 			c := ent.CreateHubInput{

@@ -13,58 +13,9 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
-	"logistics/internal/refcolumn"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
-
-type partRefJSON struct {
-	ID       resourceid.ID `json:"id"`
-	SKU      string        `json:"sku"`
-	PartName string        `json:"part_name,omitempty"`
-}
-
-// skuRefJSON is the part of an item: its id and SKU.
-type skuRefJSON struct {
-	ID  resourceid.ID `json:"id"`
-	SKU string        `json:"sku"`
-}
-
-type hubRefJSON struct {
-	ID   resourceid.ID `json:"id"`
-	Code string        `json:"code"`
-}
-
-type itemJSON struct {
-	ID                resourceid.ID   `json:"id"`
-	Part              skuRefJSON      `json:"part"`
-	Hub               hubRefJSON      `json:"hub"`
-	Quantity          decimal.Decimal `json:"quantity"`
-	ReservedQuantity  decimal.Decimal `json:"reserved_quantity"`
-	AvailableQuantity decimal.Decimal `json:"available_quantity"`
-	Lot               string          `json:"lot"`
-	Serial            string          `json:"serial"`
-	Status            string          `json:"status"`
-	ExpiresAt         *string         `json:"expires_at"`
-	Revision          int             `json:"revision"`
-	CreatedAt         string          `json:"created_at"`
-	UpdatedAt         string          `json:"updated_at"`
-}
-
-func renderItem(it *ent.Item) itemJSON {
-	out := itemJSON{
-		ID: it.ID, Part: skuRefJSON{ID: it.PartID}, Hub: hubRefJSON{ID: it.HubID},
-		Quantity: it.Quantity, ReservedQuantity: it.ReservedQuantity, AvailableQuantity: it.Quantity - it.ReservedQuantity,
-		Lot: it.Lot, Serial: it.Serial, Status: it.Status.String(), ExpiresAt: tsp(it.ExpiresAt),
-		Revision: it.Revision, CreatedAt: ts(it.CreatedAt), UpdatedAt: ts(it.UpdatedAt),
-	}
-	if p := it.Edges.Part; p != nil {
-		out.Part.SKU = p.Sku
-	}
-	if h := it.Edges.Hub; h != nil {
-		out.Hub.Code = h.Code
-	}
-	return out
-}
 
 // itemIn is the body of POST and PATCH /v1/items: the part by part_id or
 // sku, the hub by hub (its code) or hub_id.
@@ -81,24 +32,24 @@ type itemIn struct {
 }
 
 // items is the adapter of /v1/items.
-func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn] {
-	return &resource[*ent.Item, ent.ItemWhereInput, itemJSON, itemIn]{
+func (d Deps) items() *resource[*ent.Item, ent.ItemWhereInput, view.ItemJSON, itemIn] {
+	return &resource[*ent.Item, ent.ItemWhereInput, view.ItemJSON, itemIn]{
 		what: "item", prefix: resourceid.Item, table: filter.ItemTable, parse: filter.Items,
 		page: func(r *http.Request, where *ent.ItemWhereInput, p page) ([]*ent.Item, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := refcolumn.Items(ent.FromContext(ctx).Item.Query()).
+			conn, err := view.ItemRefs(ent.FromContext(ctx).Item.Query()).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithItemOrder(orderBy(p.sort, newItemOrder)), ent.WithItemFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			rows, cursor, err := nodes(conn.Edges, conn.PageInfo, func(e *ent.ItemEdge) *ent.Item { return e.Node })
 			if err == nil {
-				err = refcolumn.ItemEdges(rows)
+				err = view.ItemRefEdges(rows)
 			}
 			return rows, cursor, err
 		},
-		load:   loadItem,
-		render: plain(renderItem),
+		load:   view.LoadItem,
+		render: plain(view.RenderItem),
 		key:    func(it *ent.Item) (resourceid.ID, int) { return it.ID, it.Revision },
 		reload: true,
 		create: func(r *http.Request, in *itemIn) (*ent.Item, error) {

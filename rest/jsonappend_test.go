@@ -9,18 +9,18 @@ import (
 	"reflect"
 	"testing"
 
-	"logistics/internal/jsonw"
+	"logistics/internal/view"
 )
 
 // appendable is every type with a registered writer but the page: one
-// random value of each, many times over, must come out of jsonw.Append
+// random value of each, many times over, must come out of view.Append
 // exactly as it comes out of encoding/json. The filler sets every field
 // (pointers and slices sometimes nil, strings sometimes empty for
 // omitempty), so a field AppendJSON forgets, misnames or misorders fails
 // here; a type registered later is tested without being listed.
 func appendable(t *testing.T) []reflect.Type {
 	var ts []reflect.Type
-	for _, ty := range jsonw.Registered() {
+	for _, ty := range view.Registered() {
 		// Pointers to registered types are registered with them; the
 		// tests make their values from the types themselves.
 		if ty != reflect.TypeFor[listJSON]() && ty.Kind() != reflect.Pointer {
@@ -28,7 +28,7 @@ func appendable(t *testing.T) []reflect.Type {
 		}
 	}
 	if len(ts) < 10 {
-		t.Fatalf("%d types registered, want the 10 of rest/jsonappend.go at least", len(ts))
+		t.Fatalf("%d types registered, want the 10 of internal/view/jsonappend.go at least", len(ts))
 	}
 	return ts
 }
@@ -110,7 +110,7 @@ func sameAsEncodingJSON(t *testing.T, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := jsonw.Append(nil, v)
+	got, ok := view.Append(nil, v)
 	if !ok {
 		t.Fatalf("%T: no writer", v)
 	}
@@ -156,10 +156,10 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 // encoding/json's bytes either way.
 func TestWriteJSONEitherWay(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	order := randomValue(t, r, reflect.TypeFor[orderJSON]())
-	mixed := listJSON{Data: []any{randomValue(t, r, reflect.TypeFor[itemJSON]()), map[string]string{"id": "hub_1"}}}
-	if _, ok := jsonw.Append(nil, mixed); ok {
-		t.Fatal("a page with a map in it was written by jsonw")
+	order := randomValue(t, r, reflect.TypeFor[view.OrderJSON]())
+	mixed := listJSON{Data: []any{randomValue(t, r, reflect.TypeFor[view.ItemJSON]()), map[string]string{"id": "hub_1"}}}
+	if _, ok := view.Append(nil, mixed); ok {
+		t.Fatal("a page with a map in it was written by view")
 	}
 	next := int64(7)
 	events := eventsPageJSON{listJSON: listJSON{Data: []any{order}}, NextAfter: &next}

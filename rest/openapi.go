@@ -21,6 +21,7 @@ import (
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 	"logistics/internal/webhooks"
 )
 
@@ -30,12 +31,12 @@ type obj = map[string]any
 // schemaTypes are the Go types behind each named schema; the schemas are
 // derived from them, so the document cannot drift from what is served.
 var schemaTypes = map[string]any{
-	"Hub": hubJSON{}, "HubInput": hubIn{},
-	"Part": partJSON{}, "PartInput": partIn{},
-	"Item": itemJSON{}, "ItemInput": itemIn{},
-	"Order": orderJSON{}, "OrderInput": orderIn{}, "OrderLine": orderLineJSON{}, "OrderLineInput": lineIn{},
-	"TrackingEntry": trackingJSON{}, "TrackingEntryInput": trackingIn{},
-	"Workflow": workflowJSON{}, "Event": eventlog.Event{},
+	"Hub": view.HubJSON{}, "HubInput": hubIn{},
+	"Part": view.PartJSON{}, "PartInput": partIn{},
+	"Item": view.ItemJSON{}, "ItemInput": itemIn{},
+	"Order": view.OrderJSON{}, "OrderInput": orderIn{}, "OrderLine": view.OrderLineJSON{}, "OrderLineInput": lineIn{},
+	"TrackingEntry": view.TrackingJSON{}, "TrackingEntryInput": trackingIn{},
+	"Workflow": view.WorkflowJSON{}, "Event": eventlog.Event{},
 	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
 	"ImportResult":    service.ImportResult{},
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},

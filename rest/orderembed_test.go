@@ -90,8 +90,8 @@ func TestEmbeddedLinesMatchLines(t *testing.T) {
 }
 
 // A page of orders reads what its orders embed as rows for the whole page
-// (orderread.Read.LineRows, TrackingRows); one order alone reads it as ent's
-// entities (orderread.OrderWith). Every order of a page, in a list and in an
+// (view.OrderRead.LineRows, TrackingRows); one order alone reads it as ent's
+// entities (view.OrderWith). Every order of a page, in a list and in an
 // NDJSON export, must be the document GET /v1/orders/{id} returns: lines in
 // id order, at most the 3 newest tracking entries (ties in time by id),
 // entries with and without a hub, an order without lines or entries, at

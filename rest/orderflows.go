@@ -10,6 +10,7 @@ import (
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
@@ -51,17 +52,17 @@ func handleTransitionOrder(d Deps) http.Handler {
 			}
 			rev = in.Revision
 		}
-		ctx, memo := service.WithRenderings(r.Context())
+		ctx, memo := view.WithRenderings(r.Context())
 		o, err := d.Service.TransitionOrder(ctx, id, in.Transition, service.TransitionOptions{
 			TrackingNumber: deref(in.TrackingNumber), Carrier: deref(in.Carrier), Revision: rev,
 		})
 		if err == nil {
-			o, err = reloaded(ctx, memo, o.ID, d.loadOrder)
+			o, err = reloaded(ctx, memo, o.ID, view.LoadOrder)
 		}
 		if err != nil {
 			return err
 		}
-		writeResource(w, http.StatusOK, etag(o.Revision), renderOrder(o))
+		writeResource(w, http.StatusOK, etag(o.Revision), view.RenderOrder(o))
 		return nil
 	})
 }
@@ -80,7 +81,7 @@ type orderEventJSON struct {
 
 func renderOrderEvent(e *ent.OrderEvent) orderEventJSON {
 	return orderEventJSON{ID: e.ID, OrderID: e.OrderID, Transition: e.Transition, FromState: e.FromState, ToState: e.ToState,
-		Actor: e.Actor, OccurredAt: ts(e.OccurredAt), CreatedAt: ts(e.CreatedAt), UpdatedAt: ts(e.UpdatedAt)}
+		Actor: e.Actor, OccurredAt: view.Timestamp(e.OccurredAt), CreatedAt: view.Timestamp(e.CreatedAt), UpdatedAt: view.Timestamp(e.UpdatedAt)}
 }
 
 // orderEvents is the adapter of GET /v1/orders/{id}/events: the order's

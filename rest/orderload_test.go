@@ -14,7 +14,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
-	"logistics/internal/orderread"
+	"logistics/internal/view"
 )
 
 // One order is read by hand-written statements (rest/orderload.go), a page
@@ -146,7 +146,7 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 	// Every column of the schema is read: one added to orders or
 	// tracking_entries and not to the statements fails here.
 	for _, d := range []string{dialect.SQLite, dialect.Postgres} {
-		stmts := orderread.Texts(d)
+		stmts := view.OrderStatements(d)
 		for i, cols := range [][]string{order.Columns, trackingentry.Columns, trackingentry.Columns} {
 			alias := []string{"o", "t", "t"}[i]
 			for _, col := range cols {
@@ -160,7 +160,7 @@ func TestOrderLoadMatchesEnt(t *testing.T) {
 
 // TestTransitionLocksWithItsRead: on PostgreSQL a transition locks the
 // order with the statement that reads it for the event's "before"
-// (orderread.ForUpdate), not with a statement of its own; on SQLite, whose
+// (view.ForUpdate), not with a statement of its own; on SQLite, whose
 // write transactions hold the database's lock, nothing says FOR UPDATE.
 func TestTransitionLocksWithItsRead(t *testing.T) {
 	var counter apptest.StatementCounter

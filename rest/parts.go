@@ -9,28 +9,8 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
-
-type partJSON struct {
-	ID           resourceid.ID   `json:"id"`
-	SKU          string          `json:"sku"`
-	PartName     string          `json:"part_name"`
-	Description  string          `json:"description"`
-	Unit         string          `json:"unit"`
-	UnitWeightKg decimal.Decimal `json:"unit_weight_kg"`
-	Hazardous    bool            `json:"hazardous"`
-	Revision     int             `json:"revision"`
-	CreatedAt    string          `json:"created_at"`
-	UpdatedAt    string          `json:"updated_at"`
-}
-
-func renderPart(p *ent.Part) partJSON {
-	return partJSON{
-		ID: p.ID, SKU: p.Sku, PartName: p.PartName, Description: p.Description, Unit: p.Unit.String(),
-		UnitWeightKg: p.UnitWeightKg, Hazardous: p.Hazardous, Revision: p.Revision,
-		CreatedAt: ts(p.CreatedAt), UpdatedAt: ts(p.UpdatedAt),
-	}
-}
 
 // partIn is the body of POST and PATCH /v1/parts.
 type partIn struct {
@@ -43,8 +23,8 @@ type partIn struct {
 }
 
 // parts is the adapter of /v1/parts.
-func (d Deps) parts() *resource[*ent.Part, ent.PartWhereInput, partJSON, partIn] {
-	return &resource[*ent.Part, ent.PartWhereInput, partJSON, partIn]{
+func (d Deps) parts() *resource[*ent.Part, ent.PartWhereInput, view.PartJSON, partIn] {
+	return &resource[*ent.Part, ent.PartWhereInput, view.PartJSON, partIn]{
 		what: "part", prefix: resourceid.Part, table: filter.PartTable, parse: filter.Parts,
 		page: func(r *http.Request, where *ent.PartWhereInput, p page) ([]*ent.Part, *ent.Cursor, error) {
 			ctx := r.Context()
@@ -58,7 +38,7 @@ func (d Deps) parts() *resource[*ent.Part, ent.PartWhereInput, partJSON, partIn]
 		load: func(ctx context.Context, id resourceid.ID) (*ent.Part, error) {
 			return ent.FromContext(ctx).Part.Get(ctx, id)
 		},
-		render: plain(renderPart),
+		render: plain(view.RenderPart),
 		key:    func(p *ent.Part) (resourceid.ID, int) { return p.ID, p.Revision },
 		create: func(r *http.Request, in *partIn) (*ent.Part, error) {
 			return d.Service.CreatePart(r.Context(), ent.CreatePartInput{

@@ -13,7 +13,7 @@ import (
 	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
-	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 // resource is the adapter of one REST resource: the few things the generic
@@ -22,7 +22,7 @@ import (
 // every resource.
 //
 // T is the ent entity (*ent.Hub), W its filter (ent.HubWhereInput), J its
-// representation (hubJSON) and In the body of its POST and PATCH (hubIn).
+// representation (view.HubJSON) and In the body of its POST and PATCH (hubIn).
 // A resource that has no such operation leaves its function nil and its
 // route out of the table.
 type resource[T, W, J, In any] struct {
@@ -219,7 +219,7 @@ func (rs *resource[T, W, J, In]) post(d Deps) http.Handler {
 		if _, err := d.decode(r, &in); err != nil {
 			return err
 		}
-		ctx, memo := service.WithRenderings(r.Context())
+		ctx, memo := view.WithRenderings(r.Context())
 		v, err := rs.create(r.WithContext(ctx), &in)
 		if err == nil && rs.reload {
 			id, _ := rs.key(v)
@@ -253,7 +253,7 @@ func (rs *resource[T, W, J, In]) patch(d Deps) http.Handler {
 		if err != nil {
 			return err
 		}
-		ctx, memo := service.WithRenderings(r.Context())
+		ctx, memo := view.WithRenderings(r.Context())
 		v, err := rs.update(r.WithContext(ctx), id, &in, nulls, rev)
 		if err == nil && rs.reload {
 			v, err = reloaded(ctx, memo, id, rs.load)
@@ -338,10 +338,10 @@ func orderBy[O, F any, PF interface {
 }
 
 // reloaded returns the row a write's own event was rendered from inside its
-// committed transaction (service.Renderings): the resource as the write
+// committed transaction (view.Renderings): the resource as the write
 // left it, with what its representation embeds, read once instead of again
 // after the commit. A write that recorded no event for id reads it with load.
-func reloaded[T any](ctx context.Context, memo *service.Renderings, id resourceid.ID, load func(context.Context, resourceid.ID) (T, error)) (T, error) {
+func reloaded[T any](ctx context.Context, memo *view.Renderings, id resourceid.ID, load func(context.Context, resourceid.ID) (T, error)) (T, error) {
 	if row, ok := memo.Row(id); ok {
 		if v, ok := row.(T); ok {
 			return v, nil

@@ -10,48 +10,10 @@ import (
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
 	"logistics/internal/filter"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
-
-type trackingJSON struct {
-	ID             resourceid.ID `json:"id"`
-	OrderID        resourceid.ID `json:"order_id"`
-	TrackingNumber string        `json:"tracking_number"`
-	Carrier        string        `json:"carrier"`
-	Status         string        `json:"status"`
-	Hub            *hubRefJSON   `json:"hub"`
-	Location       string        `json:"location"`
-	Description    string        `json:"description"`
-	OccurredAt     string        `json:"occurred_at"`
-	Revision       int           `json:"revision"`
-	CreatedAt      string        `json:"created_at"`
-	UpdatedAt      string        `json:"updated_at"`
-}
-
-func renderTracking(t *ent.TrackingEntry) trackingJSON {
-	row := orderread.TrackingOf(t)
-	return trackingRowJSON(&row, nil, new(stamps))
-}
-
-// trackingRowJSON is the representation of entry t; its hub, when it has
-// one, is written to hub (a new one when nil) and embedded.
-func trackingRowJSON(t *orderread.Tracking, hub *hubRefJSON, st *stamps) trackingJSON {
-	out := trackingJSON{
-		ID: t.ID, OrderID: t.OrderID, TrackingNumber: t.TrackingNumber, Carrier: t.Carrier, Status: t.Status.String(),
-		Location: t.Location, Description: t.Description, OccurredAt: st.ts(t.OccurredAt),
-		Revision: t.Revision, CreatedAt: st.ts(t.CreatedAt), UpdatedAt: st.ts(t.UpdatedAt),
-	}
-	if t.HubID != "" {
-		if hub == nil {
-			hub = new(hubRefJSON)
-		}
-		*hub = hubRefJSON{ID: t.HubID, Code: t.HubCode}
-		out.Hub = hub
-	}
-	return out
-}
 
 // trackingIn is the body of POST and PATCH /v1/tracking-entries; the hub,
 // optional, by code (hub) or id (hub_id); null clears it on PATCH.
@@ -67,32 +29,21 @@ type trackingIn struct {
 	OccurredAt     *time.Time            `json:"occurred_at"`
 }
 
-func loadTracking(ctx context.Context, id resourceid.ID) (*ent.TrackingEntry, error) {
-	t, err := ent.FromContext(ctx).TrackingEntry.Query().Where(trackingentry.ID(id)).WithHub(hubRef).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("tracking entry %s not found", id)
-	}
-	if err != nil {
-		return nil, apperr.From(err)
-	}
-	return t, nil
-}
-
 // trackingEntries is the adapter of /v1/tracking-entries.
-func (d Deps) trackingEntries() *resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, trackingJSON, trackingIn] {
-	return &resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, trackingJSON, trackingIn]{
+func (d Deps) trackingEntries() *resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, view.TrackingJSON, trackingIn] {
+	return &resource[*ent.TrackingEntry, ent.TrackingEntryWhereInput, view.TrackingJSON, trackingIn]{
 		what: "tracking entry", prefix: resourceid.TrackingEntry, table: filter.TrackingEntryTable, parse: filter.TrackingEntries,
 		page: func(r *http.Request, where *ent.TrackingEntryWhereInput, p page) ([]*ent.TrackingEntry, *ent.Cursor, error) {
 			ctx := r.Context()
-			conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub(hubRef).
+			conn, err := ent.FromContext(ctx).TrackingEntry.Query().WithHub(view.HubRef).
 				Paginate(ctx, p.after, &p.first, nil, nil, ent.WithTrackingEntryOrder(orderBy(p.sort, newTrackingEntryOrder)), ent.WithTrackingEntryFilter(where.Filter))
 			if err != nil {
 				return nil, nil, err
 			}
 			return nodes(conn.Edges, conn.PageInfo, func(e *ent.TrackingEntryEdge) *ent.TrackingEntry { return e.Node })
 		},
-		load:   loadTracking,
-		render: plain(renderTracking),
+		load:   view.LoadTracking,
+		render: plain(view.RenderTracking),
 		key:    func(t *ent.TrackingEntry) (resourceid.ID, int) { return t.ID, t.Revision },
 		reload: true,
 		create: func(r *http.Request, in *trackingIn) (*ent.TrackingEntry, error) {
@@ -134,41 +85,10 @@ func newTrackingEntryOrder(dir ent.OrderDirection, f *ent.TrackingEntryOrderFiel
 	return &ent.TrackingEntryOrder{Direction: dir, Field: f}
 }
 
-// ---- workflows (read-only here) ----
-
-type workflowJSON struct {
-	ID           resourceid.ID            `json:"id"`
-	Key          string                   `json:"key"`
-	Name         string                   `json:"name"`
-	Version      int                      `json:"version"`
-	Latest       bool                     `json:"latest"`
-	BuiltIn      bool                     `json:"built_in"`
-	States       []string                 `json:"states"`
-	InitialState string                   `json:"initial_state"`
-	Transitions  []workflowdef.Transition `json:"transitions"`
-	CreatedAt    string                   `json:"created_at"`
-	UpdatedAt    string                   `json:"updated_at"`
-}
-
-func renderWorkflow(wf *ent.Workflow) workflowJSON {
-	out := workflowJSON{
-		ID: wf.ID, Key: wf.Key, Name: wf.Name, Version: wf.Version, Latest: wf.Latest, BuiltIn: wf.BuiltIn,
-		States: wf.States, InitialState: wf.InitialState, Transitions: wf.Transitions,
-		CreatedAt: ts(wf.CreatedAt), UpdatedAt: ts(wf.UpdatedAt),
-	}
-	if out.States == nil {
-		out.States = []string{}
-	}
-	if out.Transitions == nil {
-		out.Transitions = []workflowdef.Transition{}
-	}
-	return out
-}
-
 // workflows is the adapter of /v1/workflows: versions are created, never
 // changed, and carry no revision.
-func (d Deps) workflows() *resource[*ent.Workflow, ent.WorkflowWhereInput, workflowJSON, workflowIn] {
-	return &resource[*ent.Workflow, ent.WorkflowWhereInput, workflowJSON, workflowIn]{
+func (d Deps) workflows() *resource[*ent.Workflow, ent.WorkflowWhereInput, view.WorkflowJSON, workflowIn] {
+	return &resource[*ent.Workflow, ent.WorkflowWhereInput, view.WorkflowJSON, workflowIn]{
 		what: "workflow", prefix: resourceid.Workflow, table: filter.WorkflowTable, parse: filter.Workflows,
 		page: func(r *http.Request, where *ent.WorkflowWhereInput, p page) ([]*ent.Workflow, *ent.Cursor, error) {
 			ctx := r.Context()
@@ -182,7 +102,7 @@ func (d Deps) workflows() *resource[*ent.Workflow, ent.WorkflowWhereInput, workf
 		load: func(ctx context.Context, id resourceid.ID) (*ent.Workflow, error) {
 			return ent.FromContext(ctx).Workflow.Query().Where(workflow.ID(id)).Only(ctx)
 		},
-		render: plain(renderWorkflow),
+		render: plain(view.RenderWorkflow),
 		key:    func(wf *ent.Workflow) (resourceid.ID, int) { return wf.ID, 0 },
 		// POST /v1/workflows: version 1 of a new key, or the next version of
 		// an existing one (201 either way).

@@ -11,7 +11,7 @@ import (
 )
 
 // TestWriteAnswersFromItsEvent: a write answers with the resource as its
-// event rendered it inside the transaction (service.Renderings), not with a
+// event rendered it inside the transaction (view.Renderings), not with a
 // second read after the commit, and that answer is byte for byte what a GET
 // returns right after, ETag included.
 func TestWriteAnswersFromItsEvent(t *testing.T) {

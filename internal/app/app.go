@@ -104,7 +104,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
 			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
 	}
-	a.Service.SetRepresenter(rest.Representer(a.Service), rest.RowRenderer)
 	schedule, _ := cfg.WebhookRetrySchedule() // checked by Validate
 	a.Webhooks = webhooks.New(webhooks.Options{
 		AllowPrivate: cfg.WebhookAllowPrivate, Schedule: schedule, Timeout: cfg.WebhookTimeout,

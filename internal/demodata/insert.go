@@ -19,7 +19,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
+	"logistics/internal/view"
 )
 
 // loader is the sink that writes: it keeps up to batch rows of each table
@@ -192,7 +192,7 @@ func insertSQL(dia, name string, cols []string, rows int) string {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		sqlarg.Write(&b, dia, n+1, len(cols), ",")
+		view.WritePlaceholders(&b, dia, n+1, len(cols), ",")
 		n += len(cols)
 		b.WriteByte(')')
 	}

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"logistics/ent"
-	"logistics/internal/jsonw"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
 // Event is the public shape of an event, as GET /v1/events returns it and as
@@ -123,11 +123,11 @@ func JSON(env string, e *ent.Event) ([]byte, error) {
 // marshalData is json.Marshal(data) for an event row's data, byte for byte,
 // without encoding/json's reflection over maps and its scanner: the service
 // renders an event's object as a map of its members' JSON texts
-// (jsonw.Text, cut from what jsonw wrote: valid, compact, HTML-safe), and
+// (view.JSONText, cut from what view wrote: valid, compact, HTML-safe), and
 // encoding/json sorted, copied and scanned each member again (a fifth of
 // writing an event, under SQLite's one write lock; an order's object is
 // kilobytes). Maps are written with their keys in encoding/json's order,
-// jsonw.Text as it is, a json.RawMessage compacted and HTML-escaped as
+// view.JSONText as it is, a json.RawMessage compacted and HTML-escaped as
 // encoding/json does (which refuses invalid text), anything else by
 // encoding/json. TestMarshalDataAsEncodingJSON compares the two.
 func marshalData(data map[string]any) ([]byte, error) {
@@ -150,7 +150,7 @@ func appendData(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonw.String(b, k) // escaped as encoding/json escapes a key
+			b = view.AppendString(b, k) // escaped as encoding/json escapes a key
 			b = append(b, ':')
 			var err error
 			if b, err = appendData(b, v[k]); err != nil {
@@ -158,7 +158,7 @@ func appendData(b []byte, v any) ([]byte, error) {
 			}
 		}
 		return append(b, '}'), nil
-	case jsonw.Text:
+	case view.JSONText:
 		if v == nil {
 			return append(b, "null"...), nil
 		}

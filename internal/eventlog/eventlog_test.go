@@ -21,10 +21,10 @@ import (
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
-	"logistics/internal/jsonw"
 	"logistics/internal/migrations"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/view"
 )
 
 var jsonCT = http.Header{"Content-Type": {"application/json"}}
@@ -938,7 +938,7 @@ func TestOwnInsertStoresAsEnt(t *testing.T) {
 		if err := service.WithTx(ctx, func(ctx context.Context) error {
 			return eventlog.Record(ctx, eventlog.Change{
 				Type: "hub.updated", SubjectID: subject, Actor: "tok_x",
-				Object:   map[string]any{"id": "hub_x", "name": "<b>&", "n": json.RawMessage(`1.50`), "t": jsonw.Text(`{"a":[1,"\u003c"]}`)},
+				Object:   map[string]any{"id": "hub_x", "name": "<b>&", "n": json.RawMessage(`1.50`), "t": view.JSONText(`{"a":[1,"\u003c"]}`)},
 				Previous: map[string]any{"name": "old"},
 				Extra:    map[string]any{"cause": map[string]any{"effect": "e"}},
 			})

@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	"logistics/internal/jsonw"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
 // TestMarshalDataAsEncodingJSON: an event's data is written byte for byte
 // as json.Marshal wrote it (readers decode it either way, but stored texts
-// stay comparable across versions): keys in order, jsonw.Text members as
-// they are (encoding/json's own output, as jsonw writes it), raw members
+// stay comparable across versions): keys in order, view.JSONText members as
+// they are (encoding/json's own output, as view writes it), raw members
 // compacted and HTML-escaped, other values and odd keys by encoding/json,
 // invalid raw text refused.
 func TestMarshalDataAsEncodingJSON(t *testing.T) {
@@ -24,7 +24,7 @@ func TestMarshalDataAsEncodingJSON(t *testing.T) {
 		"html":   {"object": map[string]any{"name": json.RawMessage(`"<b>Tom & Jerry</b>\u2028"`), "<k>": json.RawMessage(`"&"`)}, "raw": json.RawMessage("\"\u2029 <\"")},
 		"keys":   {"object": map[string]any{"é": json.RawMessage(`1`), "a\"b": json.RawMessage(`2`), "tab\t": json.RawMessage(`3`), "back\\": json.RawMessage(`4`)}},
 		"values": {"object": map[string]any{"deleted": true, "id": resourceid.ID("hub_x"), "n": 3, "f": 1.5, "s": "<x>", "nil": nil, "nilmap": map[string]any(nil), "nilraw": json.RawMessage(nil), "list": []any{1, "a", map[string]any{"z": 1, "y": json.RawMessage(`2`)}}}},
-		"text":   {"object": map[string]any{"id": jsonw.Text(`"trk_1"`), "name": jsonw.Text(`"\u003cb\u003e"`), "lines": jsonw.Text(`[{"a":1.50,"b":null}]`), "nil": jsonw.Text(nil)}, "previous_attributes": map[string]any{"revision": jsonw.Text(`7`)}},
+		"text":   {"object": map[string]any{"id": view.JSONText(`"trk_1"`), "name": view.JSONText(`"\u003cb\u003e"`), "lines": view.JSONText(`[{"a":1.50,"b":null}]`), "nil": view.JSONText(nil)}, "previous_attributes": map[string]any{"revision": view.JSONText(`7`)}},
 		"all":    {"object": map[string]any{"revision": json.RawMessage(`3`)}, "previous_attributes": map[string]any{"revision": int64(2), "status": json.RawMessage(`"open"`)}, "cause": map[string]any{"order_id": resourceid.ID("ord_1"), "effect": "allocate"}},
 	} {
 		want, werr := json.Marshal(data)

@@ -15,7 +15,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
+	"logistics/internal/view"
 )
 
 // Why the sequence is assigned at commit, not at insert: two transactions on
@@ -208,7 +208,7 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 	inserted, err := insertChunks(rows, pendingInsert, pendingArgs,
 		func(q *strings.Builder, args []any, v row, _ *ent.EventCreate) ([]any, error) {
 			q.WriteByte('(')
-			sqlarg.Write(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
+			view.WritePlaceholders(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
 			q.WriteString(", " + PendingOrderSQL + ")")
 			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data), nil
 		},

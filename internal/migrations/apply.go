@@ -11,8 +11,6 @@ import (
 
 	"ariga.io/atlas/sql/migrate"
 	"entgo.io/ent/dialect"
-
-	"logistics/internal/sqlarg"
 )
 
 // RevisionsTable records the files applied to a database: one row per
@@ -283,7 +281,7 @@ func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]strin
 	if _, err := q.ExecContext(ctx, createRevisions); err != nil {
 		return nil, err
 	}
-	ph := func(n int) string { return sqlarg.Placeholder(dia, n) }
+	ph := func(n int) string { return placeholder(dia, n) }
 	record := func(f migrate.File, baseline int) error {
 		h, err := sum.SumByName(f.Name())
 		if err != nil {

@@ -3,12 +3,11 @@ package migrations
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"ariga.io/atlas/sql/migrate"
 	"entgo.io/ent/dialect"
-
-	"logistics/internal/sqlarg"
 )
 
 // dataStep is a migration's part written in Go, run in the migration's
@@ -44,7 +43,7 @@ func isDestructive(f migrate.File) bool {
 // Each part keeps what is there, so it also runs when an earlier release's
 // database is adopted.
 func eventLogRows(ctx context.Context, q querier, dia string) error {
-	ph := func(n int) string { return sqlarg.Placeholder(dia, n) }
+	ph := func(n int) string { return placeholder(dia, n) }
 	stamp := rand.Int64()
 	if _, err := q.ExecContext(ctx, "INSERT INTO webhook_endpoints_stamp (id, stamp) VALUES (1, "+ph(1)+") ON CONFLICT (id) DO NOTHING", stamp); err != nil {
 		return err
@@ -88,4 +87,13 @@ func eventLogRows(ctx context.Context, q querier, dia string) error {
 	}
 	_, err = q.ExecContext(ctx, "UPDATE event_counter SET last_value = "+ph(1)+" WHERE id = 1 AND last_value < "+ph(2), max, max)
 	return err
+}
+
+// placeholder is the n-th bind parameter in dia's spelling. Migrations keep
+// their own: the packages that have one (the read side) sit above them.
+func placeholder(dia string, n int) string {
+	if dia == dialect.Postgres {
+		return "$" + strconv.Itoa(n)
+	}
+	return "?"
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"sync"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -18,91 +17,29 @@ import (
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
-	"logistics/internal/jsonw"
-	"logistics/internal/orderread"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 )
 
-// Representer renders a resource exactly as GET /v1/<resources>/{id} does.
-// The rest package provides it (rest.Representer) and the app sets it with
-// SetRepresenter, so an event's data.object is the one REST representation,
-// not a second one kept here. It returns the row it read too (the ent
-// entity with the edges its representation embeds: *ent.Order with its
-// hub, lines and workflow), which Renderings hands back to REST.
-type Representer func(ctx context.Context, id resourceid.ID) (row, rep any, err error)
-
-// RowRenderer renders a row the service has in hand (not read back) exactly
-// as the Representer would render it after reading it; ok is false for a
-// type it does not render that way.
-type RowRenderer func(row any) (rep any, ok bool)
-
-// SetRepresenter sets how events render the resources they carry: by id,
-// and rows the service built from a change it has just made.
-func (s *Service) SetRepresenter(r Representer, rows RowRenderer) { s.represent, s.renderRow = r, rows }
-
-// Renderings keeps, for one request, the row each resource's event was last
-// rendered from: the resource as its transaction left it, read inside that
-// transaction after its last change, or built from that change (an
-// effect's line, a transition's order). REST answers a write with it instead of
-// reading the resource again after the commit (four statements for an
-// order). Only renderings of a resource after a change are kept (created,
-// updated, an effect's), never a snapshot taken before one.
-type Renderings struct {
-	mu   sync.Mutex
-	rows map[resourceid.ID]any
-}
-
-type renderingsKey struct{}
-
-// WithRenderings returns a context whose transactions keep their events'
-// renderings in the returned Renderings.
-func WithRenderings(ctx context.Context) (context.Context, *Renderings) {
-	r := &Renderings{}
-	return context.WithValue(ctx, renderingsKey{}, r), r
-}
-
-// Row returns the row id's event was last rendered from, if any. Read it only
-// once the transaction has committed (the service call returned no error).
-func (r *Renderings) Row(id resourceid.ID) (any, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.rows[id]
-	return v, ok
-}
-
-func (r *Renderings) keep(id resourceid.ID, row any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.rows == nil {
-		r.rows = map[resourceid.ID]any{}
-	}
-	r.rows[id] = row
-}
-
 // object renders id for an event, as a JSON object (what readers get back),
-// after a change: the row is kept for the request's Renderings.
+// after a change: the row is kept for the request's view.Renderings.
 func (s *Service) object(ctx context.Context, id resourceid.ID) (map[string]any, error) {
 	_, m, err := s.objectRow(ctx, id)
 	return m, err
 }
 
-// objectRow is object, with the row it rendered (nil without a representer).
+// objectRow is object, with the row it rendered.
 func (s *Service) objectRow(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
 	row, m, err := s.render(ctx, id)
 	if err == nil && row != nil {
-		if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
-			r.keep(id, row)
-		}
+		view.Keep(ctx, id, row)
 	}
 	return row, m, err
 }
 
 // render returns the row id was read from and its JSON object.
 func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
-	if s.represent == nil {
-		return nil, map[string]any{"id": id}, nil
-	}
-	row, v, err := s.represent(ctx, id)
+	row, v, err := view.Represent(ctx, id)
 	if err != nil {
 		return nil, nil, apperr.From(err)
 	}
@@ -111,7 +48,7 @@ func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string
 }
 
 // asMap turns a representation into its JSON object: one entry per
-// top-level field, whose value is that field's JSON text (jsonw.Text, as
+// top-level field, whose value is that field's JSON text (view.JSONText, as
 // encoding/json writes it: the event log appends it as it is).
 // Nothing below the top level is decoded: previous_attributes compare the
 // texts (one encoder renders both sides, so equal values are equal texts),
@@ -120,7 +57,7 @@ func (s *Service) render(ctx context.Context, id resourceid.ID) (any, map[string
 // into maps and encoding them again took 7% of an allocation's CPU, inside
 // the write transaction.
 func asMap(v any) (map[string]any, error) {
-	b, err := jsonw.Marshal(v)
+	b, err := view.Marshal(v)
 	if err != nil {
 		return nil, apperr.Internal(fmt.Errorf("event object: %w", err))
 	}
@@ -133,13 +70,13 @@ func asMap(v any) (map[string]any, error) {
 	}
 	m := make(map[string]any, len(raw))
 	for k, v := range raw {
-		m[k] = jsonw.Text(v) // a member of b, as encoding/json wrote it
+		m[k] = view.JSONText(v) // a member of b, as encoding/json wrote it
 	}
 	return m, nil
 }
 
 // members splits b, a JSON object as encoding/json writes it (compact,
-// valid), into its members, each value a jsonw.Text sharing b's bytes;
+// valid), into its members, each value a view.JSONText sharing b's bytes;
 // ok is false for anything else (asMap then decodes it the slow way).
 func members(b []byte) (m map[string]any, ok bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
@@ -164,7 +101,7 @@ func members(b []byte) (m map[string]any, ok bool) {
 		if j <= i || j >= len(b) {
 			return nil, false // no value, or no end
 		}
-		m[key] = jsonw.Text(b[i:j:j])
+		m[key] = view.JSONText(b[i:j:j])
 		switch b[j] {
 		case ',':
 			i = j + 1
@@ -231,14 +168,14 @@ func (s *Service) snapshot(ctx context.Context, id resourceid.ID) (map[string]an
 	return m, err
 }
 
-// snapshotRow is snapshot, with the row it rendered (nil without a
-// representer, or when the resource does not exist).
+// snapshotRow is snapshot, with the row it rendered (nil when the resource
+// does not exist).
 func (s *Service) snapshotRow(ctx context.Context, id resourceid.ID) (any, map[string]any, error) {
 	if id.Prefix() == resourceid.Order && client(ctx).Driver().Dialect() == dialect.Postgres {
-		// The order's first read takes the lock (orderread.ForUpdate): one
-		// statement fewer. A representer that did not read it through
-		// orderread took none: lock, and render again.
-		lctx, lock := orderread.ForUpdate(ctx)
+		// The order's first read takes the lock (view.ForUpdate): one
+		// statement fewer. A rendering that did not read it through
+		// view's order read took none: lock, and render again.
+		lctx, lock := view.ForUpdate(ctx)
 		row, m, err := s.renderFound(lctx, id)
 		if err != nil || lock.Taken() {
 			return row, m, err
@@ -297,8 +234,8 @@ func changed(before, after map[string]any) map[string]any {
 }
 
 // emitCreatedFrom is emitCreated for a row the service built from its
-// create (rendered by the RowRenderer, not read back); a nil row, or one
-// the RowRenderer does not render, is read back instead.
+// create (rendered by view.RenderRow, not read back); a nil row, or one
+// RenderRow does not render, is read back instead.
 func (s *Service) emitCreatedFrom(ctx context.Context, typ string, id resourceid.ID, extra map[string]any, row any) error {
 	if row == nil {
 		return s.emitCreated(ctx, typ, id, extra)
@@ -329,7 +266,7 @@ func (s *Service) emitUpdated(ctx context.Context, typ string, id resourceid.ID,
 }
 
 // emitUpdatedRow is emitUpdated, returning the row the event's object was
-// rendered from (nil without a representer).
+// rendered from.
 func (s *Service) emitUpdatedRow(ctx context.Context, typ string, id resourceid.ID, before map[string]any, extra map[string]any) (any, error) {
 	row, obj, err := s.objectRow(ctx, id)
 	if err != nil {
@@ -340,7 +277,7 @@ func (s *Service) emitUpdatedRow(ctx context.Context, typ string, id resourceid.
 
 // emitUpdatedFrom is emitUpdatedRow for a row the service built from the
 // change it has just made (the resource as the transaction leaves it), not
-// read back; a row the RowRenderer does not render is read back instead.
+// read back; a row view.RenderRow does not render is read back instead.
 func (s *Service) emitUpdatedFrom(ctx context.Context, typ string, id resourceid.ID, before, extra map[string]any, row any) (any, error) {
 	obj, ok, err := s.objectFrom(ctx, id, row)
 	if err != nil {
@@ -353,13 +290,10 @@ func (s *Service) emitUpdatedFrom(ctx context.Context, typ string, id resourceid
 }
 
 // objectFrom is objectRow for a row the service built from its change
-// rather than read: rendered by the RowRenderer and kept for the request's
-// Renderings. ok is false when there is no RowRenderer for the row's type.
+// rather than read: rendered by view.RenderRow and kept for the request's
+// view.Renderings. ok is false when RenderRow does not render the row's type.
 func (s *Service) objectFrom(ctx context.Context, id resourceid.ID, row any) (map[string]any, bool, error) {
-	if s.renderRow == nil {
-		return nil, false, nil
-	}
-	v, ok := s.renderRow(row)
+	v, ok := view.RenderRow(row)
 	if !ok {
 		return nil, false, nil
 	}
@@ -367,9 +301,7 @@ func (s *Service) objectFrom(ctx context.Context, id resourceid.ID, row any) (ma
 	if err != nil {
 		return nil, false, err
 	}
-	if r, ok := ctx.Value(renderingsKey{}).(*Renderings); ok {
-		r.keep(id, row)
-	}
+	view.Keep(ctx, id, row)
 	return obj, true, nil
 }
 
@@ -445,7 +377,7 @@ func (s *Service) recordEffect(ctx context.Context, typ string, id resourceid.ID
 	if err != nil {
 		return err
 	}
-	if r, ok := obj["revision"].(jsonw.Text); ok {
+	if r, ok := obj["revision"].(view.JSONText); ok {
 		if n, err := strconv.ParseInt(string(r), 10, 64); err == nil {
 			pm["revision"] = n - 1
 		}
@@ -488,7 +420,7 @@ func previousStock(q, r, dq, dr decimal.Decimal) map[string]any {
 
 // decimalField reads a decimal number of a rendered object.
 func decimalField(obj map[string]any, name string) (decimal.Decimal, bool) {
-	n, ok := obj[name].(jsonw.Text) // asMap's member text
+	n, ok := obj[name].(view.JSONText) // asMap's member text
 	if !ok {
 		return 0, false
 	}

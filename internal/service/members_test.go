@@ -2,10 +2,11 @@ package service
 
 import (
 	"encoding/json"
-	"logistics/internal/jsonw"
 	"reflect"
 	"testing"
 	"time"
+
+	"logistics/internal/view"
 
 	"logistics/internal/decimal"
 )
@@ -59,7 +60,7 @@ func TestAsMapMembers(t *testing.T) {
 			t.Fatalf("value %d: %d members, encoding/json finds %d", i, len(m), len(want))
 		}
 		for k, w := range want {
-			got, ok := m[k].(jsonw.Text)
+			got, ok := m[k].(view.JSONText)
 			if !ok || string(got) != string(w) {
 				t.Errorf("value %d, member %q: %s, want %s", i, k, m[k], w)
 			}
@@ -81,7 +82,7 @@ func TestAsMapMembers(t *testing.T) {
 			t.Errorf("members(%s) split it; it should decline", b)
 		}
 	}
-	if m, err := asMap(map[string]int{"a\"b": 1}); err != nil || string(m["a\"b"].(jsonw.Text)) != "1" {
+	if m, err := asMap(map[string]int{"a\"b": 1}); err != nil || string(m["a\"b"].(view.JSONText)) != "1" {
 		t.Errorf("escaped key: %v %v", m, err)
 	}
 	// previous_attributes: equal texts are unchanged fields.
@@ -92,10 +93,10 @@ func TestAsMapMembers(t *testing.T) {
 	r.Revision = 8
 	after, _ := asMap(r)
 	prev := changed(before, after)
-	if len(prev) != 2 || prev["lines"] == nil || string(prev["revision"].(jsonw.Text)) != "7" {
+	if len(prev) != 2 || prev["lines"] == nil || string(prev["revision"].(view.JSONText)) != "7" {
 		t.Errorf("changed: %v, want lines and revision 7", prev)
 	}
-	if q, ok := decimalField(map[string]any{"quantity": jsonw.Text("2.5")}, "quantity"); !ok || q.String() != "2.5" {
+	if q, ok := decimalField(map[string]any{"quantity": view.JSONText("2.5")}, "quantity"); !ok || q.String() != "2.5" {
 		t.Errorf("decimalField: %v %v", q, ok)
 	}
 }

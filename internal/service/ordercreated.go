@@ -25,9 +25,9 @@ import (
 // emitOrderCreated records order.created for o, created with lines under
 // workflow wf. A due time finer than a microsecond (stored as given on
 // SQLite, to the microsecond on PostgreSQL), a hub or part the statement
-// does not find, or no row renderer: the order is read back instead.
+// does not find: the order is read back instead.
 func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*ent.OrderLine, wf *ent.Workflow) error {
-	if s.renderRow == nil || (o.DueAt != nil && o.DueAt.Nanosecond()%1000 != 0) {
+	if o.DueAt != nil && o.DueAt.Nanosecond()%1000 != 0 {
 		return s.emitCreated(ctx, "order.created", o.ID, nil)
 	}
 	partIDs := make([]resourceid.ID, 0, len(lines))
@@ -57,7 +57,7 @@ func (s *Service) emitOrderCreated(ctx context.Context, o *ent.Order, lines []*e
 		line.Edges = ent.OrderLineEdges{Part: p}
 		after.Edges.Lines[i] = &line
 	}
-	// The read orders an order's lines by id (orderread.ByID).
+	// The read orders an order's lines by id (view.ByID).
 	slices.SortFunc(after.Edges.Lines, func(a, b *ent.OrderLine) int { return strings.Compare(string(a.ID), string(b.ID)) })
 	obj, ok, err := s.objectFrom(ctx, o.ID, &after)
 	if err != nil {

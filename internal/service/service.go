@@ -7,7 +7,6 @@ package service
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	"logistics/ent"
 	"logistics/internal/apperr"
@@ -17,10 +16,7 @@ import (
 
 // Service holds what the write path needs besides the request context.
 type Service struct {
-	log       *slog.Logger
-	workflows sync.Map // workflow id → *ent.Workflow (a version's definition never changes; see Workflows)
-	represent Representer
-	renderRow RowRenderer
+	log *slog.Logger
 }
 
 // New returns a Service.

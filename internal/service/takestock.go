@@ -12,8 +12,7 @@ import (
 	"logistics/ent/item"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
-	"logistics/internal/sqlarg"
-	"logistics/internal/sqltime"
+	"logistics/internal/view"
 )
 
 // An allocation reserves stock from an item with a conditional UPDATE and
@@ -25,15 +24,15 @@ import (
 
 // takeStockTexts are the statement's texts by dialect: set updated_at, add
 // to reserved_quantity and revision where the item is available and has
-// the amount, return every column (timestamps through sqltime).
+// the amount, return every column (timestamps through view.Time).
 var takeStockTexts = map[string]string{
 	dialect.SQLite:   buildTakeStock(dialect.SQLite),
 	dialect.Postgres: buildTakeStock(dialect.Postgres),
 }
 
 func buildTakeStock(name string) string {
-	ph := func(n int) string { return sqlarg.Placeholder(name, n) }
-	ts := sqltime.Columns(name)
+	ph := func(n int) string { return view.Placeholder(name, n) }
+	ts := view.TimeColumns(name)
 	cols := []string{
 		item.FieldID, ts(item.FieldCreatedAt), ts(item.FieldUpdatedAt), item.FieldRevision,
 		item.FieldPartID, item.FieldHubID, item.FieldQuantity, item.FieldReservedQuantity,
@@ -64,9 +63,9 @@ func takeStock(ctx context.Context, id resourceid.ID, take decimal.Decimal, now 
 		return nil, rows.Err()
 	}
 	it := new(ent.Item)
-	err := rows.Scan((*string)(&it.ID), sqltime.Time{T: &it.CreatedAt}, sqltime.Time{T: &it.UpdatedAt}, &it.Revision,
+	err := rows.Scan((*string)(&it.ID), view.Time{T: &it.CreatedAt}, view.Time{T: &it.UpdatedAt}, &it.Revision,
 		(*string)(&it.PartID), (*string)(&it.HubID), (*int64)(&it.Quantity), (*int64)(&it.ReservedQuantity),
-		&it.Lot, &it.Serial, (*string)(&it.Status), sqltime.NullTime{T: &it.ExpiresAt})
+		&it.Lot, &it.Serial, (*string)(&it.Status), view.NullTime{T: &it.ExpiresAt})
 	if err != nil {
 		return nil, err
 	}

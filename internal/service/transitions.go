@@ -22,6 +22,7 @@ import (
 	"logistics/internal/auth"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
@@ -56,12 +57,12 @@ func (s *Service) AllowedTransitions(ctx context.Context, o *ent.Order) ([]strin
 	var def workflowdef.Definition
 	if wf := o.Edges.Workflow; wf != nil {
 		def = Definition(wf)
-	} else if v, ok := s.workflows.Load(o.WorkflowID); ok {
+	} else if wf, ok := view.CachedWorkflow(o.WorkflowID); ok {
 		// The common case, once per order of a GraphQL page: no map or slice
 		// built for a one-id Workflows call.
-		def = Definition(v.(*ent.Workflow))
+		def = Definition(wf)
 	} else {
-		wfs, err := s.Workflows(ctx, []resourceid.ID{o.WorkflowID})
+		wfs, err := view.Workflows(ctx, []resourceid.ID{o.WorkflowID})
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +104,7 @@ func (s *Service) transition(ctx context.Context, id resourceid.ID, name string,
 	// The workflow version from the process-wide cache (versions never
 	// change), not one more statement. Read here only: o does not leave
 	// this function, and nothing is queried from the cached row.
-	wfs, err := s.Workflows(ctx, []resourceid.ID{o.WorkflowID})
+	wfs, err := view.Workflows(ctx, []resourceid.ID{o.WorkflowID})
 	if err != nil {
 		return nil, err
 	}

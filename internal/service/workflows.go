@@ -3,13 +3,12 @@ package service
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"logistics/ent"
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
-	"logistics/internal/resourceid"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
@@ -55,7 +54,7 @@ func (s *Service) LatestWorkflow(ctx context.Context, key string) (*ent.Workflow
 	if len(ids) == 0 {
 		return nil, apperr.Validation(apperr.FieldError{Field: "workflow", Message: "no workflow has the key " + key})
 	}
-	wfs, err := s.Workflows(ctx, ids)
+	wfs, err := view.Workflows(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -131,42 +130,4 @@ func (s *Service) CreateWorkflow(ctx context.Context, key, name string, def work
 // Definition returns the workflow's definition.
 func Definition(w *ent.Workflow) workflowdef.Definition {
 	return workflowdef.Definition{States: w.States, InitialState: w.InitialState, Transitions: w.Transitions}
-}
-
-// Workflows returns the workflow versions with the given ids (repeats
-// allowed), from a process-wide cache: a version's key, name, states and
-// transitions never change once it is created (a new definition is a new
-// version), so every instance may keep them. Only Latest changes, when a newer
-// version appears: the cached rows do not follow it, and callers must not
-// read it, nor query from a cached row (it may hold the driver of a
-// transaction that has ended). Ids missing from the cache are read in one statement; ids that do
-// not exist are absent from the map. Ids are unique across environments.
-func (s *Service) Workflows(ctx context.Context, ids []resourceid.ID) (map[resourceid.ID]*ent.Workflow, error) {
-	out := make(map[resourceid.ID]*ent.Workflow, 1)
-	var missing []resourceid.ID
-	for _, id := range ids {
-		if _, done := out[id]; done {
-			continue
-		}
-		if v, ok := s.workflows.Load(id); ok {
-			out[id] = v.(*ent.Workflow)
-			continue
-		}
-		if !slices.Contains(missing, id) {
-			missing = append(missing, id)
-		}
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	wfs, err := client(ctx).Workflow.Query().Where(workflow.IDIn(missing...)).All(ctx)
-	if err != nil {
-		return nil, apperr.From(err)
-	}
-	for _, wf := range wfs {
-		wf.Edges = ent.WorkflowEdges{}
-		s.workflows.Store(wf.ID, wf)
-		out[wf.ID] = wf
-	}
-	return out, nil
 }

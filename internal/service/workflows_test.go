@@ -6,10 +6,11 @@ import (
 	"logistics/internal/apptest"
 	"logistics/internal/environment"
 	"logistics/internal/resourceid"
+	"logistics/internal/view"
 	"logistics/internal/workflowdef"
 )
 
-// Workflow versions are read once per instance: the first request for a set
+// Workflow versions are read once per process: the first request for a set
 // of ids costs one statement, later ones none; unknown ids are absent; a new
 // version of a key leaves the cached earlier one as it was.
 func TestWorkflowsCache(t *testing.T) {
@@ -32,7 +33,7 @@ func TestWorkflowsCache(t *testing.T) {
 	unknown := resourceid.New(resourceid.Workflow)
 
 	counter.Reset()
-	got, err := svc.Workflows(ctx, []resourceid.ID{v1.ID, builtin.ID, v1.ID, unknown})
+	got, err := view.Workflows(ctx, []resourceid.ID{v1.ID, builtin.ID, v1.ID, unknown})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,14 @@ func TestWorkflowsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	counter.Reset()
-	got, err = svc.Workflows(ctx, []resourceid.ID{v1.ID, builtin.ID})
+	got, err = view.Workflows(ctx, []resourceid.ID{v1.ID, builtin.ID})
 	if err != nil || counter.Count() != 0 {
 		t.Fatalf("cached versions: %d statements, %v", counter.Count(), err)
 	}
 	if got[v1.ID].Transitions[0].Name != "ship" {
 		t.Errorf("v1 changed in the cache: %+v", got[v1.ID])
 	}
-	got, err = svc.Workflows(ctx, []resourceid.ID{v2.ID})
+	got, err = view.Workflows(ctx, []resourceid.ID{v2.ID})
 	if err != nil || got[v2.ID].Version != 2 || got[v2.ID].Transitions[0].Name != "finish" {
 		t.Fatalf("v2: %+v, %v", got[v2.ID], err)
 	}
