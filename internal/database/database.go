@@ -19,9 +19,9 @@ import (
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/fieldcheck"
+	"logistics/internal/migrations"
 	"logistics/internal/postgres"
 	"logistics/internal/sqlite"
-	"logistics/internal/migrations"
 )
 
 // DB is an open database with the ent client over it.
