@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"go.opentelemetry.io/otel/trace"
 
 	"logistics/ent"
 	"logistics/graph/generated"
@@ -54,7 +55,8 @@ type Options struct {
 	OutBuffer     int                      // messages waiting for a subscriber's connection before it is closed as too slow (0: 256)
 	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
 	// Webhooks manages webhook endpoints (the same code as REST).
-	Webhooks *webhooks.Manager
+	Webhooks *webhooks.Manager	// Tracer makes a span per query and mutation (tracing.go); nil: none.
+	Tracer trace.Tracer
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -95,6 +97,9 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.SetQueryCache(parsed)
 	srv.SetValidationRulesFn(boundedRules)
 	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first: the outermost, it sees every response last
+	if opt.Tracer != nil {
+		srv.Use(operationSpans{tracer: opt.Tracer}) // around everything that executes the operation
+	}
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(newDocumentLimits(opt.MaxFields, parsed)) // after the persisted query's document is in place

@@ -24,6 +24,7 @@ import (
 	"logistics/ent/migrate"
 	"logistics/internal/eventlog"
 	"logistics/internal/fieldcheck"
+	"logistics/internal/tracing"
 )
 
 // DB is an open database with the ent client over it.
@@ -92,6 +93,9 @@ type Options struct {
 	// on the file: a command that only reads (backup) would otherwise
 	// take the write lock from a serving process's writers.
 	NoCheckpoints bool
+	// Tracing, when on, makes a span per SQL statement of a traced
+	// operation (internal/tracing.OpenDB): ent's and the hand-written SQL's.
+	Tracing *tracing.Provider
 }
 
 // Open opens dsn: a postgres:// URL, or a SQLite file path (created with its
@@ -111,7 +115,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	)
 	if IsPostgres(dsn) {
 		dia = dialect.Postgres
-		db, err = sql.Open("pgx", postgresDSN(dsn))
+		db, err = tracing.OpenDB(opt.Tracing, "pgx", postgresDSN(dsn), "postgresql")
 		if u, perr := url.Parse(dsn); perr == nil {
 			source = u.Redacted()
 		}
@@ -134,7 +138,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		if sqliteMode, durability, err = sqliteSynchronous(dsn, opt.Synchronous); err != nil {
 			return nil, fmt.Errorf("database: %s: %w", source, err)
 		}
-		db, err = sql.Open(sqliteDriver, sqliteDSN(dsn, sqliteMode))
+		db, err = tracing.OpenDB(opt.Tracing, sqliteDriver, sqliteDSN(dsn, sqliteMode), "sqlite")
 		if maxOpen == 0 {
 			maxOpen = 8
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"logistics/internal/apperr"
+	"logistics/internal/tracing"
 )
 
 // writeGate lets one transaction at a time into a SQLite database from this
@@ -496,7 +497,7 @@ func (t *connTx) undo(cause error) error {
 func inTransaction(conn *sql.Conn) bool {
 	in := true
 	_ = conn.Raw(func(dc any) error {
-		if c, ok := dc.(*sqlite3.SQLiteConn); ok {
+		if c, ok := tracing.Unwrap(dc).(*sqlite3.SQLiteConn); ok {
 			in = !c.AutoCommit()
 		}
 		return nil

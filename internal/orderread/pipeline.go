@@ -9,6 +9,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"logistics/internal/tracing"
 )
 
 // One order's statements (the order, its newest tracking entries, its
@@ -103,7 +105,7 @@ func onDriverConn(ctx context.Context, db *stdsql.DB, f func(dc any) error) erro
 // answers in order.
 func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 	return onDriverConn(ctx, db, func(dc any) error {
-		pc, ok := dc.(*stdlib.Conn)
+		pc, ok := tracing.Unwrap(dc).(*stdlib.Conn)
 		if !ok {
 			return errNotPgx
 		}

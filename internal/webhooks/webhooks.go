@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"go.opentelemetry.io/otel/trace"
 
 	"logistics/ent"
 	"logistics/ent/hook"
@@ -58,6 +59,10 @@ type Options struct {
 	Now           func() time.Time
 	Jitter        func(time.Duration) time.Duration // default: ±20 %
 	ResponseBytes int                               // bytes of a response body kept (default 1024, the most)
+	// Tracer makes a span per attempt, a child of the span that recorded
+	// the event (its stored traceparent), and sends that span as the
+	// attempt's traceparent header. nil: no spans, no header.
+	Tracer trace.Tracer
 }
 
 // Manager manages endpoints and sends deliveries for every environment.
