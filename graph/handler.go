@@ -55,7 +55,8 @@ type Options struct {
 	OutBuffer     int                      // messages waiting for a subscriber's connection before it is closed as too slow (0: 256)
 	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
 	// Webhooks manages webhook endpoints (the same code as REST).
-	Webhooks *webhooks.Manager	// Tracer makes a span per query and mutation (tracing.go); nil: none.
+	Webhooks *webhooks.Manager
+	// Tracer makes a span per query and mutation (tracing.go); nil: none.
 	Tracer trace.Tracer
 }
 
