@@ -278,7 +278,10 @@ type row struct {
 	typ, subject, actor string
 	data                []byte
 	created, updated    time.Time
-	traceParent         *string // nil: NULL (tracing off, or no span)
+	// traceParent is the column's argument: a string, or an untyped nil
+	// (NULL: tracing off, or no span), which database/sql passes on without
+	// the reflection a nil *string takes.
+	traceParent any
 }
 
 // valuesOf reads r's columns and checks them as ent's builder would (the
@@ -299,7 +302,7 @@ func valuesOf(r *ent.EventCreate) (row, error) {
 		if err := event.TraceParentValidator(tp); err != nil {
 			return v, fmt.Errorf("event %s: %w", v.typ, err)
 		}
-		v.traceParent = &tp
+		v.traceParent = tp
 	}
 	for _, err := range []error{event.IDValidator(string(v.id)), event.TypeValidator(v.typ), event.SubjectIDValidator(v.subject), event.ActorValidator(v.actor)} {
 		if err != nil {

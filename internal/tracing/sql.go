@@ -288,3 +288,25 @@ func values(args []driver.NamedValue) ([]driver.Value, error) {
 	}
 	return vs, nil
 }
+
+// StartStatement begins the span of a statement sent outside database/sql
+// (a pgx batch on the driver's connection), in the tracer provider of the
+// span in ctx; nil when ctx has no recording span (always, with tracing
+// off). End it when the statement's answer is read.
+func StartStatement(ctx context.Context, system, query string) trace.Span {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return nil
+	}
+	op := operation(query)
+	_, span := parent.TracerProvider().Tracer(Name).Start(ctx, op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("db.system.name", system), attribute.String("db.query.text", truncate(query, 4096)), attribute.String("db.operation.name", op)))
+	return span
+}
+
+// EndStatement ends a span of StartStatement (nil: nothing) with err.
+func EndStatement(span trace.Span, err error) {
+	if span != nil {
+		end(span, err)
+	}
+}
