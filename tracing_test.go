@@ -160,6 +160,26 @@ func TestTraceAcrossWebhook(t *testing.T) {
 		t.Fatalf("register the endpoint: %d %s", resp.StatusCode, resp.Body)
 	}
 
+	// A subscriber, open before the write: its hub publishes the event.
+	subIDs := make(chan []string, 1)
+	go func() {
+		ids, _ := sseEvents(t, srv, environment.Production, http.Header{"Authorization": {"Bearer " + srv.Keys[environment.Production]}},
+			`subscription { events(types: ["hub.created"]) { id } }`, 1, 100*time.Millisecond)
+		subIDs <- ids
+	}()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n := 0
+		for _, c := range srv.App.Streams.Open() {
+			n += c
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription did not open")
+		}
+	}
+
 	const clientTrace, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	h := http.Header{"Traceparent": {"00-" + clientTrace + "-" + clientSpan + "-01"}}
 	resp := srv.Do(t, "POST", base+"/v1/hubs", map[string]any{"code": "TRC1", "name": "Traced hub", "kind": "warehouse", "address": map[string]any{"city": "Utrecht", "country": "NL"}}, h)
@@ -204,18 +224,20 @@ func TestTraceAcrossWebhook(t *testing.T) {
 
 	// The whole trace at the receiver.
 	var spans []*tracepb.Span
-	var server, attempt *tracepb.Span
+	var server, attempt, publish *tracepb.Span
 	var sqlUnderServer []*tracepb.Span
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		_ = srv.App.Tracing.ForceFlush(context.Background())
 		spans = otlp.trace(clientTrace)
-		server, attempt, sqlUnderServer = nil, nil, nil
+		server, attempt, publish, sqlUnderServer = nil, nil, nil, nil
 		for _, s := range spans {
 			switch {
 			case s.Kind == tracepb.Span_SPAN_KIND_SERVER && hex.EncodeToString(s.ParentSpanId) == clientSpan:
 				server = s
 			case s.Name == "webhook attempt":
 				attempt = s
+			case s.Name == "publish hub.created":
+				publish = s
 			}
 		}
 		if server != nil {
@@ -225,7 +247,7 @@ func TestTraceAcrossWebhook(t *testing.T) {
 				}
 			}
 		}
-		if server != nil && attempt != nil && len(sqlUnderServer) > 0 {
+		if server != nil && attempt != nil && publish != nil && len(sqlUnderServer) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -233,8 +255,8 @@ func TestTraceAcrossWebhook(t *testing.T) {
 			for _, s := range spans {
 				names = append(names, s.Name)
 			}
-			t.Fatalf("the trace is incomplete (server span %v, attempt %v, %d SQL spans under the server span); spans: %q; bad exports: %q",
-				server != nil, attempt != nil, len(sqlUnderServer), names, otlp.bad)
+			t.Fatalf("the trace is incomplete (server span %v, attempt %v, publish %v, %d SQL spans under the server span); spans: %q; bad exports: %q",
+				server != nil, attempt != nil, publish != nil, len(sqlUnderServer), names, otlp.bad)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -268,6 +290,12 @@ func TestTraceAcrossWebhook(t *testing.T) {
 	}
 	if hex.EncodeToString(attempt.SpanId) != parts[2] {
 		t.Errorf("the attempt's traceparent names span %s, the attempt span is %x", parts[2], attempt.SpanId)
+	}
+	if !descends(spans, publish, server.SpanId) || publish.Kind != tracepb.Span_SPAN_KIND_PRODUCER {
+		t.Errorf("the publish span (parent %x, kind %v) does not descend from the request's span %x", publish.ParentSpanId, publish.Kind, server.SpanId)
+	}
+	if ids := <-subIDs; len(ids) != 1 {
+		t.Errorf("the subscriber got %v", ids)
 	}
 	if attempt.Kind != tracepb.Span_SPAN_KIND_CLIENT {
 		t.Errorf("attempt span kind %v", attempt.Kind)
