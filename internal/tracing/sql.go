@@ -140,7 +140,8 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
 		return b.BeginTx(ctx, opts)
 	}
-	return c.Conn.Begin() //nolint:staticcheck // the driver offers nothing else
+	//lint:ignore SA1019 the driver offers nothing else
+	return c.Conn.Begin()
 }
 
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -236,7 +237,8 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	} else {
 		var vs []driver.Value
 		if vs, err = values(args); err == nil {
-			res, err = s.Stmt.Exec(vs) //nolint:staticcheck // the driver offers nothing else
+			//lint:ignore SA1019 the driver offers nothing else
+			res, err = s.Stmt.Exec(vs)
 		}
 	}
 	if traced {
@@ -256,7 +258,8 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 	} else {
 		var vs []driver.Value
 		if vs, err = values(args); err == nil {
-			rows, err = s.Stmt.Query(vs) //nolint:staticcheck // the driver offers nothing else
+			//lint:ignore SA1019 the driver offers nothing else
+			rows, err = s.Stmt.Query(vs)
 		}
 	}
 	if traced {
