@@ -294,7 +294,7 @@ func (m *Manager) disable(ctx context.Context, tx *ent.Tx, id resourceid.ID, rea
 	if err != nil {
 		return err
 	}
-	m.log.Warn("webhooks: endpoint disabled", "endpoint", id, "reason", reason)
+	m.log.WarnContext(ctx, "webhooks: endpoint disabled", "endpoint", id, "reason", reason)
 	return recordEvent(ctx, "webhook_endpoint.disabled", id, "system", Render(ep), map[string]any{"reason": reason})
 }
 
