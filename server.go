@@ -138,7 +138,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := cfg.DeriveAddresses(ln.Addr().String()); err != nil {
 		return err
 	}
-	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), appOptions(getenv))
+	opt := appOptions(getenv)
+	opt.Env = getenv // OTEL_*: serving traces when configured (docs/operations.md)
+	a, err := app.Open(ctx, cfg, newLogger(cfg.LogFormat, stderr), opt)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ type Event struct {
 	Sequence *int `json:"sequence,omitempty"`
 	// PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.
 	PendingOrder *int64 `json:"pending_order,omitempty"`
+	// The W3C traceparent of the span that recorded the event, when tracing is on (internal/tracing): its webhook attempts and subscription messages continue that trace. Never shown in the API.
+	TraceParent  *string `json:"-"`
 	selectValues sql.SelectValues
 
 	selectedText *selectedTexts
@@ -52,7 +54,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new(resourceid.ID)
 		case event.FieldSequence, event.FieldPendingOrder:
 			values[i] = new(sql.NullInt64)
-		case event.FieldType, event.FieldSubjectID, event.FieldActor:
+		case event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldTraceParent:
 			values[i] = new(sql.NullString)
 		case event.FieldCreatedAt, event.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -129,6 +131,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 				_m.PendingOrder = new(int64)
 				*_m.PendingOrder = value.Int64
 			}
+		case event.FieldTraceParent:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trace_parent", values[i])
+			} else if value.Valid {
+				_m.TraceParent = new(string)
+				*_m.TraceParent = value.String
+			}
 		default:
 			keepSelected(&_m.selectedText, &_m.selectValues, columns[i], values[i])
 		}
@@ -198,6 +207,11 @@ func (_m *Event) String() string {
 		builder.WriteString("pending_order=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	if v := _m.TraceParent; v != nil {
+		builder.WriteString("trace_parent=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }
@@ -209,7 +223,7 @@ func (_m *Event) String() string {
 func (*Event) renewScanValues(columns []string, values []any) {
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder:
+		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder, event.FieldTraceParent:
 		default:
 			values[i] = renewSelected(columns[i], values[i])
 		}

@@ -112,6 +112,20 @@ func (_c *EventCreate) SetNillablePendingOrder(v *int64) *EventCreate {
 	return _c
 }
 
+// SetTraceParent sets the "trace_parent" field.
+func (_c *EventCreate) SetTraceParent(v string) *EventCreate {
+	_c.mutation.SetTraceParent(v)
+	return _c
+}
+
+// SetNillableTraceParent sets the "trace_parent" field if the given value is not nil.
+func (_c *EventCreate) SetNillableTraceParent(v *string) *EventCreate {
+	if v != nil {
+		_c.SetTraceParent(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v resourceid.ID) *EventCreate {
 	_c.mutation.SetID(v)
@@ -211,6 +225,11 @@ func (_c *EventCreate) check() error {
 			return &ValidationError{Name: "actor", err: fmt.Errorf(`ent: validator failed for field "Event.actor": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.TraceParent(); ok {
+		if err := event.TraceParentValidator(v); err != nil {
+			return &ValidationError{Name: "trace_parent", err: fmt.Errorf(`ent: validator failed for field "Event.trace_parent": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := event.IDValidator(string(v)); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Event.id": %w`, err)}
@@ -283,6 +302,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PendingOrder(); ok {
 		_spec.SetField(event.FieldPendingOrder, field.TypeInt64, value)
 		_node.PendingOrder = &value
+	}
+	if value, ok := _c.mutation.TraceParent(); ok {
+		_spec.SetField(event.FieldTraceParent, field.TypeString, value)
+		_node.TraceParent = &value
 	}
 	return _node, _spec
 }
@@ -385,6 +408,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.PendingOrder(); exists {
 			s.SetIgnore(event.FieldPendingOrder)
+		}
+		if _, exists := u.create.mutation.TraceParent(); exists {
+			s.SetIgnore(event.FieldTraceParent)
 		}
 	}))
 	return u
@@ -634,6 +660,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.PendingOrder(); exists {
 				s.SetIgnore(event.FieldPendingOrder)
+			}
+			if _, exists := b.mutation.TraceParent(); exists {
+				s.SetIgnore(event.FieldTraceParent)
 			}
 		}
 	}))

@@ -103,6 +103,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.PendingOrderCleared() {
 		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
 	}
+	if _u.mutation.TraceParentCleared() {
+		_spec.ClearField(event.FieldTraceParent, field.TypeString)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -228,6 +231,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.PendingOrderCleared() {
 		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
+	}
+	if _u.mutation.TraceParentCleared() {
+		_spec.ClearField(event.FieldTraceParent, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Event{config: _u.config}

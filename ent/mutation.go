@@ -1097,6 +1097,7 @@ type EventMutation struct {
 	addsequence      *int
 	pending_order    *int64
 	addpending_order *int64
+	trace_parent     *string
 	clearedFields    map[string]struct{}
 	done             bool
 	oldValue         func(context.Context) (*Event, error)
@@ -1576,6 +1577,55 @@ func (m *EventMutation) ResetPendingOrder() {
 	delete(m.clearedFields, event.FieldPendingOrder)
 }
 
+// SetTraceParent sets the "trace_parent" field.
+func (m *EventMutation) SetTraceParent(s string) {
+	m.trace_parent = &s
+}
+
+// TraceParent returns the value of the "trace_parent" field in the mutation.
+func (m *EventMutation) TraceParent() (r string, exists bool) {
+	v := m.trace_parent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTraceParent returns the old "trace_parent" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldTraceParent(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTraceParent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTraceParent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTraceParent: %w", err)
+	}
+	return oldValue.TraceParent, nil
+}
+
+// ClearTraceParent clears the value of the "trace_parent" field.
+func (m *EventMutation) ClearTraceParent() {
+	m.trace_parent = nil
+	m.clearedFields[event.FieldTraceParent] = struct{}{}
+}
+
+// TraceParentCleared returns if the "trace_parent" field was cleared in this mutation.
+func (m *EventMutation) TraceParentCleared() bool {
+	_, ok := m.clearedFields[event.FieldTraceParent]
+	return ok
+}
+
+// ResetTraceParent resets all changes to the "trace_parent" field.
+func (m *EventMutation) ResetTraceParent() {
+	m.trace_parent = nil
+	delete(m.clearedFields, event.FieldTraceParent)
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -1610,7 +1660,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -1634,6 +1684,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.pending_order != nil {
 		fields = append(fields, event.FieldPendingOrder)
+	}
+	if m.trace_parent != nil {
+		fields = append(fields, event.FieldTraceParent)
 	}
 	return fields
 }
@@ -1659,6 +1712,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Sequence()
 	case event.FieldPendingOrder:
 		return m.PendingOrder()
+	case event.FieldTraceParent:
+		return m.TraceParent()
 	}
 	return nil, false
 }
@@ -1684,6 +1739,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldSequence(ctx)
 	case event.FieldPendingOrder:
 		return m.OldPendingOrder(ctx)
+	case event.FieldTraceParent:
+		return m.OldTraceParent(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -1748,6 +1805,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPendingOrder(v)
+		return nil
+	case event.FieldTraceParent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTraceParent(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
@@ -1815,6 +1879,9 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldPendingOrder) {
 		fields = append(fields, event.FieldPendingOrder)
 	}
+	if m.FieldCleared(event.FieldTraceParent) {
+		fields = append(fields, event.FieldTraceParent)
+	}
 	return fields
 }
 
@@ -1837,6 +1904,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldPendingOrder:
 		m.ClearPendingOrder()
+		return nil
+	case event.FieldTraceParent:
+		m.ClearTraceParent()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -1869,6 +1939,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldPendingOrder:
 		m.ResetPendingOrder()
+		return nil
+	case event.FieldTraceParent:
+		m.ResetTraceParent()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

@@ -141,6 +141,10 @@ func init() {
 	event.DefaultActor = eventDescActor.Default.(string)
 	// event.ActorValidator is a validator for the "actor" field. It is called by the builders before save.
 	event.ActorValidator = eventDescActor.Validators[0].(func(string) error)
+	// eventDescTraceParent is the schema descriptor for trace_parent field.
+	eventDescTraceParent := eventFields[6].Descriptor()
+	// event.TraceParentValidator is a validator for the "trace_parent" field. It is called by the builders before save.
+	event.TraceParentValidator = eventDescTraceParent.Validators[0].(func(string) error)
 	// eventDescID is the schema descriptor for id field.
 	eventDescID := eventMixinFields0[0].Descriptor()
 	// event.DefaultID holds the default value on creation for the id field.

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"go.opentelemetry.io/otel/trace"
 
 	"logistics/ent"
 	"logistics/graph/generated"
@@ -58,6 +59,8 @@ type Options struct {
 	// Extensions are added before the handler's own (the request metrics'
 	// operation type: it must see operations that a limit refuses).
 	Extensions []graphql.HandlerExtension
+	// Tracer makes a span per query and mutation (tracing.go); nil: none.
+	Tracer trace.Tracer
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -101,6 +104,9 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 		srv.Use(e)
 	}
 	srv.Use(responseLimits{maxBytes: opt.MaxResponseBytes}) // first of the handler's own: the outermost, it sees every response last
+	if opt.Tracer != nil {
+		srv.Use(operationSpans{tracer: opt.Tracer}) // around everything that executes the operation
+	}
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(newDocumentLimits(opt.MaxFields, parsed)) // after the persisted query's document is in place

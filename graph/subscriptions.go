@@ -192,7 +192,7 @@ func endStream(ctx context.Context, r *Resolver, st *stream, err, cause error) {
 	case errors.Is(err, eventstream.ErrShutdown):
 		addStreamError(ctx, st, CloseGoingAway, "SHUTTING_DOWN", err.Error())
 	default:
-		r.Log.Error("subscription: reading the event log", "err", err)
+		r.Log.ErrorContext(ctx, "subscription: reading the event log", "err", err)
 		addStreamError(ctx, st, CloseInternal, "INTERNAL_SERVER_ERROR", "the event log could not be read: reconnect and resume with the last sequence received")
 	}
 }

@@ -30,6 +30,8 @@ const (
 	FieldSequence = "sequence"
 	// FieldPendingOrder holds the string denoting the pending_order field in the database.
 	FieldPendingOrder = "pending_order"
+	// FieldTraceParent holds the string denoting the trace_parent field in the database.
+	FieldTraceParent = "trace_parent"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -45,6 +47,7 @@ var Columns = []string{
 	FieldData,
 	FieldSequence,
 	FieldPendingOrder,
+	FieldTraceParent,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -72,6 +75,8 @@ var (
 	DefaultActor string
 	// ActorValidator is a validator for the "actor" field. It is called by the builders before save.
 	ActorValidator func(string) error
+	// TraceParentValidator is a validator for the "trace_parent" field. It is called by the builders before save.
+	TraceParentValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() resourceid.ID
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -119,4 +124,9 @@ func BySequence(opts ...sql.OrderTermOption) OrderOption {
 // ByPendingOrder orders the results by the pending_order field.
 func ByPendingOrder(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPendingOrder, opts...).ToFunc()
+}
+
+// ByTraceParent orders the results by the trace_parent field.
+func ByTraceParent(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTraceParent, opts...).ToFunc()
 }

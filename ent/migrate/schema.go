@@ -66,6 +66,7 @@ var (
 		{Name: "data", Type: field.TypeJSON, Nullable: true},
 		{Name: "sequence", Type: field.TypeInt, Nullable: true},
 		{Name: "pending_order", Type: field.TypeInt64, Nullable: true},
+		{Name: "trace_parent", Type: field.TypeString, Nullable: true, Size: 55},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{

@@ -33,6 +33,7 @@ import (
 	"logistics/internal/schedturns"
 	"logistics/internal/service"
 	"logistics/internal/sqlite"
+	"logistics/internal/tracing"
 	"logistics/internal/webhooks"
 	"logistics/rest"
 )
@@ -72,6 +73,9 @@ type App struct {
 	// its dispatcher runs from StartWebhooks until Close.
 	Webhooks    *webhooks.Manager
 	stopWebhook func()
+	// Tracing is the OpenTelemetry tracer provider, nil when tracing is
+	// off (no OTEL_* endpoint: internal/tracing.Start).
+	Tracing *tracing.Provider
 }
 
 // Options adjust how an App opens its databases (tests count statements).
@@ -91,6 +95,9 @@ type Options struct {
 	// (tests of the back-off).
 	Now    func() time.Time
 	Jitter func(time.Duration) time.Duration
+	// Env is read for the OTEL_* variables of tracing (internal/tracing);
+	// nil: tracing off (the subcommands other than serve).
+	Env func(string) string
 }
 
 // Open opens and migrates both environments' databases and prepares them
@@ -99,7 +106,23 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	if err := cfg.DeriveAddresses(cfg.Addr); err != nil {
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt, docs: opt.Docs}
+	tp, err := tracing.Start(opt.Env, Version())
+	if err != nil {
+		return nil, err
+	}
+	if tp != nil {
+		log = slog.New(tracing.LogHandler(log.Handler())) // a request's lines carry its trace_id
+		log.Info("tracing on: OpenTelemetry spans exported over OTLP/HTTP", "endpoint", tp.Endpoint, "sampler", tp.Sampler)
+	}
+	a, err := open(ctx, cfg, log, opt, tp)
+	if err != nil {
+		_ = tp.Shutdown(context.Background())
+	}
+	return a, err
+}
+
+func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tracing.Provider) (*App, error) {
+	a := &App{Config: cfg, Log: log, Service: service.New(log), Version: Version(), Metrics: metrics.New(), faults: opt, docs: opt.Docs, Tracing: tp}
 	if opt.HoldAfterCommit != "" || opt.HoldBeforeCommit != "" {
 		log.Warn("fault injection on: a POST with this Idempotency-Key will never be answered (LOGISTICS_TEST_HOLD_*_COMMIT; for tests only)",
 			"after_commit", opt.HoldAfterCommit, "before_commit", opt.HoldBeforeCommit)
@@ -108,7 +131,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	a.Webhooks = webhooks.New(webhooks.Options{
 		AllowPrivate: cfg.WebhookAllowPrivate, Schedule: schedule, Timeout: cfg.WebhookTimeout,
 		Workers: cfg.WebhookWorkers, Poll: cfg.WebhookPoll, SecretGrace: cfg.WebhookSecretGrace,
-		Now: opt.Now, Jitter: opt.Jitter,
+		Now: opt.Now, Jitter: opt.Jitter, Tracer: tp.Tracer(),
 	}, log)
 	var envs []*environment.Env
 	for _, e := range []struct {
@@ -134,7 +157,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 			}
 			return d
 		}
-		db, err := database.Open(ctx, e.dsn, database.Options{Driver: wrap, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync})
+		db, err := database.Open(ctx, e.dsn, database.Options{Driver: wrap, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync, Tracing: tp})
 		if err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -206,7 +229,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, opt Options) (*App,
 	}
 	a.Login = auth.NewLoginGuardWith(limits)
 	a.registerRedisMetrics()
-	a.Streams = eventstream.New(eventstream.Options{PerKey: cfg.SubscriptionLimit, Buffer: cfg.SubscriptionBuffer, Log: log})
+	a.Streams = eventstream.New(eventstream.Options{PerKey: cfg.SubscriptionLimit, Buffer: cfg.SubscriptionBuffer, Log: log, Tracer: tp.Tracer()})
 	if err := store.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
 		a.closeEnvs(envs)
 		a.closeRedis()
@@ -502,6 +525,10 @@ func (a *App) Close() error {
 	for _, e := range a.Envs.All() {
 		errs = append(errs, e.DB.Close())
 	}
+	// Last: the spans of the dispatcher's last attempts are queued by now.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs = append(errs, a.Tracing.Shutdown(ctx))
 	return errors.Join(errs...)
 }
 
@@ -532,7 +559,7 @@ func (a *App) Handler() http.Handler {
 		s.TimeRows() // the migration is done: see TimeRows
 	}
 	for _, env := range a.Envs.All() {
-		muxes[env] = cors(a.envRoutes(env))
+		muxes[env] = cors(a.route(a.envRoutes(env)))
 	}
 	root := http.NewServeMux()
 	root.HandleFunc("GET /healthz", a.healthz)
@@ -541,9 +568,26 @@ func (a *App) Handler() http.Handler {
 	root.Handle("GET "+apperr.ProblemsPath, apperr.DocsHandler()) // the pages problem type URIs name
 	root.Handle("GET "+favicon.Path, favicon.Handler())           // where browsers look for it
 	root.Handle("/", a.routeEnvironment(muxes))
-	return requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
+	h := requestlog.Middleware(a.Log, func(w http.ResponseWriter, r *http.Request) {
 		apperr.Write(w, r, nil, apperr.Internal(errors.New("panic")))
-	})(schedturns.Middleware(a.Config.SchedTurns)(root))
+	})(schedturns.Middleware(a.Config.SchedTurns)(a.route(root)))
+	if a.Tracing != nil {
+		// Outermost, so that the request's log line (requestlog) is logged
+		// within its span and carries its trace_id. Only when tracing is on:
+		// otelhttp wraps each request's writer and body even when it makes
+		// no span.
+		h = a.Tracing.Middleware(h)
+	}
+	return h
+}
+
+// route names the request's span after the pattern mux matched
+// (tracing.Route), when tracing is on; mux itself otherwise.
+func (a *App) route(mux http.Handler) http.Handler {
+	if a.Tracing == nil {
+		return mux
+	}
+	return tracing.Route(mux)
 }
 
 // envRoutes is every route of one environment, at its full path. The API
@@ -563,6 +607,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
 		Extensions: []graphql.HandlerExtension{metrics.GraphQLOperations{}},
+		Tracer: a.Tracing.Tracer(),
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
@@ -573,7 +618,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 			{URL: a.Envs.Get(environment.Sandbox).BaseURL.String(), Description: "sandbox"},
 		}})
 	api.HandleFunc("/", notFound)
-	protected := a.Auth.Authenticate(a.Auth.RateLimit(a.markRoute(env, api)))
+	protected := a.Auth.Authenticate(a.Auth.RateLimit(a.route(a.markRoute(env, api))))
 
 	mux := http.NewServeMux()
 	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))

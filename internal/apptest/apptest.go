@@ -72,6 +72,9 @@ type Options struct {
 	// Now and Jitter replace the webhook dispatcher's clock and retry jitter.
 	Now    func() time.Time
 	Jitter func(time.Duration) time.Duration
+	// Env is the environment's OTEL_* variables (app.Options.Env): nil,
+	// tracing off.
+	Env func(string) string
 }
 
 // Postgres reports whether the suite runs on PostgreSQL.
@@ -167,7 +170,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Docs: ModuleFS(), Now: opt.Now, Jitter: opt.Jitter})
+	a, err := app.Open(ctx, cfg, log, app.Options{Driver: opt.Driver, PasswordCost: bcrypt.MinCost, Docs: ModuleFS(), Now: opt.Now, Jitter: opt.Jitter, Env: opt.Env})
 	if err != nil {
 		hs.Close()
 		t.Fatalf("apptest: open: %v", err)

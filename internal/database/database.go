@@ -22,6 +22,7 @@ import (
 	"logistics/internal/migrations"
 	"logistics/internal/postgres"
 	"logistics/internal/sqlite"
+	"logistics/internal/tracing"
 )
 
 // DB is an open database with the ent client over it.
@@ -94,6 +95,12 @@ func (d *DB) Backup(ctx context.Context, target string, overwrite bool) (int64, 
 	return d.sqlite.Backup(ctx, target, overwrite)
 }
 
+// traced opens pools whose statements make spans when tracing is on
+// (tracing.OpenDB): the same wrapper under ent and the hand-written SQL.
+func traced(p *tracing.Provider, system string) func(driverName, dsn string) (*sql.DB, error) {
+	return func(driverName, dsn string) (*sql.DB, error) { return tracing.OpenDB(p, driverName, dsn, system) }
+}
+
 // IsPostgres reports whether dsn names a PostgreSQL database.
 func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
@@ -117,6 +124,9 @@ type Options struct {
 	// on the file: a command that only reads (backup) would otherwise
 	// take the write lock from a serving process's writers.
 	NoCheckpoints bool
+	// Tracing, when on, makes a span per SQL statement of a traced
+	// operation (internal/tracing.OpenDB): ent's and the hand-written SQL's.
+	Tracing *tracing.Provider
 }
 
 // Open opens dsn: a postgres:// URL (postgres.Open), or a SQLite file path
@@ -125,7 +135,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	d := &DB{}
 	var drv dialect.Driver
 	if IsPostgres(dsn) {
-		pg, err := postgres.Open(ctx, dsn, opt.MaxOpenConns)
+		pg, err := postgres.Open(ctx, dsn, opt.MaxOpenConns, traced(opt.Tracing, "postgresql"))
 		if err != nil {
 			return nil, fmt.Errorf("database: %w", err)
 		}
@@ -135,6 +145,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		lite, err := sqlite.Open(ctx, dsn, sqlite.Config{
 			MaxOpenConns: opt.MaxOpenConns, Memory: opt.SQLiteMemory,
 			Synchronous: opt.Synchronous, NoCheckpoints: opt.NoCheckpoints,
+			OpenDB: traced(opt.Tracing, "sqlite"),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("database: %w", err)

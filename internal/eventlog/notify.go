@@ -11,6 +11,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"logistics/internal/tracing"
 )
 
 // Channel is the PostgreSQL notification channel of committed events; the
@@ -160,7 +162,7 @@ func (l *Log) listenOnce(ctx context.Context, db *sql.DB) error {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
+		pc := tracing.Unwrap(dc).(*stdlib.Conn).Conn()
 		if _, err := pc.Exec(ctx, "LISTEN "+Channel); err != nil {
 			return err
 		}

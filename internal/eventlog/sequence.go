@@ -16,6 +16,7 @@ import (
 	"logistics/ent/event"
 	"logistics/internal/resourceid"
 	"logistics/internal/view"
+	"logistics/internal/tracing"
 )
 
 // Why the sequence is assigned at commit, not at insert: two transactions on
@@ -92,6 +93,11 @@ func Record(ctx context.Context, c Change) error {
 		SetData(data).
 		SetCreatedAt(now).
 		SetUpdatedAt(now)
+	if tp := tracing.TraceParent(ctx); tp != nil {
+		// The trace of the change continues in the event's webhook attempts
+		// and subscription messages, whichever instance sends them.
+		row.SetTraceParent(*tp)
+	}
 	b.mu.Lock()
 	b.rows = append(b.rows, row)
 	b.mu.Unlock()
@@ -210,7 +216,7 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 			q.WriteByte('(')
 			view.WritePlaceholders(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
 			q.WriteString(", " + PendingOrderSQL + ")")
-			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data), nil
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent), nil
 		},
 		func(stmt string, args []any, k int, first bool) error {
 			q := stmt + " RETURNING " + stampSQL
@@ -262,9 +268,9 @@ func insertChunks(rows []*ent.EventCreate, head string, argsPerRow int,
 // pendingInsert begins insertPending's statement; each row has pendingArgs
 // arguments, then its pending_order.
 const pendingInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
-	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldPendingOrder + ") VALUES "
+	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldPendingOrder + ") VALUES "
 
-const pendingArgs = 7
+const pendingArgs = 8
 
 // row is an event's columns as the event log's own INSERTs write them.
 type row struct {
@@ -272,6 +278,10 @@ type row struct {
 	typ, subject, actor string
 	data                []byte
 	created, updated    time.Time
+	// traceParent is the column's argument: a string, or an untyped nil
+	// (NULL: tracing off, or no span), which database/sql passes on without
+	// the reflection a nil *string takes.
+	traceParent any
 }
 
 // valuesOf reads r's columns and checks them as ent's builder would (the
@@ -288,6 +298,12 @@ func valuesOf(r *ent.EventCreate) (row, error) {
 	v.actor, _ = m.Actor()
 	v.created, _ = m.CreatedAt()
 	v.updated, _ = m.UpdatedAt()
+	if tp, ok := m.TraceParent(); ok {
+		if err := event.TraceParentValidator(tp); err != nil {
+			return v, fmt.Errorf("event %s: %w", v.typ, err)
+		}
+		v.traceParent = tp
+	}
 	for _, err := range []error{event.IDValidator(string(v.id)), event.TypeValidator(v.typ), event.SubjectIDValidator(v.subject), event.ActorValidator(v.actor)} {
 		if err != nil {
 			return v, fmt.Errorf("event %s: %w", v.typ, err)
@@ -319,7 +335,7 @@ func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate,
 				return nil, fmt.Errorf("event %s: not numbered", v.typ)
 			}
 			q.WriteString(numberedValues)
-			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, seq), nil
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent, seq), nil
 		},
 		func(stmt string, args []any, _ int, _ bool) error { return drv.Exec(ctx, stmt, args, nil) })
 	if err != nil {
@@ -332,9 +348,9 @@ func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate,
 // numberedValues, with numberedArgs arguments.
 const (
 	numberedInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
-		event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldSequence + ") VALUES "
-	numberedValues = "(?, ?, ?, ?, ?, ?, ?, ?)"
-	numberedArgs   = 8
+		event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldSequence + ") VALUES "
+	numberedValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	numberedArgs   = 9
 )
 
 // insertedStamp runs insertPending's statement and returns the stamp its k

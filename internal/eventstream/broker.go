@@ -25,10 +25,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
+	"logistics/internal/tracing"
 )
 
 // Options configure a Broker.
@@ -44,6 +48,9 @@ type Options struct {
 	// PageSize is how many events one read of the log takes (0: 500).
 	PageSize int
 	Log      *slog.Logger
+	// Tracer makes a span per event handed to subscribers, a child of the
+	// span that recorded it (its stored traceparent). nil: none.
+	Tracer trace.Tracer
 }
 
 // Broker is every hub of this instance, and the per-key count.
@@ -319,6 +326,9 @@ func (h *hub) fanOut(b *Batch) {
 	defer h.mu.Unlock()
 	h.pos = b.Last
 	h.published(b.Last)
+	if h.b.opt.Tracer != nil {
+		h.publishSpans(b)
+	}
 	for s := range h.subs {
 		if s.lagging {
 			continue
@@ -341,6 +351,30 @@ func (h *hub) fanOut(b *Batch) {
 			default:
 			}
 		}
+	}
+}
+
+// publishSpans records a span per event of b, published to the hub's
+// subscribers, in the trace of the change that recorded the event. Each
+// subscriber filters and renders the batch on its own goroutine, so the
+// span marks the hand-over, not each message.
+func (h *hub) publishSpans(b *Batch) {
+	for _, e := range b.Events {
+		attrs := []attribute.KeyValue{
+			attribute.String("messaging.system", "logistics"),
+			attribute.String("messaging.operation.type", "send"),
+			attribute.String("messaging.destination.name", "subscriptions"),
+			attribute.String("logistics.environment", string(h.env.Name)),
+			attribute.String("logistics.event.id", string(e.ID)),
+			attribute.String("logistics.event.type", e.Type),
+			attribute.Int("logistics.subscriptions", len(h.subs)),
+		}
+		if e.Sequence != nil {
+			attrs = append(attrs, attribute.Int("logistics.event.sequence", *e.Sequence))
+		}
+		ctx := tracing.FromTraceParent(context.Background(), e.TraceParent)
+		_, span := h.b.opt.Tracer.Start(ctx, "publish "+e.Type, trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attrs...))
+		span.End()
 	}
 }
 

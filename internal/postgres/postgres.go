@@ -37,13 +37,17 @@ type Durability struct {
 }
 
 // Open opens dsn, a postgres:// URL, with a pool of maxOpen connections
-// (0: 20), and reads the settings that make a commit durable.
-func Open(ctx context.Context, dsn string, maxOpen int) (*DB, error) {
+// (0: 20) opened by open (nil: sql.Open; the tracing wrapper comes in here),
+// and reads the settings that make a commit durable.
+func Open(ctx context.Context, dsn string, maxOpen int, open func(driverName, dsn string) (*sql.DB, error)) (*DB, error) {
 	source := dsn
 	if u, err := url.Parse(dsn); err == nil {
 		source = u.Redacted()
 	}
-	db, err := sql.Open("pgx", withDefaults(dsn))
+	if open == nil {
+		open = sql.Open
+	}
+	db, err := open("pgx", withDefaults(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", source, err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/mattn/go-sqlite3"
+
+	"logistics/internal/tracing"
 )
 
 // Group commit, a layer on the one-writer gate (gate.go). Under a queue of
@@ -250,7 +252,7 @@ func (t *connTx) undo(cause error) error {
 func inTransaction(conn *sql.Conn) bool {
 	in := true
 	_ = conn.Raw(func(dc any) error {
-		if c, ok := dc.(*sqlite3.SQLiteConn); ok {
+		if c, ok := tracing.Unwrap(dc).(*sqlite3.SQLiteConn); ok {
 			in = !c.AutoCommit()
 		}
 		return nil

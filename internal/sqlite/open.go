@@ -31,6 +31,9 @@ type Config struct {
 	// on the file: a command that only reads (backup) would otherwise
 	// take the write lock from a serving process's writers.
 	NoCheckpoints bool
+	// OpenDB opens the pool (nil: sql.Open); the tracing wrapper comes in
+	// here (internal/database).
+	OpenDB func(driverName, dsn string) (*sql.DB, error)
 }
 
 // DB is an open SQLite database: the pool, the write gate its writers pass
@@ -62,7 +65,11 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dsn, err)
 	}
-	db, err := sql.Open(driverName, withDefaults(dsn, mode))
+	open := cfg.OpenDB
+	if open == nil {
+		open = sql.Open
+	}
+	db, err := open(driverName, withDefaults(dsn, mode))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dsn, err)
 	}

@@ -9,6 +9,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
+
+	"logistics/internal/tracing"
 )
 
 // One order's statements (the order, its newest tracking entries, its
@@ -103,7 +106,7 @@ func onDriverConn(ctx context.Context, db *stdsql.DB, f func(dc any) error) erro
 // answers in order.
 func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 	return onDriverConn(ctx, db, func(dc any) error {
-		pc, ok := dc.(*stdlib.Conn)
+		pc, ok := tracing.Unwrap(dc).(*stdlib.Conn)
 		if !ok {
 			return errNotPgx
 		}
@@ -111,9 +114,22 @@ func pipeline(ctx context.Context, db *stdsql.DB, qs []query) error {
 		for _, q := range qs {
 			b.Queue(q.text, q.args...)
 		}
+		var spans []trace.Span // one per statement when traced: the batch bypasses the traced driver
+		if trace.SpanFromContext(ctx).IsRecording() {
+			for _, q := range qs {
+				spans = append(spans, tracing.StartStatement(ctx, "postgresql", q.text))
+			}
+		}
 		br := pc.Conn().SendBatch(ctx, b)
-		for _, q := range qs {
-			if err := scanBatch(br, q); err != nil {
+		for i, q := range qs {
+			err := scanBatch(br, q)
+			if spans != nil {
+				tracing.EndStatement(spans[i], err)
+			}
+			if err != nil {
+				for _, s := range spans[min(i+1, len(spans)):] {
+					tracing.EndStatement(s, err)
+				}
 				_ = br.Close()
 				return err
 			}

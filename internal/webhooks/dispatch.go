@@ -14,6 +14,9 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"logistics/ent"
 	"logistics/ent/event"
@@ -22,6 +25,7 @@ import (
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/resourceid"
+	"logistics/internal/tracing"
 	"logistics/standardwebhooks"
 )
 
@@ -89,31 +93,83 @@ func (m *Manager) attempt(ctx context.Context, env *environment.Env, d *ent.Webh
 		m.log.Warn("webhooks: load endpoint", "environment", env.Name, "delivery", d.ID, "err", err)
 		return // due again when the lease ends
 	}
-	var r result
+	var (
+		r    result
+		span trace.Span
+	)
 	if ep.Disabled {
 		r.err = errDisabled
 	} else {
-		r = m.send(ctx, env, ep, d)
+		var (
+			body   []byte
+			parent *string
+		)
+		body, parent, r.err = m.body(ctx, env, d)
+		if m.opts.Tracer != nil {
+			ctx, span = m.startAttempt(tracing.FromTraceParent(ctx, parent), env, ep, d)
+		}
+		if r.err == nil {
+			r = m.send(ctx, ep, d, body)
+		}
 		m.attempts.Add(1)
 		if r.err == nil && r.status >= 200 && r.status < 300 {
 			m.delivered.Add(1)
 		}
 	}
 	if err := m.record(ctx, env, ep, d, r); err != nil {
-		m.log.Warn("webhooks: record attempt", "environment", env.Name, "delivery", d.ID, "err", err)
+		m.log.WarnContext(ctx, "webhooks: record attempt", "environment", env.Name, "delivery", d.ID, "err", err)
+	}
+	if span != nil {
+		endAttempt(span, r)
 	}
 }
 
-// body renders what a delivery sends.
-func (m *Manager) body(ctx context.Context, env *environment.Env, d *ent.WebhookDelivery) ([]byte, error) {
+// startAttempt begins an attempt's span (a client span: the attempt is an
+// HTTP POST) in ctx, which holds the trace of the event's change when it
+// was traced.
+func (m *Manager) startAttempt(ctx context.Context, env *environment.Env, ep *ent.WebhookEndpoint, d *ent.WebhookDelivery) (context.Context, trace.Span) {
+	attrs := []attribute.KeyValue{
+		attribute.String("http.request.method", http.MethodPost),
+		attribute.String("url.full", eventlog.RedactURL(ep.URL)), // its query may hold a receiver's token
+		attribute.String("logistics.environment", string(env.Name)),
+		attribute.String("logistics.webhook.endpoint_id", string(ep.ID)),
+		attribute.String("logistics.webhook.delivery_id", string(d.ID)),
+		attribute.Int("logistics.webhook.attempt", d.Attempts),
+		attribute.String("logistics.event.type", d.EventType),
+	}
+	if d.EventID != "" {
+		attrs = append(attrs, attribute.String("logistics.event.id", d.EventID))
+	}
+	return m.opts.Tracer.Start(ctx, "webhook attempt", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+}
+
+// endAttempt closes an attempt's span with its outcome.
+func endAttempt(span trace.Span, r result) {
+	if r.status != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", r.status))
+	}
+	switch {
+	case r.err != nil:
+		span.RecordError(r.err)
+		span.SetStatus(codes.Error, r.err.Error())
+	case r.status < 200 || r.status >= 300:
+		span.SetStatus(codes.Error, "HTTP "+strconv.Itoa(r.status))
+	}
+	span.End()
+}
+
+// body renders what a delivery sends, and returns the traceparent stored
+// with its event (nil: none).
+func (m *Manager) body(ctx context.Context, env *environment.Env, d *ent.WebhookDelivery) ([]byte, *string, error) {
 	if d.EventID == "" {
-		return d.Payload, nil
+		return d.Payload, nil, nil
 	}
 	ev, err := env.DB.Client.Event.Get(ctx, resourceid.ID(d.EventID))
 	if err != nil {
-		return nil, fmt.Errorf("load event %s: %w", d.EventID, err)
+		return nil, nil, fmt.Errorf("load event %s: %w", d.EventID, err)
 	}
-	return eventlog.JSON(string(env.Name), ev)
+	b, err := eventlog.JSON(string(env.Name), ev)
+	return b, ev.TraceParent, err
 }
 
 // webhookID is the webhook-id header: the event's id, the same on every
@@ -136,11 +192,7 @@ func (m *Manager) secrets(ep *ent.WebhookEndpoint) []string {
 	return out
 }
 
-func (m *Manager) send(ctx context.Context, env *environment.Env, ep *ent.WebhookEndpoint, d *ent.WebhookDelivery) result {
-	body, err := m.body(ctx, env, d)
-	if err != nil {
-		return result{err: err}
-	}
+func (m *Manager) send(ctx context.Context, ep *ent.WebhookEndpoint, d *ent.WebhookDelivery, body []byte) result {
 	now := m.now()
 	sig, err := standardwebhooks.SignAll(m.secrets(ep), webhookID(d), now, body)
 	if err != nil {
@@ -157,6 +209,9 @@ func (m *Manager) send(ctx context.Context, env *environment.Env, ep *ent.Webhoo
 	req.Header.Set(standardwebhooks.HeaderID, webhookID(d))
 	req.Header.Set(standardwebhooks.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
 	req.Header.Set(standardwebhooks.HeaderSignature, sig)
+	if m.opts.Tracer != nil {
+		tracing.Inject(ctx, req.Header) // the attempt's span: the receiver's work joins the trace
+	}
 	start := time.Now()
 	resp, err := m.client.Do(req)
 	if err != nil {
@@ -239,7 +294,7 @@ func (m *Manager) disable(ctx context.Context, tx *ent.Tx, id resourceid.ID, rea
 	if err != nil {
 		return err
 	}
-	m.log.Warn("webhooks: endpoint disabled", "endpoint", id, "reason", reason)
+	m.log.WarnContext(ctx, "webhooks: endpoint disabled", "endpoint", id, "reason", reason)
 	return recordEvent(ctx, "webhook_endpoint.disabled", id, "system", Render(ep), map[string]any{"reason": reason})
 }
 

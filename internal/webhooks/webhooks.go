@@ -32,6 +32,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"go.opentelemetry.io/otel/trace"
 
 	"logistics/ent"
 	"logistics/ent/hook"
@@ -59,6 +60,10 @@ type Options struct {
 	Now           func() time.Time
 	Jitter        func(time.Duration) time.Duration // default: ±20 %
 	ResponseBytes int                               // bytes of a response body kept (default 1024, the most)
+	// Tracer makes a span per attempt, a child of the span that recorded
+	// the event (its stored traceparent), and sends that span as the
+	// attempt's traceparent header. nil: no spans, no header.
+	Tracer trace.Tracer
 }
 
 // Manager manages endpoints and sends deliveries for every environment.
