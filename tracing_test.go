@@ -146,7 +146,7 @@ func TestTraceAcrossWebhook(t *testing.T) {
 		"OTEL_SERVICE_NAME":           "logistics-trace-test",
 		"OTEL_BSP_SCHEDULE_DELAY":     "50",
 	}
-	var logs syncBuffer
+	var logs apptest.LockedBuffer
 	srv := apptest.New(t, apptest.Options{
 		Config: func(c *app.Config) { c.WebhookAllowPrivate = true; c.WebhookPoll = 50 * time.Millisecond },
 		Env:    func(k string) string { return otel[k] },

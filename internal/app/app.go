@@ -607,7 +607,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
 		Extensions: []graphql.HandlerExtension{metrics.GraphQLOperations{}},
-		Tracer: a.Tracing.Tracer(),
+		Tracer:     a.Tracing.Tracer(),
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,

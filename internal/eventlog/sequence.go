@@ -15,8 +15,8 @@ import (
 	"logistics/ent"
 	"logistics/ent/event"
 	"logistics/internal/resourceid"
-	"logistics/internal/view"
 	"logistics/internal/tracing"
+	"logistics/internal/view"
 )
 
 // Why the sequence is assigned at commit, not at insert: two transactions on

@@ -31,7 +31,7 @@ func TestDurability(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dsn := dbtest.Cluster(t, "fsync=off")
-	db, err := Open(ctx, dsn, 0)
+	db, err := Open(ctx, dsn, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDurability(t *testing.T) {
 	q := u.Query()
 	q.Set("synchronous_commit", "off")
 	u.RawQuery = q.Encode()
-	db, err = Open(ctx, u.String(), 0)
+	db, err = Open(ctx, u.String(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestDurability(t *testing.T) {
 
 	// A cluster with PostgreSQL's defaults keeps commits.
 	on := dbtest.Cluster(t)
-	db, err = Open(ctx, on, 0)
+	db, err = Open(ctx, on, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestDurability(t *testing.T) {
 		t.Errorf("defaults: %+v", d)
 	}
 	if env := os.Getenv("LOGISTICS_TEST_POSTGRES"); env != "" {
-		db, err := Open(ctx, env, 0)
+		db, err := Open(ctx, env, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
