@@ -1,0 +1,2 @@
+-- Modify "events" table
+ALTER TABLE "events" ADD COLUMN "trace_parent" character varying NULL;
