@@ -11,6 +11,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"logistics/graph"
 	"logistics/internal/apptest"
@@ -83,7 +84,7 @@ func TestCostFromDirectives(t *testing.T) {
 
 func specCost(t *testing.T, schema *ast.Schema, q string, vars map[string]any) int {
 	t.Helper()
-	doc, errs := gqlparser.LoadQuery(schema, q)
+	doc, errs := gqlparser.LoadQueryWithRules(schema, q, rules.NewDefaultRules())
 	if errs != nil {
 		t.Fatalf("the query does not validate against the SDL: %v\n%s", errs, q)
 	}
