@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"logistics/graph"
+	"logistics/internal/app"
 	"logistics/internal/apptest"
 	"logistics/internal/contract"
 )
@@ -278,4 +279,26 @@ func requiredArgs(f *ast.FieldDefinition) bool {
 		}
 	}
 	return false
+}
+
+// TestSDLFollowsConfiguration: the served @listSize of a plain list is
+// --graphql-max-list, the length the server prices it at.
+func TestSDLFollowsConfiguration(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.MaxListLength = 7 }})
+	sdl := string(srv.Do(t, http.MethodGet, srv.URL+graph.SDLPath, nil, apptest.Anonymous()).Body)
+	if !strings.Contains(sdl, "lines: [OrderLine!] @listSize(assumedSize: 7)") {
+		t.Errorf("Order.lines is not sized 7:\n%.2000s", sdl)
+	}
+	q := `{ orders(first: 2) { edges { node { lines { id } } } } }`
+	r := srv.Do(t, http.MethodPost, srv.URL+"/graphql", map[string]any{"query": q}, nil)
+	var body struct {
+		Extensions struct{ Cost *graph.Cost } `json:"extensions"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil || body.Extensions.Cost == nil {
+		t.Fatalf("%d %s", r.StatusCode, r.Body)
+	}
+	// 1 + edges 2 × (1 + node (1 + lines 7 × (1 + id 1))).
+	if got := body.Extensions.Cost.Requested; got != 1+2*(1+1+7*2) {
+		t.Errorf("requested %d, want %d", got, 1+2*(1+1+7*2))
+	}
 }
