@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,40 +18,95 @@ import (
 	"logistics/internal/aggregate"
 )
 
-// The cost model (README, Decisions: "GraphQL cost") in one place:
+// The cost model (README, Decisions: "GraphQL cost") in one place. It is
+// the IBM cost directives' algorithm, and the served SDL declares it with
+// them (costsdl.go prints the directives from listRuleFor, the table below):
 //
-//   - every field occurrence in the operation costs 1, fragments expanded at
-//     every spread and nothing merged: an alias, a repeated field and a field
-//     selected again through a fragment each cost again;
-//   - a field whose value is a list multiplies what it selects by the most
-//     elements the list can have:
-//   - a connection (first/last) by its page size (first or last, 50 when
-//     neither is given); the lists inside it (edges, nodes) add nothing more;
+//   - a field costs n × (weight + Σ cost(selected fields)), with fragments
+//     expanded at every spread and nothing merged: an alias, a repeated field
+//     and a field selected again through a fragment each cost again;
+//   - every field's weight is 1, scalars and enums included (@cost(weight: 1)
+//     on those fields; objects, interfaces and unions weigh 1 by default);
+//     __typename costs nothing (it is no field of the schema);
+//   - n is 1 for a field that is not a list, and for a list the most
+//     elements it can have (listRuleFor, @listSize):
+//   - a connection (first/last) is one object; its edges and nodes are
+//     lists of its page size (first or last, the larger if both; 50 when
+//     neither is given: @listSize(slicingArguments, sizedFields, assumedSize));
 //   - a plain list of objects (Order.lines, Order.events, Part.orderLines,
-//     Workflow.transitions) by MaxListLength, which execution enforces: such a
-//     list with more elements fails with LIST_LIMIT_EXCEEDED;
-//   - nodes(ids:) by the number of ids;
-//   - an aggregate (<t>Aggregate, a list of groups) by its first (100 when
-//     not given, at most 1,000: internal/aggregate); a connection's
-//     aggregate is one object (counted, as the connection's other fields,
-//     once per element of its page: an overestimate);
-//   - an introspection list by its length in this schema: the most any
-//     object has when reached alone (__type, a field's type), the average
-//     over all of them when reached from __schema { types } or
-//     __schema { directives } through lists only — their total is then known
-//     exactly;
-//   - a list of scalars or enums costs 1 (its values are not fields);
-//   - __Type.ofType nested deeper than the schema's deepest type wrapping
-//     ([Hub!]! is 3 deep) costs 1: it is null.
+//     Workflow.transitions) has MaxListLength elements, which execution
+//     enforces: such a list with more elements fails with LIST_LIMIT_EXCEEDED;
+//   - nodes(ids:) has as many elements as ids (at most MaxPageSize);
+//   - an aggregate (<t>Aggregate, a list of groups) has first groups (100
+//     when not given: internal/aggregate);
+//   - a list of scalars or enums costs 1, as one value (its elements are
+//     not fields);
+//   - introspection is not part of the SDL and keeps rules of its own:
+//     cost = 1 + multiplier × Σ cost(selected), where an introspection list
+//     multiplies by its length in this schema: the most any object has when
+//     reached alone (__type, a field's type), the average over all of them
+//     when reached from __schema { types } or __schema { directives }
+//     through lists only — their total is then known exactly; __Type.ofType
+//     nested deeper than the schema's deepest type wrapping ([Hub!]! is 3
+//     deep) costs 1: it is null.
 //
-// cost(field) = 1 + multiplier × Σ cost(selected fields). The operation's
-// cost is the sum over its root fields. It is an upper bound of the actual
-// cost: the number of fields that execution resolved (each object of a list
-// counting its own fields; __typename not counted).
+// The operation's cost is the sum over its root fields. It bounds the
+// actual cost — the number of fields that execution resolved (each object
+// of a list counting its own fields; __typename not counted) — except that
+// a page of 0 (first: 0) prices its edges and nodes at 0 although execution
+// resolves each once, empty.
+
+// listKind is how a list field's length is known.
+type listKind int
+
+const (
+	notList     listKind = iota
+	assumedList          // at most assumed elements
+	slicedList           // the value of a slicing argument, else assumed
+	scalarList           // a list of scalars or enums: one value
+	connection           // one object; sized lists its edges and nodes
+)
+
+// listRule is one field's entry in the cost table: what @listSize says of
+// it in the SDL and what the cost walk multiplies by.
+type listRule struct {
+	kind    listKind
+	assumed int
+	slicing []string // arguments whose value is the length (Int, or a list: its length)
+	sized   []string // a connection's fields whose length the slicing arguments give
+}
+
+// listRuleFor is the cost table: the rule of field def of type parent.
+func listRuleFor(s *ast.Schema, parent *ast.Definition, def *ast.FieldDefinition, maxList int) listRule {
+	if def == nil || def.Type == nil || strings.HasPrefix(def.Name, "__") || parent == nil || strings.HasPrefix(parent.Name, "__") {
+		return listRule{}
+	}
+	if isConnection(def) {
+		return listRule{kind: connection, assumed: DefaultPageSize, slicing: []string{"first", "last"}, sized: []string{"edges", "nodes"}}
+	}
+	if def.Type.Elem == nil {
+		return listRule{}
+	}
+	if et := s.Types[def.Type.Name()]; et == nil || et.Kind == ast.Scalar || et.Kind == ast.Enum {
+		return listRule{kind: scalarList, assumed: 1}
+	}
+	switch {
+	case isAggregateList(def):
+		return listRule{kind: slicedList, assumed: aggregate.DefaultLimit, slicing: []string{"first"}}
+	case parent == s.Query && def.Name == "nodes" && def.Arguments.ForName("ids") != nil:
+		return listRule{kind: slicedList, assumed: MaxPageSize, slicing: []string{"ids"}}
+	case isConnectionType(parent.Name):
+		// edges, nodes: sized by the connection field; reached otherwise, a
+		// page holds at most MaxPageSize.
+		return listRule{kind: assumedList, assumed: MaxPageSize}
+	}
+	return listRule{kind: assumedList, assumed: maxList}
+}
 
 // costPlan is what the cost model needs from the schema, worked out once.
 type costPlan struct {
 	maxList int
+	rules   map[*ast.FieldDefinition]listRule
 	// introspection list lengths by "Type.field": the most any one parent
 	// has, and the average (rounded up) over all parents of that type.
 	introMax, introAvg map[string]int
@@ -62,7 +118,14 @@ type costPlan struct {
 }
 
 func newCostPlan(s *ast.Schema, maxList int) *costPlan {
-	p := &costPlan{maxList: maxList, introMax: map[string]int{}, introAvg: map[string]int{}, capped: map[*ast.FieldDefinition]bool{}}
+	p := &costPlan{maxList: maxList, rules: map[*ast.FieldDefinition]listRule{}, introMax: map[string]int{}, introAvg: map[string]int{}, capped: map[*ast.FieldDefinition]bool{}}
+	for _, d := range s.Types {
+		for _, f := range d.Fields {
+			if r := listRuleFor(s, d, f, maxList); r.kind != notList {
+				p.rules[f] = r
+			}
+		}
+	}
 	// Introspection, as gqlgen answers it: every type of the schema.
 	var nTypes, nFields, nArgs, nInput, nEnum, nIfaces, nPossible int
 	maxOf := func(k string, n int) { p.introMax[k] = max(p.introMax[k], n) }
@@ -169,17 +232,24 @@ type costWalk struct {
 
 const costCap = 1 << 40 // costs saturate here: no overflow
 
-// set is the cost of a selection set. aggregate: its objects are reached
-// from __schema through lists only; chain: how many __Type.ofType fields
-// lead to it in a row.
-func (w *costWalk) set(set ast.SelectionSet, aggregate bool, chain int) int {
+// sizing is what a connection field tells the fields of its selection: the
+// length of the lists named (edges, nodes).
+type sizing struct {
+	names []string
+	n     int
+}
+
+// set is the cost of a selection set. sized: the lists a connection sized
+// for it; aggregate: its objects are reached from __schema through lists
+// only; chain: how many __Type.ofType fields lead to it in a row.
+func (w *costWalk) set(set ast.SelectionSet, sized *sizing, aggregate bool, chain int) int {
 	total := 0
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			total = satAdd(total, w.field(s, aggregate, chain))
+			total = satAdd(total, w.field(s, sized, aggregate, chain))
 		case *ast.InlineFragment:
-			total = satAdd(total, w.set(s.SelectionSet, aggregate, chain))
+			total = satAdd(total, w.set(s.SelectionSet, sized, aggregate, chain))
 		case *ast.FragmentSpread:
 			f := w.frags.ForName(s.Name)
 			if f == nil {
@@ -190,7 +260,7 @@ func (w *costWalk) set(set ast.SelectionSet, aggregate bool, chain int) int {
 			if w.spreads++; w.spreads > 1<<16 {
 				return costCap
 			}
-			total = satAdd(total, w.set(f.SelectionSet, aggregate, chain))
+			total = satAdd(total, w.set(f.SelectionSet, sized, aggregate, chain))
 		}
 		if total >= costCap {
 			return costCap
@@ -199,7 +269,36 @@ func (w *costWalk) set(set ast.SelectionSet, aggregate bool, chain int) int {
 	return total
 }
 
-func (w *costWalk) field(f *ast.Field, aggregate bool, chain int) int {
+func (w *costWalk) field(f *ast.Field, sized *sizing, aggregate bool, chain int) int {
+	if f.Name == "__typename" {
+		return 0
+	}
+	if isIntrospection(f) {
+		return w.introspectionField(f, aggregate, chain)
+	}
+	rule := w.plan.rules[f.Definition]
+	n, inner := 1, (*sizing)(nil)
+	switch rule.kind {
+	case connection:
+		inner = &sizing{names: rule.sized, n: w.slice(f, rule)}
+	case assumedList, scalarList:
+		n = rule.assumed
+	case slicedList:
+		n = w.slice(f, rule)
+	}
+	if sized != nil && rule.kind != notList && slices.Contains(sized.names, f.Name) {
+		n = sized.n
+	}
+	return satMul(n, satAdd(1, w.set(f.SelectionSet, inner, false, 0)))
+}
+
+// isIntrospection tells the fields the SDL does not have: __schema,
+// __type and the fields of the introspection types.
+func isIntrospection(f *ast.Field) bool {
+	return strings.HasPrefix(f.Name, "__") || f.ObjectDefinition != nil && strings.HasPrefix(f.ObjectDefinition.Name, "__")
+}
+
+func (w *costWalk) introspectionField(f *ast.Field, aggregate bool, chain int) int {
 	if len(f.SelectionSet) == 0 {
 		return 1
 	}
@@ -212,58 +311,29 @@ func (w *costWalk) field(f *ast.Field, aggregate bool, chain int) int {
 	} else {
 		chain = 0
 	}
-	mult, childAggregate := w.multiplier(f, aggregate)
-	children := w.set(f.SelectionSet, childAggregate, chain)
+	mult, childAggregate := w.introspectionList(f, aggregate)
+	children := w.set(f.SelectionSet, nil, childAggregate, chain)
 	return satAdd(1, satMul(mult, children))
 }
 
-// multiplier is how many times f's selection is resolved at most, and
-// whether the objects it yields are all the parents of their kind reached
-// through lists from __schema (so their lists cost their average).
-func (w *costWalk) multiplier(f *ast.Field, aggregate bool) (int, bool) {
+// introspectionList is how many times f's selection is resolved at most,
+// and whether the objects it yields are all the parents of their kind
+// reached through lists from __schema (so their lists cost their average).
+func (w *costWalk) introspectionList(f *ast.Field, aggregate bool) (int, bool) {
 	def := f.Definition
-	if def == nil || def.Type == nil {
+	if def == nil || def.Type == nil || def.Type.Elem == nil || f.ObjectDefinition == nil {
 		return 1, false
 	}
-	if isConnection(def) {
-		return w.pageSize(f), false
+	key := f.ObjectDefinition.Name + "." + f.Name
+	if key == "__Schema.types" || key == "__Schema.directives" {
+		return w.plan.introMax[key], true
 	}
-	if isAggregateList(def) {
-		return w.groups(f), false
-	}
-	if def.Type.Elem == nil {
-		return 1, false
-	}
-	parent := ""
-	if f.ObjectDefinition != nil {
-		parent = f.ObjectDefinition.Name
-	}
-	switch {
-	case strings.HasPrefix(parent, "__"):
-		key := parent + "." + f.Name
-		if key == "__Schema.types" || key == "__Schema.directives" {
-			return w.plan.introMax[key], true
+	if aggregate {
+		if n, ok := w.plan.introAvg[key]; ok {
+			return n, true
 		}
-		if aggregate {
-			if n, ok := w.plan.introAvg[key]; ok {
-				return n, true
-			}
-		}
-		return w.plan.introMax[key], false
-	case isConnectionType(parent):
-		return 1, false // edges, nodes: the connection counted its page
-	case f.Name == "nodes" && f.ObjectDefinition != nil && f.ObjectDefinition.Name == "Query":
-		if a := f.Arguments.ForName("ids"); a != nil {
-			w.usedVars = w.usedVars || a.Value.Kind == ast.Variable
-			if v, err := a.Value.Value(w.vars); err == nil {
-				if l, ok := v.([]any); ok {
-					return max(len(l), 1), false
-				}
-			}
-		}
-		return 1, false
 	}
-	return w.plan.maxList, false
+	return w.plan.introMax[key], false
 }
 
 // isAggregateList tells a <t>Aggregate field: a list of groups, at most
@@ -272,26 +342,13 @@ func isAggregateList(def *ast.FieldDefinition) bool {
 	return def.Type.Elem != nil && def.Arguments.ForName("groupBy") != nil && def.Arguments.ForName("first") != nil
 }
 
-// groups is the most groups an aggregate field answers: its first, or the
-// default.
-func (w *costWalk) groups(f *ast.Field) int {
-	n := aggregate.DefaultLimit
-	if a := f.Arguments.ForName("first"); a != nil {
-		if a.Value.Kind == ast.Variable {
-			w.usedVars = true
-		}
-		if v, err := a.Value.Value(w.vars); err == nil && v != nil {
-			if i, ok := asInt(v); ok {
-				n = int(min(max(i, 0), aggregate.MaxLimit))
-			}
-		}
-	}
-	return max(n, 1)
-}
-
-func (w *costWalk) pageSize(f *ast.Field) int {
-	n := DefaultPageSize
-	for _, name := range []string{"first", "last"} {
+// slice is a sliced list's length: the largest value of its slicing
+// arguments given (an Int, or a list's length), else the rule's assumed
+// size. A value past the limits is refused (pages.go before execution; the
+// aggregate and nodes resolvers when they run), so it is used as given.
+func (w *costWalk) slice(f *ast.Field, rule listRule) int {
+	n, given := 0, false
+	for _, name := range rule.slicing {
 		a := f.Arguments.ForName(name)
 		if a == nil {
 			continue
@@ -299,13 +356,20 @@ func (w *costWalk) pageSize(f *ast.Field) int {
 		if a.Value.Kind == ast.Variable {
 			w.usedVars = true
 		}
-		if v, err := a.Value.Value(w.vars); err == nil && v != nil {
-			if i, ok := asInt(v); ok {
-				n = int(min(max(i, 0), MaxPageSize))
-			}
+		v, err := a.Value.Value(w.vars)
+		if err != nil || v == nil {
+			continue
+		}
+		if l, ok := v.([]any); ok {
+			n, given = max(n, len(l)), true
+		} else if i, ok := asInt(v); ok {
+			n, given = max(n, int(min(max(i, 0), costCap))), true
 		}
 	}
-	return max(n, 1)
+	if !given {
+		return rule.assumed
+	}
+	return n
 }
 
 func satAdd(a, b int) int { return min(a+b, costCap) }
@@ -371,7 +435,7 @@ func (c *costLimits) operationCost(rc *graphql.OperationContext) int {
 		return n
 	}
 	w := costWalk{plan: c.plan, frags: rc.Doc.Fragments, vars: rc.Variables}
-	n := w.set(rc.Operation.SelectionSet, false, 0)
+	n := w.set(rc.Operation.SelectionSet, nil, false, 0)
 	if !w.usedVars {
 		c.cache.Add(rc.Operation, n)
 	}

@@ -626,6 +626,8 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 	mux.Handle(env.Path("/v1/"), protected)
 	// The API's description reveals no data: served without a key.
 	mux.Handle("GET "+env.Path(rest.PublicPath), api)
+	// The SDL with the cost directives, as public as the OpenAPI document.
+	mux.Handle("GET "+env.Path(graph.SDLPath), graph.SDLHandler(a.Config.MaxListLength))
 	a.mountLanding(mux, env)
 	// The pages link the icon under their own base address too (a base
 	// address with a path may be all a proxy forwards).

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"logistics/graph"
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/rest"
@@ -40,6 +41,7 @@ func (a *App) mountLanding(mux *http.ServeMux, env *environment.Env) {
 		{"playground", "GraphQL playground", env.URL("/playground"), "this environment"},
 		{"graphql", "GraphQL endpoint", env.URL("/graphql"), "POST queries here"},
 		{"openapi", "OpenAPI document", env.URL("/v1/openapi.json"), "REST /v1, no key needed"},
+		{"graphql_schema", "GraphQL schema (SDL)", env.URL(graph.SDLPath), "with the cost directives, no key needed"},
 		{"status", "Status", env.URL("/v1/status"), "needs a key or a session"},
 	}
 	other := sbx

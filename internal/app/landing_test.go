@@ -41,6 +41,7 @@ func TestLandingPages(t *testing.T) {
 			t.Fatalf("%s as JSON: %d %s", c.url, r.StatusCode, r.Body)
 		}
 		if doc.Status != "ok" || doc.Environment != c.env || doc.Links["openapi"] != c.base+"/v1/openapi.json" ||
+			doc.Links["graphql_schema"] != c.base+"/graphql/schema.graphql" ||
 			doc.Links["console"] != s.URL+"/console" || doc.Links["playground"] != c.base+"/playground" {
 			t.Errorf("%s: %+v", c.url, doc)
 		}
@@ -50,8 +51,13 @@ func TestLandingPages(t *testing.T) {
 			t.Errorf("%s without a key: %d", u, r.StatusCode)
 		}
 	}
+	for _, u := range []string{s.URL + "/graphql/schema.graphql", s.SandboxURL + "/graphql/schema.graphql"} {
+		if r := s.Do(t, http.MethodGet, u, nil, apptest.Anonymous()); r.StatusCode != http.StatusOK || !strings.Contains(string(r.Body), "directive @listSize(") {
+			t.Errorf("%s without a key: %d", u, r.StatusCode)
+		}
+	}
 	if r := s.Do(t, http.MethodGet, s.URL+"/v1/status", nil, apptest.Anonymous()); r.StatusCode != http.StatusUnauthorized {
-		t.Errorf("/v1/status without a key: %d (only the OpenAPI document is public)", r.StatusCode)
+		t.Errorf("/v1/status without a key: %d (only the OpenAPI document and the SDL are public)", r.StatusCode)
 	}
 	r := s.Do(t, http.MethodGet, s.SandboxURL+"/docs/auth.md", nil, apptest.Anonymous())
 	if r.StatusCode != http.StatusOK || !strings.Contains(string(r.Body), "# ") {
