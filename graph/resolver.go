@@ -13,6 +13,7 @@ import (
 	"logistics/internal/eventstream"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
+	"logistics/internal/documents"
 	"logistics/internal/webhooks"
 )
 
@@ -28,6 +29,8 @@ type Resolver struct {
 	Log       *slog.Logger
 	// Webhooks manages webhook endpoints (the same code as REST).
 	Webhooks *webhooks.Manager
+	// Documents keeps the trusted documents (the same code as REST).
+	Documents *documents.Store
 }
 
 // Page sizes of connections: the default when neither first nor last is
