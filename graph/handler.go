@@ -20,6 +20,7 @@ import (
 	"logistics/ent"
 	"logistics/graph/generated"
 	"logistics/internal/auth"
+	"logistics/internal/documents"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
 	"logistics/internal/service"
@@ -81,6 +82,9 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	}
 	if opt.OutBuffer <= 0 {
 		opt.OutBuffer = 256
+	}
+	if opt.Trusted.Store == nil {
+		opt.Trusted.Store = documents.NewStore(0)
 	}
 	if opt.Recheck <= 0 {
 		opt.Recheck = 2 * time.Second

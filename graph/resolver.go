@@ -10,10 +10,10 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/documents"
 	"logistics/internal/eventstream"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
-	"logistics/internal/documents"
 	"logistics/internal/webhooks"
 )
 

@@ -15,6 +15,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"logistics/graph"
 	"logistics/internal/apperr"
@@ -22,6 +23,7 @@ import (
 	"logistics/internal/console"
 	"logistics/internal/database"
 	"logistics/internal/demodata"
+	"logistics/internal/documents"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
@@ -53,6 +55,11 @@ type App struct {
 	Origins *auth.Origins
 	Cookies auth.CookieOptions
 	docs    fs.FS // README.md and docs/*.md (Options.Docs); nil: not served
+
+	// Documents keeps every environment's trusted documents (documents.go).
+	Documents   *documents.Store
+	trustedOnce sync.Once
+	untrusted   *prometheus.CounterVec
 
 	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
 	redis  *auth.RedisLimits // nil without --redis-url
@@ -472,9 +479,10 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
+		Trusted: a.trustedOptions(env),
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Documents: a.Documents, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
 		Commit: BuildInfo().Commit, BuildDate: BuildInfo().Date,
 		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit,
 		Servers: []rest.Server{

@@ -57,9 +57,9 @@ type Client struct{ Name, Version string }
 
 // Registered is what a registration did.
 type Registered struct {
-	Created     int `json:"created"`     // documents new to the environment
-	Reactivated int `json:"reactivated"` // retired documents trusted again
-	Unchanged   int `json:"unchanged"`   // documents already trusted
+	Created     int                    `json:"created"`     // documents new to the environment
+	Reactivated int                    `json:"reactivated"` // retired documents trusted again
+	Unchanged   int                    `json:"unchanged"`   // documents already trusted
 	Documents   []*ent.TrustedDocument `json:"-"`
 }
 
@@ -245,10 +245,15 @@ func (s *Store) List(ctx context.Context, o ListOptions) (Page, error) {
 	var p Page
 	if len(rows) > o.Limit {
 		rows = rows[:o.Limit]
-		p.Next = base64.RawURLEncoding.EncodeToString([]byte(rows[len(rows)-1].ID))
+		p.Next = EncodeCursor(rows[len(rows)-1].ID)
 	}
 	p.Documents = rows
 	return p, nil
+}
+
+// EncodeCursor is the cursor of the page after the document with the id.
+func EncodeCursor(id resourceid.ID) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(id))
 }
 
 func decodeCursor(c string) (resourceid.ID, error) {
@@ -312,6 +317,9 @@ func (s *Store) Lookup(ctx context.Context, key string) (string, bool, error) {
 // forget drops the environment's cached lookups: after a registration (a
 // hash cached as unknown is now trusted) or a retirement.
 func (s *Store) forget(ctx context.Context) {
+	if s == nil {
+		return
+	}
 	env := envName(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
