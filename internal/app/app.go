@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -57,7 +58,10 @@ type App struct {
 	docs    fs.FS // README.md and docs/*.md (Options.Docs); nil: not served
 
 	// Documents keeps every environment's trusted documents (documents.go).
-	Documents   *documents.Store
+	Documents *documents.Store
+	// Parses counts the GraphQL documents parsed and validated (query-cache
+	// misses), in every environment.
+	Parses      atomic.Int64
 	trustedOnce sync.Once
 	untrusted   *prometheus.CounterVec
 
@@ -479,7 +483,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
-		Trusted: a.trustedOptions(env),
+		Trusted: a.trustedOptions(env), Parses: &a.Parses,
 	})
 	api.Handle(env.Path("/graphql"), gql)
 	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Documents: a.Documents, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,

@@ -6,6 +6,7 @@ import (
 	"logistics/graph"
 	"logistics/internal/documents"
 	"logistics/internal/environment"
+	"logistics/internal/metrics"
 )
 
 // trustedOptions are the environment's trusted documents for its GraphQL
@@ -22,6 +23,9 @@ func (a *App) trustedOptions(env *environment.Env) graph.TrustedOptions {
 			Name: "logistics_graphql_untrusted_operations_total",
 			Help: "GraphQL operations that were not trusted documents, by environment, credential (session, key) and action (ran: report mode; refused: enforce).",
 		}, []string{"environment", "credential", "action"})
+		a.Metrics.Counter("logistics_graphql_documents_parsed_total",
+			"GraphQL documents parsed and validated (misses of the query cache, which a trusted document's text hits after its first request).",
+			nil, func() []metrics.Sample { return []metrics.Sample{{Value: float64(a.Parses.Load())}} })
 	})
 	return graph.TrustedOptions{
 		Store:  a.Documents,

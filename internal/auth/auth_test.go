@@ -55,7 +55,7 @@ func TestLimiterForgetsFullBuckets(t *testing.T) {
 
 func TestParseScopes(t *testing.T) {
 	all, err := ParseScopes([]string{"all"})
-	if err != nil || len(all) != 14 || !slices.Equal(all, AllScopes()) || !slices.Contains(all, "webhooks:write") {
+	if err != nil || len(all) != 17 || !slices.Equal(all, AllScopes()) || !slices.Contains(all, "webhooks:write") {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	got, err := ParseScopes([]string{" orders:write", "hubs:read", "orders:write", ""})

@@ -196,7 +196,10 @@ func (s *Store) Get(ctx context.Context, hash string) (*ent.TrustedDocument, err
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("no trusted document %q in this environment", truncate(hash))
 	}
-	return d, apperr.From(err)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
+	return d, nil
 }
 
 // ListOptions select a page of the list.
