@@ -199,7 +199,7 @@ func (g trustedGate) MutateOperationParameters(ctx context.Context, p *graphql.R
 	}
 	return &gqlerror.Error{
 		Message: "this environment runs only trusted documents for a " + p0Kind(p0) +
-			": register the operation (sha256 "+hash+"; docs/graphql.md: Trusted documents), or use credentials with the scope " + documents.AdhocScope,
+			": register the operation (sha256 " + hash + "; docs/graphql.md: Trusted documents), or use credentials with the scope " + documents.AdhocScope,
 		Extensions: map[string]any{"code": codeTrustedRequired, "hash": hash},
 	}
 }
