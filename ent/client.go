@@ -24,6 +24,7 @@ import (
 	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
+	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
@@ -66,6 +67,8 @@ type Client struct {
 	Session *SessionClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
 	TrackingEntry *TrackingEntryClient
+	// TrustedDocument is the client for interacting with the TrustedDocument builders.
+	TrustedDocument *TrustedDocumentClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -97,6 +100,7 @@ func (c *Client) init() {
 	c.Reservation = NewReservationClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.TrackingEntry = NewTrackingEntryClient(c.config)
+	c.TrustedDocument = NewTrustedDocumentClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WebhookEndpoint = NewWebhookEndpointClient(c.config)
@@ -205,6 +209,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Reservation:     NewReservationClient(cfg),
 		Session:         NewSessionClient(cfg),
 		TrackingEntry:   NewTrackingEntryClient(cfg),
+		TrustedDocument: NewTrustedDocumentClient(cfg),
 		User:            NewUserClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint: NewWebhookEndpointClient(cfg),
@@ -240,6 +245,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Reservation:     NewReservationClient(cfg),
 		Session:         NewSessionClient(cfg),
 		TrackingEntry:   NewTrackingEntryClient(cfg),
+		TrustedDocument: NewTrustedDocumentClient(cfg),
 		User:            NewUserClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint: NewWebhookEndpointClient(cfg),
@@ -274,8 +280,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry, c.User,
-		c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry,
+		c.TrustedDocument, c.User, c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
 	} {
 		n.Use(hooks...)
 	}
@@ -286,8 +292,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry, c.User,
-		c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry,
+		c.TrustedDocument, c.User, c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -320,6 +326,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Session.mutate(ctx, m)
 	case *TrackingEntryMutation:
 		return c.TrackingEntry.mutate(ctx, m)
+	case *TrustedDocumentMutation:
+		return c.TrustedDocument.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
@@ -2233,6 +2241,139 @@ func (c *TrackingEntryClient) mutate(ctx context.Context, m *TrackingEntryMutati
 	}
 }
 
+// TrustedDocumentClient is a client for the TrustedDocument schema.
+type TrustedDocumentClient struct {
+	config
+}
+
+// NewTrustedDocumentClient returns a client for the TrustedDocument from the given config.
+func NewTrustedDocumentClient(c config) *TrustedDocumentClient {
+	return &TrustedDocumentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `trusteddocument.Hooks(f(g(h())))`.
+func (c *TrustedDocumentClient) Use(hooks ...Hook) {
+	c.hooks.TrustedDocument = append(c.hooks.TrustedDocument, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `trusteddocument.Intercept(f(g(h())))`.
+func (c *TrustedDocumentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TrustedDocument = append(c.inters.TrustedDocument, interceptors...)
+}
+
+// Create returns a builder for creating a TrustedDocument entity.
+func (c *TrustedDocumentClient) Create() *TrustedDocumentCreate {
+	mutation := newTrustedDocumentMutation(c.config, OpCreate)
+	return &TrustedDocumentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TrustedDocument entities.
+func (c *TrustedDocumentClient) CreateBulk(builders ...*TrustedDocumentCreate) *TrustedDocumentCreateBulk {
+	return &TrustedDocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TrustedDocumentClient) MapCreateBulk(slice any, setFunc func(*TrustedDocumentCreate, int)) *TrustedDocumentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TrustedDocumentCreateBulk{err: fmt.Errorf("calling to TrustedDocumentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TrustedDocumentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TrustedDocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TrustedDocument.
+func (c *TrustedDocumentClient) Update() *TrustedDocumentUpdate {
+	mutation := newTrustedDocumentMutation(c.config, OpUpdate)
+	return &TrustedDocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TrustedDocumentClient) UpdateOne(_m *TrustedDocument) *TrustedDocumentUpdateOne {
+	mutation := newTrustedDocumentMutation(c.config, OpUpdateOne, withTrustedDocument(_m))
+	return &TrustedDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TrustedDocumentClient) UpdateOneID(id resourceid.ID) *TrustedDocumentUpdateOne {
+	mutation := newTrustedDocumentMutation(c.config, OpUpdateOne, withTrustedDocumentID(id))
+	return &TrustedDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TrustedDocument.
+func (c *TrustedDocumentClient) Delete() *TrustedDocumentDelete {
+	mutation := newTrustedDocumentMutation(c.config, OpDelete)
+	return &TrustedDocumentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TrustedDocumentClient) DeleteOne(_m *TrustedDocument) *TrustedDocumentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TrustedDocumentClient) DeleteOneID(id resourceid.ID) *TrustedDocumentDeleteOne {
+	builder := c.Delete().Where(trusteddocument.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TrustedDocumentDeleteOne{builder}
+}
+
+// Query returns a query builder for TrustedDocument.
+func (c *TrustedDocumentClient) Query() *TrustedDocumentQuery {
+	return &TrustedDocumentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTrustedDocument},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TrustedDocument entity by its id.
+func (c *TrustedDocumentClient) Get(ctx context.Context, id resourceid.ID) (*TrustedDocument, error) {
+	return c.Query().Where(trusteddocument.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TrustedDocumentClient) GetX(ctx context.Context, id resourceid.ID) *TrustedDocument {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *TrustedDocumentClient) Hooks() []Hook {
+	return c.hooks.TrustedDocument
+}
+
+// Interceptors returns the client interceptors.
+func (c *TrustedDocumentClient) Interceptors() []Interceptor {
+	return c.inters.TrustedDocument
+}
+
+func (c *TrustedDocumentClient) mutate(ctx context.Context, m *TrustedDocumentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TrustedDocumentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TrustedDocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TrustedDocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TrustedDocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TrustedDocument mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -2849,13 +2990,13 @@ func (c *WorkflowClient) mutate(ctx context.Context, m *WorkflowMutation) (Value
 type (
 	hooks struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Reservation, Session, TrackingEntry, User, WebhookDelivery, WebhookEndpoint,
-		Workflow []ent.Hook
+		Reservation, Session, TrackingEntry, TrustedDocument, User, WebhookDelivery,
+		WebhookEndpoint, Workflow []ent.Hook
 	}
 	inters struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Reservation, Session, TrackingEntry, User, WebhookDelivery, WebhookEndpoint,
-		Workflow []ent.Interceptor
+		Reservation, Session, TrackingEntry, TrustedDocument, User, WebhookDelivery,
+		WebhookEndpoint, Workflow []ent.Interceptor
 	}
 )
 

@@ -18,6 +18,7 @@ import (
 	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
+	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
@@ -100,6 +101,7 @@ func checkColumn(t, c string) error {
 			reservation.Table:     reservation.ValidColumn,
 			session.Table:         session.ValidColumn,
 			trackingentry.Table:   trackingentry.ValidColumn,
+			trusteddocument.Table: trusteddocument.ValidColumn,
 			user.Table:            user.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 			webhookendpoint.Table: webhookendpoint.ValidColumn,

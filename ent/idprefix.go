@@ -17,6 +17,7 @@ import (
 	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
+	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
@@ -38,6 +39,7 @@ var tableByPrefix = map[string]string{
 	"rsv": reservation.Table,
 	"ses": session.Table,
 	"trk": trackingentry.Table,
+	"tdc": trusteddocument.Table,
 	"usr": user.Table,
 	"whd": webhookdelivery.Table,
 	"whe": webhookendpoint.Table,

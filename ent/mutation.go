@@ -19,6 +19,7 @@ import (
 	"logistics/ent/reservation"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
+	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
@@ -54,6 +55,7 @@ const (
 	TypeReservation     = "Reservation"
 	TypeSession         = "Session"
 	TypeTrackingEntry   = "TrackingEntry"
+	TypeTrustedDocument = "TrustedDocument"
 	TypeUser            = "User"
 	TypeWebhookDelivery = "WebhookDelivery"
 	TypeWebhookEndpoint = "WebhookEndpoint"
@@ -12158,6 +12160,792 @@ func (m *TrackingEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown TrackingEntry edge %s", name)
+}
+
+// TrustedDocumentMutation represents an operation that mutates the TrustedDocument nodes in the graph.
+type TrustedDocumentMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *resourceid.ID
+	created_at     *time.Time
+	updated_at     *time.Time
+	hash           *string
+	body           *string
+	operation_name *string
+	client_name    *string
+	client_version *string
+	alias          *string
+	retired_at     *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*TrustedDocument, error)
+	predicates     []predicate.TrustedDocument
+}
+
+var _ ent.Mutation = (*TrustedDocumentMutation)(nil)
+
+// trusteddocumentOption allows management of the mutation configuration using functional options.
+type trusteddocumentOption func(*TrustedDocumentMutation)
+
+// newTrustedDocumentMutation creates new mutation for the TrustedDocument entity.
+func newTrustedDocumentMutation(c config, op Op, opts ...trusteddocumentOption) *TrustedDocumentMutation {
+	m := &TrustedDocumentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTrustedDocument,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTrustedDocumentID sets the ID field of the mutation.
+func withTrustedDocumentID(id resourceid.ID) trusteddocumentOption {
+	return func(m *TrustedDocumentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TrustedDocument
+		)
+		m.oldValue = func(ctx context.Context) (*TrustedDocument, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TrustedDocument.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTrustedDocument sets the old TrustedDocument of the mutation.
+func withTrustedDocument(node *TrustedDocument) trusteddocumentOption {
+	return func(m *TrustedDocumentMutation) {
+		m.oldValue = func(context.Context) (*TrustedDocument, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TrustedDocumentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TrustedDocumentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of TrustedDocument entities.
+func (m *TrustedDocumentMutation) SetID(id resourceid.ID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TrustedDocumentMutation) ID() (id resourceid.ID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TrustedDocumentMutation) IDs(ctx context.Context) ([]resourceid.ID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []resourceid.ID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TrustedDocument.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TrustedDocumentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TrustedDocumentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TrustedDocumentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *TrustedDocumentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *TrustedDocumentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *TrustedDocumentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *TrustedDocumentMutation) SetHash(s string) {
+	m.hash = &s
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *TrustedDocumentMutation) Hash() (r string, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *TrustedDocumentMutation) ResetHash() {
+	m.hash = nil
+}
+
+// SetBody sets the "body" field.
+func (m *TrustedDocumentMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *TrustedDocumentMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *TrustedDocumentMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetOperationName sets the "operation_name" field.
+func (m *TrustedDocumentMutation) SetOperationName(s string) {
+	m.operation_name = &s
+}
+
+// OperationName returns the value of the "operation_name" field in the mutation.
+func (m *TrustedDocumentMutation) OperationName() (r string, exists bool) {
+	v := m.operation_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperationName returns the old "operation_name" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldOperationName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperationName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperationName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperationName: %w", err)
+	}
+	return oldValue.OperationName, nil
+}
+
+// ResetOperationName resets all changes to the "operation_name" field.
+func (m *TrustedDocumentMutation) ResetOperationName() {
+	m.operation_name = nil
+}
+
+// SetClientName sets the "client_name" field.
+func (m *TrustedDocumentMutation) SetClientName(s string) {
+	m.client_name = &s
+}
+
+// ClientName returns the value of the "client_name" field in the mutation.
+func (m *TrustedDocumentMutation) ClientName() (r string, exists bool) {
+	v := m.client_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientName returns the old "client_name" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldClientName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientName: %w", err)
+	}
+	return oldValue.ClientName, nil
+}
+
+// ResetClientName resets all changes to the "client_name" field.
+func (m *TrustedDocumentMutation) ResetClientName() {
+	m.client_name = nil
+}
+
+// SetClientVersion sets the "client_version" field.
+func (m *TrustedDocumentMutation) SetClientVersion(s string) {
+	m.client_version = &s
+}
+
+// ClientVersion returns the value of the "client_version" field in the mutation.
+func (m *TrustedDocumentMutation) ClientVersion() (r string, exists bool) {
+	v := m.client_version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientVersion returns the old "client_version" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldClientVersion(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientVersion: %w", err)
+	}
+	return oldValue.ClientVersion, nil
+}
+
+// ResetClientVersion resets all changes to the "client_version" field.
+func (m *TrustedDocumentMutation) ResetClientVersion() {
+	m.client_version = nil
+}
+
+// SetAlias sets the "alias" field.
+func (m *TrustedDocumentMutation) SetAlias(s string) {
+	m.alias = &s
+}
+
+// Alias returns the value of the "alias" field in the mutation.
+func (m *TrustedDocumentMutation) Alias() (r string, exists bool) {
+	v := m.alias
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAlias returns the old "alias" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldAlias(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAlias is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAlias requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAlias: %w", err)
+	}
+	return oldValue.Alias, nil
+}
+
+// ResetAlias resets all changes to the "alias" field.
+func (m *TrustedDocumentMutation) ResetAlias() {
+	m.alias = nil
+}
+
+// SetRetiredAt sets the "retired_at" field.
+func (m *TrustedDocumentMutation) SetRetiredAt(t time.Time) {
+	m.retired_at = &t
+}
+
+// RetiredAt returns the value of the "retired_at" field in the mutation.
+func (m *TrustedDocumentMutation) RetiredAt() (r time.Time, exists bool) {
+	v := m.retired_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetiredAt returns the old "retired_at" field's value of the TrustedDocument entity.
+// If the TrustedDocument object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TrustedDocumentMutation) OldRetiredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetiredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetiredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetiredAt: %w", err)
+	}
+	return oldValue.RetiredAt, nil
+}
+
+// ClearRetiredAt clears the value of the "retired_at" field.
+func (m *TrustedDocumentMutation) ClearRetiredAt() {
+	m.retired_at = nil
+	m.clearedFields[trusteddocument.FieldRetiredAt] = struct{}{}
+}
+
+// RetiredAtCleared returns if the "retired_at" field was cleared in this mutation.
+func (m *TrustedDocumentMutation) RetiredAtCleared() bool {
+	_, ok := m.clearedFields[trusteddocument.FieldRetiredAt]
+	return ok
+}
+
+// ResetRetiredAt resets all changes to the "retired_at" field.
+func (m *TrustedDocumentMutation) ResetRetiredAt() {
+	m.retired_at = nil
+	delete(m.clearedFields, trusteddocument.FieldRetiredAt)
+}
+
+// Where appends a list predicates to the TrustedDocumentMutation builder.
+func (m *TrustedDocumentMutation) Where(ps ...predicate.TrustedDocument) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TrustedDocumentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TrustedDocumentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TrustedDocument, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TrustedDocumentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TrustedDocumentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TrustedDocument).
+func (m *TrustedDocumentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TrustedDocumentMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, trusteddocument.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, trusteddocument.FieldUpdatedAt)
+	}
+	if m.hash != nil {
+		fields = append(fields, trusteddocument.FieldHash)
+	}
+	if m.body != nil {
+		fields = append(fields, trusteddocument.FieldBody)
+	}
+	if m.operation_name != nil {
+		fields = append(fields, trusteddocument.FieldOperationName)
+	}
+	if m.client_name != nil {
+		fields = append(fields, trusteddocument.FieldClientName)
+	}
+	if m.client_version != nil {
+		fields = append(fields, trusteddocument.FieldClientVersion)
+	}
+	if m.alias != nil {
+		fields = append(fields, trusteddocument.FieldAlias)
+	}
+	if m.retired_at != nil {
+		fields = append(fields, trusteddocument.FieldRetiredAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TrustedDocumentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case trusteddocument.FieldCreatedAt:
+		return m.CreatedAt()
+	case trusteddocument.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case trusteddocument.FieldHash:
+		return m.Hash()
+	case trusteddocument.FieldBody:
+		return m.Body()
+	case trusteddocument.FieldOperationName:
+		return m.OperationName()
+	case trusteddocument.FieldClientName:
+		return m.ClientName()
+	case trusteddocument.FieldClientVersion:
+		return m.ClientVersion()
+	case trusteddocument.FieldAlias:
+		return m.Alias()
+	case trusteddocument.FieldRetiredAt:
+		return m.RetiredAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TrustedDocumentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case trusteddocument.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case trusteddocument.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case trusteddocument.FieldHash:
+		return m.OldHash(ctx)
+	case trusteddocument.FieldBody:
+		return m.OldBody(ctx)
+	case trusteddocument.FieldOperationName:
+		return m.OldOperationName(ctx)
+	case trusteddocument.FieldClientName:
+		return m.OldClientName(ctx)
+	case trusteddocument.FieldClientVersion:
+		return m.OldClientVersion(ctx)
+	case trusteddocument.FieldAlias:
+		return m.OldAlias(ctx)
+	case trusteddocument.FieldRetiredAt:
+		return m.OldRetiredAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown TrustedDocument field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TrustedDocumentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case trusteddocument.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case trusteddocument.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case trusteddocument.FieldHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case trusteddocument.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case trusteddocument.FieldOperationName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperationName(v)
+		return nil
+	case trusteddocument.FieldClientName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientName(v)
+		return nil
+	case trusteddocument.FieldClientVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientVersion(v)
+		return nil
+	case trusteddocument.FieldAlias:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAlias(v)
+		return nil
+	case trusteddocument.FieldRetiredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetiredAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TrustedDocument field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TrustedDocumentMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TrustedDocumentMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TrustedDocumentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown TrustedDocument numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TrustedDocumentMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(trusteddocument.FieldRetiredAt) {
+		fields = append(fields, trusteddocument.FieldRetiredAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TrustedDocumentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TrustedDocumentMutation) ClearField(name string) error {
+	switch name {
+	case trusteddocument.FieldRetiredAt:
+		m.ClearRetiredAt()
+		return nil
+	}
+	return fmt.Errorf("unknown TrustedDocument nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TrustedDocumentMutation) ResetField(name string) error {
+	switch name {
+	case trusteddocument.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case trusteddocument.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case trusteddocument.FieldHash:
+		m.ResetHash()
+		return nil
+	case trusteddocument.FieldBody:
+		m.ResetBody()
+		return nil
+	case trusteddocument.FieldOperationName:
+		m.ResetOperationName()
+		return nil
+	case trusteddocument.FieldClientName:
+		m.ResetClientName()
+		return nil
+	case trusteddocument.FieldClientVersion:
+		m.ResetClientVersion()
+		return nil
+	case trusteddocument.FieldAlias:
+		m.ResetAlias()
+		return nil
+	case trusteddocument.FieldRetiredAt:
+		m.ResetRetiredAt()
+		return nil
+	}
+	return fmt.Errorf("unknown TrustedDocument field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TrustedDocumentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TrustedDocumentMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TrustedDocumentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TrustedDocumentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TrustedDocumentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TrustedDocumentMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TrustedDocumentMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown TrustedDocument unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TrustedDocumentMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown TrustedDocument edge %s", name)
 }
 
 // UserMutation represents an operation that mutates the User nodes in the graph.

@@ -16,6 +16,7 @@ import (
 	"logistics/ent/schema"
 	"logistics/ent/session"
 	"logistics/ent/trackingentry"
+	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
 	"logistics/ent/webhookdelivery"
 	"logistics/ent/webhookendpoint"
@@ -1227,6 +1228,75 @@ func init() {
 	trackingentry.DefaultID = trackingentryDescID.Default.(func() resourceid.ID)
 	// trackingentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	trackingentry.IDValidator = trackingentryDescID.Validators[0].(func(string) error)
+	trusteddocumentMixin := schema.TrustedDocument{}.Mixin()
+	trusteddocumentMixinFields0 := trusteddocumentMixin[0].Fields()
+	_ = trusteddocumentMixinFields0
+	trusteddocumentMixinFields1 := trusteddocumentMixin[1].Fields()
+	_ = trusteddocumentMixinFields1
+	trusteddocumentFields := schema.TrustedDocument{}.Fields()
+	_ = trusteddocumentFields
+	// trusteddocumentDescCreatedAt is the schema descriptor for created_at field.
+	trusteddocumentDescCreatedAt := trusteddocumentMixinFields1[0].Descriptor()
+	// trusteddocument.DefaultCreatedAt holds the default value on creation for the created_at field.
+	trusteddocument.DefaultCreatedAt = trusteddocumentDescCreatedAt.Default.(func() time.Time)
+	// trusteddocumentDescUpdatedAt is the schema descriptor for updated_at field.
+	trusteddocumentDescUpdatedAt := trusteddocumentMixinFields1[1].Descriptor()
+	// trusteddocument.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	trusteddocument.DefaultUpdatedAt = trusteddocumentDescUpdatedAt.Default.(func() time.Time)
+	// trusteddocument.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	trusteddocument.UpdateDefaultUpdatedAt = trusteddocumentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// trusteddocumentDescHash is the schema descriptor for hash field.
+	trusteddocumentDescHash := trusteddocumentFields[0].Descriptor()
+	// trusteddocument.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	trusteddocument.HashValidator = func() func(string) error {
+		validators := trusteddocumentDescHash.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(hash string) error {
+			for _, fn := range fns {
+				if err := fn(hash); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// trusteddocumentDescBody is the schema descriptor for body field.
+	trusteddocumentDescBody := trusteddocumentFields[1].Descriptor()
+	// trusteddocument.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	trusteddocument.BodyValidator = trusteddocumentDescBody.Validators[0].(func(string) error)
+	// trusteddocumentDescOperationName is the schema descriptor for operation_name field.
+	trusteddocumentDescOperationName := trusteddocumentFields[2].Descriptor()
+	// trusteddocument.DefaultOperationName holds the default value on creation for the operation_name field.
+	trusteddocument.DefaultOperationName = trusteddocumentDescOperationName.Default.(string)
+	// trusteddocument.OperationNameValidator is a validator for the "operation_name" field. It is called by the builders before save.
+	trusteddocument.OperationNameValidator = trusteddocumentDescOperationName.Validators[0].(func(string) error)
+	// trusteddocumentDescClientName is the schema descriptor for client_name field.
+	trusteddocumentDescClientName := trusteddocumentFields[3].Descriptor()
+	// trusteddocument.DefaultClientName holds the default value on creation for the client_name field.
+	trusteddocument.DefaultClientName = trusteddocumentDescClientName.Default.(string)
+	// trusteddocument.ClientNameValidator is a validator for the "client_name" field. It is called by the builders before save.
+	trusteddocument.ClientNameValidator = trusteddocumentDescClientName.Validators[0].(func(string) error)
+	// trusteddocumentDescClientVersion is the schema descriptor for client_version field.
+	trusteddocumentDescClientVersion := trusteddocumentFields[4].Descriptor()
+	// trusteddocument.DefaultClientVersion holds the default value on creation for the client_version field.
+	trusteddocument.DefaultClientVersion = trusteddocumentDescClientVersion.Default.(string)
+	// trusteddocument.ClientVersionValidator is a validator for the "client_version" field. It is called by the builders before save.
+	trusteddocument.ClientVersionValidator = trusteddocumentDescClientVersion.Validators[0].(func(string) error)
+	// trusteddocumentDescAlias is the schema descriptor for alias field.
+	trusteddocumentDescAlias := trusteddocumentFields[5].Descriptor()
+	// trusteddocument.DefaultAlias holds the default value on creation for the alias field.
+	trusteddocument.DefaultAlias = trusteddocumentDescAlias.Default.(string)
+	// trusteddocument.AliasValidator is a validator for the "alias" field. It is called by the builders before save.
+	trusteddocument.AliasValidator = trusteddocumentDescAlias.Validators[0].(func(string) error)
+	// trusteddocumentDescID is the schema descriptor for id field.
+	trusteddocumentDescID := trusteddocumentMixinFields0[0].Descriptor()
+	// trusteddocument.DefaultID holds the default value on creation for the id field.
+	trusteddocument.DefaultID = trusteddocumentDescID.Default.(func() resourceid.ID)
+	// trusteddocument.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	trusteddocument.IDValidator = trusteddocumentDescID.Validators[0].(func(string) error)
 	userMixin := schema.User{}.Mixin()
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0

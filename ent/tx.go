@@ -38,6 +38,8 @@ type Tx struct {
 	Session *SessionClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
 	TrackingEntry *TrackingEntryClient
+	// TrustedDocument is the client for interacting with the TrustedDocument builders.
+	TrustedDocument *TrustedDocumentClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -189,6 +191,7 @@ func (tx *Tx) init() {
 	tx.Reservation = NewReservationClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.TrackingEntry = NewTrackingEntryClient(tx.config)
+	tx.TrustedDocument = NewTrustedDocumentClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)

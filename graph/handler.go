@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"database/sql/driver"
@@ -20,6 +21,7 @@ import (
 	"logistics/ent"
 	"logistics/graph/generated"
 	"logistics/internal/auth"
+	"logistics/internal/documents"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
 	"logistics/internal/service"
@@ -61,6 +63,11 @@ type Options struct {
 	Extensions []graphql.HandlerExtension
 	// Tracer makes a span per query and mutation (tracing.go); nil: none.
 	Tracer trace.Tracer
+	// Trusted documents (trusted.go).
+	Trusted TrustedOptions
+	// Parses counts the documents parsed and validated (gqlgen's query
+	// cache misses) when set.
+	Parses *atomic.Int64
 }
 
 // DefaultOptions are the limits used unless configured otherwise.
@@ -82,10 +89,13 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.OutBuffer <= 0 {
 		opt.OutBuffer = 256
 	}
+	if opt.Trusted.Store == nil {
+		opt.Trusted.Store = documents.NewStore(0)
+	}
 	if opt.Recheck <= 0 {
 		opt.Recheck = 2 * time.Second
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger, Webhooks: opt.Webhooks}}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Documents: opt.Trusted.Store, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger, Webhooks: opt.Webhooks}}
 	cfg.Directives.HasScope = hasScope
 	schema := generated.NewExecutableSchema(cfg)
 	cost := newCostLimits(schema.Schema(), opt)
@@ -97,7 +107,10 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.AddTransport(newWSTransport(opt))
 	srv.AddTransport(sseTransport{SSE: gqltransport.SSE{KeepAlivePingInterval: opt.KeepAlive}, broker: opt.Streams})
 	srv.AddTransport(transport{maxBody: opt.MaxBodyBytes, costLimit: opt.MaxComplexity})
-	parsed := lru.New[*ast.QueryDocument](1000)
+	var parsed graphql.Cache[*ast.QueryDocument] = lru.New[*ast.QueryDocument](1000)
+	if opt.Parses != nil {
+		parsed = parseCounter{Cache: parsed, n: opt.Parses}
+	}
 	srv.SetQueryCache(parsed)
 	srv.SetValidationRulesFn(boundedRules)
 	for _, e := range opt.Extensions {
@@ -108,7 +121,9 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 		srv.Use(operationSpans{tracer: opt.Tracer}) // around everything that executes the operation
 	}
 	srv.Use(extension.Introspection{})
+	srv.Use(trustedLookup{store: opt.Trusted.Store, log: opt.Logger}) // before APQ: a trusted hash is the database's, on every instance
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(trustedGate{store: opt.Trusted.Store, policy: opt.Trusted.Policy, untrusted: opt.Trusted.Untrusted, log: opt.Logger})
 	srv.Use(newDocumentLimits(opt.MaxFields, parsed)) // after the persisted query's document is in place
 	srv.Use(streamMutations{})
 	srv.Use(&inputLimits{})

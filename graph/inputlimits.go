@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/lexer"
 
 	"logistics/internal/apperr"
+	"logistics/internal/documents"
 	"logistics/internal/filter"
 )
 
@@ -173,6 +174,9 @@ func (w *inputWalker) value(v any, t *ast.Type, path string, whereDepth int) *gq
 			return e
 		}
 		max := MaxInputString
+		if t.NamedType == "Manifest" { // trusted documents' manifest: its own bound
+			max = documents.MaxManifestBytes
+		}
 		if whereDepth > 0 {
 			max = filter.MaxValueLength
 		}

@@ -10,6 +10,7 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/documents"
 	"logistics/internal/eventstream"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
@@ -28,6 +29,8 @@ type Resolver struct {
 	Log       *slog.Logger
 	// Webhooks manages webhook endpoints (the same code as REST).
 	Webhooks *webhooks.Manager
+	// Documents keeps the trusted documents (the same code as REST).
+	Documents *documents.Store
 }
 
 // Page sizes of connections: the default when neither first nor last is

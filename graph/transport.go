@@ -57,6 +57,7 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		return
 	}
 	var params *graphql.RawParams
+	var documentID string // GraphQL over HTTP's persisted document (trusted.go)
 	switch r.Method {
 	case http.MethodGet:
 		p, err := paramsFromQuery(r)
@@ -64,19 +65,19 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 			writeRequestError(w, media, http.StatusBadRequest, err.Error())
 			return
 		}
-		params = p
+		params, documentID = p, r.URL.Query().Get("documentId")
 	case http.MethodPost:
 		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if ct != mediaJSON {
 			writeRequestError(w, media, http.StatusUnsupportedMediaType, "the request body must be application/json")
 			return
 		}
-		p, status, err := paramsFromBody(w, r, t.maxBody)
+		p, id, status, err := paramsFromBody(w, r, t.maxBody)
 		if err != nil {
 			writeRequestError(w, media, status, err.Error())
 			return
 		}
-		params = p
+		params, documentID = p, id
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		writeRequestError(w, media, http.StatusMethodNotAllowed, "GraphQL takes GET (queries) or POST")
@@ -85,7 +86,11 @@ func (t transport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
 
-	ctx := r.Context()
+	if len(documentID) > maxDocumentID {
+		writeRequestError(w, media, http.StatusBadRequest, "documentId is longer than "+strconv.Itoa(maxDocumentID)+" characters")
+		return
+	}
+	ctx := withDocumentID(r.Context(), documentID)
 	rc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		status := http.StatusOK // the legacy rule: a well-formed GraphQL response
@@ -196,7 +201,7 @@ func negotiate(accept string) (string, bool) {
 func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 	q := r.URL.Query()
 	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
-	if p.Query == "" && q.Get("extensions") == "" {
+	if p.Query == "" && q.Get("extensions") == "" && q.Get("documentId") == "" {
 		return nil, errors.New("the query parameter is required")
 	}
 	if v := q.Get("variables"); v != "" {
@@ -212,22 +217,27 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 	return p, nil
 }
 
-func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql.RawParams, int, error) {
+// paramsFromBody reads a POST's body: gqlgen's parameters and the
+// documentId of GraphQL over HTTP.
+func paramsFromBody(w http.ResponseWriter, r *http.Request, max int64) (*graphql.RawParams, string, int, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, http.StatusRequestEntityTooLarge, errors.New("the request body is larger than the limit")
+		return nil, "", http.StatusRequestEntityTooLarge, errors.New("the request body is larger than the limit")
 	} else if err != nil {
-		return nil, http.StatusBadRequest, errors.New("the request body could not be read")
+		return nil, "", http.StatusBadRequest, errors.New("the request body could not be read")
 	}
-	var p graphql.RawParams
+	var p struct {
+		graphql.RawParams
+		DocumentID string `json:"documentId"`
+	}
 	if err := decodeJSON(body, &p); err != nil {
-		return nil, http.StatusBadRequest, errors.New("the request body must be a JSON object with a query: " + err.Error())
+		return nil, "", http.StatusBadRequest, errors.New("the request body must be a JSON object with a query: " + err.Error())
 	}
-	if p.Query == "" && len(p.Extensions) == 0 {
-		return nil, http.StatusBadRequest, errors.New("the query member is required")
+	if p.Query == "" && len(p.Extensions) == 0 && p.DocumentID == "" {
+		return nil, "", http.StatusBadRequest, errors.New("the query member is required")
 	}
-	return &p, 0, nil
+	return &p.RawParams, p.DocumentID, 0, nil
 }
 
 // decodeJSON decodes exactly one JSON object, keeping numbers exact. A

@@ -20,6 +20,7 @@ import (
 
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/documents"
 	"logistics/internal/eventlog"
 	"logistics/standardwebhooks"
 )
@@ -316,6 +317,15 @@ func TestContract(t *testing.T) {
 	c.do("DELETE", "/v1/items/{id}", one(spareItem), nil, nil, 204)
 	c.do("DELETE", "/v1/parts/{id}", one(sparePart), nil, nil, 204)
 	c.do("DELETE", "/v1/hubs/{id}", one(spare), nil, nil, 204)
+
+	// Trusted documents: registered (new, then known), listed, read, retired.
+	const spaDoc = "query Hubs { hubs { totalCount } }"
+	manifest := map[string]string{documents.Hash(spaDoc): spaDoc}
+	c.do("POST", "/v1/trusted-documents?client_name=spa&client_version=1.0.0", none, manifest, nil, 201)
+	c.do("POST", "/v1/trusted-documents?client_name=spa", none, manifest, nil, 200)
+	c.do("GET", "/v1/trusted-documents", none, nil, nil, 200)
+	c.do("GET", "/v1/trusted-documents/{hash}", one(documents.Hash(spaDoc)), nil, nil, 200)
+	c.do("DELETE", "/v1/trusted-documents/{hash}", one(documents.Hash(spaDoc)), nil, nil, 200)
 
 	// Webhook endpoints, a test event, and the demo data's event resent.
 	c.do("GET", "/v1/webhook-endpoints", none, nil, nil, 200)

@@ -367,6 +367,8 @@ func operation(rt route) obj {
 					"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
 			},
 		}}, errs("400", "406", "422"))
+	case opDocuments:
+		params = documentsDoc(rt, op, params)
 	case opImport:
 		op["requestBody"] = obj{"required": true, "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}},
 			"description": "A header row, then one item per row. Columns: sku, hub, quantity (required); lot, serial, status, expires_at (optional). See docs/workflows.md."}

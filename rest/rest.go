@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	trusted "logistics/internal/documents"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
 )
@@ -17,6 +18,7 @@ import (
 type Deps struct {
 	Service      *service.Service
 	Webhooks     *webhooks.Manager
+	Documents    *trusted.Store // trusted GraphQL documents
 	Log          *slog.Logger
 	Version      string
 	Commit       string // the VCS revision the binary was built from (app.BuildInfo)

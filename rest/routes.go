@@ -111,6 +111,12 @@ func routes(d Deps) []route {
 		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
 
+		// Trusted GraphQL documents (rest/documents.go, docs/graphql.md).
+		{"GET", "/v1/trusted-documents", "documents:read", handleListDocuments(d), opDoc{"List the trusted GraphQL documents", opDocuments, "TrustedDocument", "", nil}},
+		{"POST", "/v1/trusted-documents", "documents:write", handleRegisterDocuments(d), opDoc{"Trust the documents of a persisted-documents manifest, all or nothing", opDocuments, "TrustedDocumentRegistration", "", nil}},
+		{"GET", "/v1/trusted-documents/{hash}", "documents:read", handleGetDocument(d), opDoc{"Get a trusted document by hash", opDocuments, "TrustedDocument", "", nil}},
+		{"DELETE", "/v1/trusted-documents/{hash}", "documents:write", handleRetireDocument(d), opDoc{"Retire a trusted document", opDocuments, "TrustedDocument", "", nil}},
+
 		// Aggregates of every list (rest/aggregate.go, docs/analytics.md).
 		{"GET", "/v1/hubs/aggregate", "hubs:read", hubs.aggregate(d, aggregate.Hubs), opDoc{"Aggregate hubs", opAggregate, "Hub", "", filter.HubTable}},
 		{"GET", "/v1/parts/aggregate", "parts:read", parts.aggregate(d, aggregate.Parts), opDoc{"Aggregate parts", opAggregate, "Part", "", filter.PartTable}},
@@ -180,7 +186,7 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 	var paths []string
 	for _, rt := range routes(d) {
 		h := rt.h
-		if rt.method == http.MethodPost && rt.doc.kind != opImport && rt.doc.kind != opSecret {
+		if rt.method == http.MethodPost && rt.doc.kind != opImport && rt.doc.kind != opSecret && rt.doc.kind != opDocuments {
 			h = d.idempotent(h) // an import is all or nothing already, and not JSON
 		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key

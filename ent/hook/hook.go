@@ -152,6 +152,18 @@ func (f TrackingEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TrackingEntryMutation", m)
 }
 
+// The TrustedDocumentFunc type is an adapter to allow the use of ordinary
+// function as TrustedDocument mutator.
+type TrustedDocumentFunc func(context.Context, *ent.TrustedDocumentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TrustedDocumentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TrustedDocumentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TrustedDocumentMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

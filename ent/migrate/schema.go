@@ -763,6 +763,52 @@ var (
 			},
 		},
 	}
+	// TrustedDocumentsColumns holds the columns for the "trusted_documents" table.
+	TrustedDocumentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "hash", Type: field.TypeString, Size: 64},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "operation_name", Type: field.TypeString, Size: 200, Default: ""},
+		{Name: "client_name", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "client_version", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "alias", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "retired_at", Type: field.TypeTime, Nullable: true},
+	}
+	// TrustedDocumentsTable holds the schema information for the "trusted_documents" table.
+	TrustedDocumentsTable = &schema.Table{
+		Name:       "trusted_documents",
+		Columns:    TrustedDocumentsColumns,
+		PrimaryKey: []*schema.Column{TrustedDocumentsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "trusteddocument_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{TrustedDocumentsColumns[1]},
+			},
+			{
+				Name:    "trusteddocument_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{TrustedDocumentsColumns[2]},
+			},
+			{
+				Name:    "trusteddocument_hash",
+				Unique:  true,
+				Columns: []*schema.Column{TrustedDocumentsColumns[3]},
+			},
+			{
+				Name:    "trusteddocument_alias",
+				Unique:  false,
+				Columns: []*schema.Column{TrustedDocumentsColumns[8]},
+			},
+			{
+				Name:    "trusteddocument_client_name",
+				Unique:  false,
+				Columns: []*schema.Column{TrustedDocumentsColumns[6]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -946,6 +992,7 @@ var (
 		ReservationsTable,
 		SessionsTable,
 		TrackingEntriesTable,
+		TrustedDocumentsTable,
 		UsersTable,
 		WebhookDeliveriesTable,
 		WebhookEndpointsTable,

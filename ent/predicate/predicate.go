@@ -42,6 +42,9 @@ type Session func(*sql.Selector)
 // TrackingEntry is the predicate function for trackingentry builders.
 type TrackingEntry func(*sql.Selector)
 
+// TrustedDocument is the predicate function for trusteddocument builders.
+type TrustedDocument func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -55,6 +55,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
 	TrackingEntryConnection() TrackingEntryConnectionResolver
+	TrustedDocument() TrustedDocumentResolver
 	WebhookEndpoint() WebhookEndpointResolver
 	WorkflowConnection() WorkflowConnectionResolver
 }
@@ -259,34 +260,36 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateAPIToken        func(childComplexity int, input model.CreateAPITokenInput) int
-		CreateHub             func(childComplexity int, input ent.CreateHubInput) int
-		CreateItem            func(childComplexity int, input ent.CreateItemInput) int
-		CreateOrder           func(childComplexity int, input ent.CreateOrderInput, lines []*model.OrderLineInput, workflowKey *string) int
-		CreateOrderLine       func(childComplexity int, input ent.CreateOrderLineInput) int
-		CreatePart            func(childComplexity int, input ent.CreatePartInput) int
-		CreateTrackingEntry   func(childComplexity int, input ent.CreateTrackingEntryInput) int
-		CreateWebhookEndpoint func(childComplexity int, input model.WebhookEndpointInput) int
-		CreateWorkflow        func(childComplexity int, input model.WorkflowInput) int
-		DeleteHub             func(childComplexity int, id resourceid.ID) int
-		DeleteItem            func(childComplexity int, id resourceid.ID) int
-		DeleteOrder           func(childComplexity int, id resourceid.ID) int
-		DeleteOrderLine       func(childComplexity int, id resourceid.ID) int
-		DeletePart            func(childComplexity int, id resourceid.ID) int
-		DeleteTrackingEntry   func(childComplexity int, id resourceid.ID) int
-		DeleteWebhookEndpoint func(childComplexity int, id resourceid.ID) int
-		ResendWebhookEvent    func(childComplexity int, endpointID resourceid.ID, eventID *resourceid.ID, deliveryID *resourceid.ID) int
-		RevokeAPIToken        func(childComplexity int, id resourceid.ID) int
-		RotateWebhookSecret   func(childComplexity int, id resourceid.ID) int
-		SendWebhookTestEvent  func(childComplexity int, endpointID resourceid.ID) int
-		TransitionOrder       func(childComplexity int, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) int
-		UpdateHub             func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
-		UpdateItem            func(childComplexity int, id resourceid.ID, input ent.UpdateItemInput, revision *int) int
-		UpdateOrder           func(childComplexity int, id resourceid.ID, input ent.UpdateOrderInput, revision *int) int
-		UpdateOrderLine       func(childComplexity int, id resourceid.ID, input ent.UpdateOrderLineInput, revision *int) int
-		UpdatePart            func(childComplexity int, id resourceid.ID, input ent.UpdatePartInput, revision *int) int
-		UpdateTrackingEntry   func(childComplexity int, id resourceid.ID, input ent.UpdateTrackingEntryInput, revision *int) int
-		UpdateWebhookEndpoint func(childComplexity int, id resourceid.ID, input model.WebhookEndpointInput) int
+		CreateAPIToken           func(childComplexity int, input model.CreateAPITokenInput) int
+		CreateHub                func(childComplexity int, input ent.CreateHubInput) int
+		CreateItem               func(childComplexity int, input ent.CreateItemInput) int
+		CreateOrder              func(childComplexity int, input ent.CreateOrderInput, lines []*model.OrderLineInput, workflowKey *string) int
+		CreateOrderLine          func(childComplexity int, input ent.CreateOrderLineInput) int
+		CreatePart               func(childComplexity int, input ent.CreatePartInput) int
+		CreateTrackingEntry      func(childComplexity int, input ent.CreateTrackingEntryInput) int
+		CreateWebhookEndpoint    func(childComplexity int, input model.WebhookEndpointInput) int
+		CreateWorkflow           func(childComplexity int, input model.WorkflowInput) int
+		DeleteHub                func(childComplexity int, id resourceid.ID) int
+		DeleteItem               func(childComplexity int, id resourceid.ID) int
+		DeleteOrder              func(childComplexity int, id resourceid.ID) int
+		DeleteOrderLine          func(childComplexity int, id resourceid.ID) int
+		DeletePart               func(childComplexity int, id resourceid.ID) int
+		DeleteTrackingEntry      func(childComplexity int, id resourceid.ID) int
+		DeleteWebhookEndpoint    func(childComplexity int, id resourceid.ID) int
+		RegisterTrustedDocuments func(childComplexity int, manifest string, clientName string, clientVersion string) int
+		ResendWebhookEvent       func(childComplexity int, endpointID resourceid.ID, eventID *resourceid.ID, deliveryID *resourceid.ID) int
+		RetireTrustedDocument    func(childComplexity int, hash string) int
+		RevokeAPIToken           func(childComplexity int, id resourceid.ID) int
+		RotateWebhookSecret      func(childComplexity int, id resourceid.ID) int
+		SendWebhookTestEvent     func(childComplexity int, endpointID resourceid.ID) int
+		TransitionOrder          func(childComplexity int, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) int
+		UpdateHub                func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
+		UpdateItem               func(childComplexity int, id resourceid.ID, input ent.UpdateItemInput, revision *int) int
+		UpdateOrder              func(childComplexity int, id resourceid.ID, input ent.UpdateOrderInput, revision *int) int
+		UpdateOrderLine          func(childComplexity int, id resourceid.ID, input ent.UpdateOrderLineInput, revision *int) int
+		UpdatePart               func(childComplexity int, id resourceid.ID, input ent.UpdatePartInput, revision *int) int
+		UpdateTrackingEntry      func(childComplexity int, id resourceid.ID, input ent.UpdateTrackingEntryInput, revision *int) int
+		UpdateWebhookEndpoint    func(childComplexity int, id resourceid.ID, input model.WebhookEndpointInput) int
 	}
 
 	Order struct {
@@ -552,6 +555,8 @@ type ComplexityRoot struct {
 		Scopes                 func(childComplexity int) int
 		TrackingEntries        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		TrackingEntryAggregate func(childComplexity int, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) int
+		TrustedDocument        func(childComplexity int, hash string) int
+		TrustedDocuments       func(childComplexity int, first *int, after *entgql.Cursor[resourceid.ID], clientName *string, includeRetired *bool) int
 		Viewer                 func(childComplexity int) int
 		WebhookEndpoint        func(childComplexity int, id resourceid.ID) int
 		WebhookEndpoints       func(childComplexity int) int
@@ -631,6 +636,31 @@ type ComplexityRoot struct {
 		Order      func(childComplexity int) int
 		Status     func(childComplexity int) int
 		UpdatedAt  func(childComplexity int) int
+	}
+
+	TrustedDocument struct {
+		Alias         func(childComplexity int) int
+		Body          func(childComplexity int) int
+		ClientName    func(childComplexity int) int
+		ClientVersion func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		Hash          func(childComplexity int) int
+		ID            func(childComplexity int) int
+		OperationName func(childComplexity int) int
+		RetiredAt     func(childComplexity int) int
+		Trusted       func(childComplexity int) int
+	}
+
+	TrustedDocumentConnection struct {
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	TrustedDocumentRegistration struct {
+		Created     func(childComplexity int) int
+		Documents   func(childComplexity int) int
+		Reactivated func(childComplexity int) int
+		Unchanged   func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -787,6 +817,8 @@ type MutationResolver interface {
 	DeleteTrackingEntry(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
 	CreateAPIToken(ctx context.Context, input model.CreateAPITokenInput) (*model.CreatedAPIToken, error)
 	RevokeAPIToken(ctx context.Context, id resourceid.ID) (*ent.APIToken, error)
+	RegisterTrustedDocuments(ctx context.Context, manifest string, clientName string, clientVersion string) (*model.TrustedDocumentRegistration, error)
+	RetireTrustedDocument(ctx context.Context, hash string) (*ent.TrustedDocument, error)
 	CreateWebhookEndpoint(ctx context.Context, input model.WebhookEndpointInput) (*model.WebhookEndpointWithSecret, error)
 	UpdateWebhookEndpoint(ctx context.Context, id resourceid.ID, input model.WebhookEndpointInput) (*ent.WebhookEndpoint, error)
 	DeleteWebhookEndpoint(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
@@ -836,6 +868,8 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	APITokens(ctx context.Context) ([]*ent.APIToken, error)
 	Scopes(ctx context.Context) ([]string, error)
+	TrustedDocuments(ctx context.Context, first *int, after *entgql.Cursor[resourceid.ID], clientName *string, includeRetired *bool) (*model.TrustedDocumentConnection, error)
+	TrustedDocument(ctx context.Context, hash string) (*ent.TrustedDocument, error)
 	WebhookEndpoints(ctx context.Context) ([]*ent.WebhookEndpoint, error)
 	WebhookEndpoint(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error)
 }
@@ -847,6 +881,9 @@ type SubscriptionResolver interface {
 }
 type TrackingEntryConnectionResolver interface {
 	Aggregate(ctx context.Context, obj *ent.TrackingEntryConnection) (*model.TrackingEntryGroup, error)
+}
+type TrustedDocumentResolver interface {
+	Trusted(ctx context.Context, obj *ent.TrustedDocument) (bool, error)
 }
 type WebhookEndpointResolver interface {
 	Enabled(ctx context.Context, obj *ent.WebhookEndpoint) (bool, error)
@@ -1824,6 +1861,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(resourceid.ID)), true
+	case "Mutation.registerTrustedDocuments":
+		if e.ComplexityRoot.Mutation.RegisterTrustedDocuments == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerTrustedDocuments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterTrustedDocuments(childComplexity, args["manifest"].(string), args["clientName"].(string), args["clientVersion"].(string)), true
 	case "Mutation.resendWebhookEvent":
 		if e.ComplexityRoot.Mutation.ResendWebhookEvent == nil {
 			break
@@ -1835,6 +1883,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResendWebhookEvent(childComplexity, args["endpointId"].(resourceid.ID), args["eventId"].(*resourceid.ID), args["deliveryId"].(*resourceid.ID)), true
+	case "Mutation.retireTrustedDocument":
+		if e.ComplexityRoot.Mutation.RetireTrustedDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retireTrustedDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetireTrustedDocument(childComplexity, args["hash"].(string)), true
 	case "Mutation.revokeApiToken":
 		if e.ComplexityRoot.Mutation.RevokeAPIToken == nil {
 			break
@@ -3120,6 +3179,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrackingEntryAggregate(childComplexity, args["where"].(*ent.TrackingEntryWhereInput), args["groupBy"].([]model.TrackingEntryGroupField), args["bucket"].(*model.TimeBucket), args["having"].([]*model.TrackingEntryHaving), args["orderBy"].([]*model.TrackingEntryGroupOrder), args["first"].(*int), args["timeZone"].(*string)), true
+	case "Query.trustedDocument":
+		if e.ComplexityRoot.Query.TrustedDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trustedDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrustedDocument(childComplexity, args["hash"].(string)), true
+	case "Query.trustedDocuments":
+		if e.ComplexityRoot.Query.TrustedDocuments == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trustedDocuments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrustedDocuments(childComplexity, args["first"].(*int), args["after"].(*entgql.Cursor[resourceid.ID]), args["clientName"].(*string), args["includeRetired"].(*bool)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -3476,6 +3557,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingEntryGroupKeys.UpdatedAt(childComplexity), true
+
+	case "TrustedDocument.alias":
+		if e.ComplexityRoot.TrustedDocument.Alias == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.Alias(childComplexity), true
+	case "TrustedDocument.body":
+		if e.ComplexityRoot.TrustedDocument.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.Body(childComplexity), true
+	case "TrustedDocument.clientName":
+		if e.ComplexityRoot.TrustedDocument.ClientName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.ClientName(childComplexity), true
+	case "TrustedDocument.clientVersion":
+		if e.ComplexityRoot.TrustedDocument.ClientVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.ClientVersion(childComplexity), true
+	case "TrustedDocument.createdAt":
+		if e.ComplexityRoot.TrustedDocument.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.CreatedAt(childComplexity), true
+	case "TrustedDocument.hash":
+		if e.ComplexityRoot.TrustedDocument.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.Hash(childComplexity), true
+	case "TrustedDocument.id":
+		if e.ComplexityRoot.TrustedDocument.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.ID(childComplexity), true
+	case "TrustedDocument.operationName":
+		if e.ComplexityRoot.TrustedDocument.OperationName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.OperationName(childComplexity), true
+	case "TrustedDocument.retiredAt":
+		if e.ComplexityRoot.TrustedDocument.RetiredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.RetiredAt(childComplexity), true
+	case "TrustedDocument.trusted":
+		if e.ComplexityRoot.TrustedDocument.Trusted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocument.Trusted(childComplexity), true
+
+	case "TrustedDocumentConnection.nodes":
+		if e.ComplexityRoot.TrustedDocumentConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentConnection.Nodes(childComplexity), true
+	case "TrustedDocumentConnection.pageInfo":
+		if e.ComplexityRoot.TrustedDocumentConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentConnection.PageInfo(childComplexity), true
+
+	case "TrustedDocumentRegistration.created":
+		if e.ComplexityRoot.TrustedDocumentRegistration.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentRegistration.Created(childComplexity), true
+	case "TrustedDocumentRegistration.documents":
+		if e.ComplexityRoot.TrustedDocumentRegistration.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentRegistration.Documents(childComplexity), true
+	case "TrustedDocumentRegistration.reactivated":
+		if e.ComplexityRoot.TrustedDocumentRegistration.Reactivated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentRegistration.Reactivated(childComplexity), true
+	case "TrustedDocumentRegistration.unchanged":
+		if e.ComplexityRoot.TrustedDocumentRegistration.Unchanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrustedDocumentRegistration.Unchanged(childComplexity), true
 
 	case "Viewer.baseURL":
 		if e.ComplexityRoot.Viewer.BaseURL == nil {
@@ -5429,6 +5609,77 @@ extend type Mutation {
   createApiToken("The key's name, environment, scopes and expiry." input: CreateApiTokenInput!): CreatedApiToken!
   "Revoke an API key (console sessions only); it answers 401 from then on."
   revokeApiToken("The key's id (tok_…)." id: ID!): ApiToken!
+}
+`, BuiltIn: false},
+	{Name: "../schema/documents.graphqls", Input: `# Trusted documents (internal/documents): the same code as REST
+# /v1/trusted-documents, the CLI and the console. Per environment. Clients
+# send a trusted document by its hash alone (extensions.persistedQuery or
+# documentId); enforcement refuses what is not one (docs/graphql.md).
+
+"A GraphQL document trusted in this environment, registered from a client's manifest."
+type TrustedDocument {
+  "The document's id (tdc_…)."
+  id: ID!
+  "Lower-case hex SHA-256 of the document's bytes: what a client sends as documentId (sha256:<hash>) or extensions.persistedQuery.sha256Hash."
+  hash: String!
+  "The document's text."
+  body: String!
+  "The name of its first named operation; empty when it has none."
+  operationName: String!
+  "The app that registered it."
+  clientName: String!
+  "The app's version that registered it."
+  clientVersion: String!
+  "Another id clients send for it (a Relay persisted-query id); empty when none."
+  alias: String!
+  "false once retired: a client can no longer send it by hash, and enforcement refuses its text."
+  trusted: Boolean!
+  "When it was retired; null while it is trusted."
+  retiredAt: Time
+  "When it was first registered."
+  createdAt: Time!
+}
+
+"A page of trusted documents, newest first."
+type TrustedDocumentConnection {
+  "The documents of the page."
+  nodes: [TrustedDocument!]!
+  "Where the page ends; pass endCursor as after for the next one."
+  pageInfo: PageInfo!
+}
+
+"What registering a manifest did."
+type TrustedDocumentRegistration {
+  "Documents new to the environment."
+  created: Int!
+  "Retired documents trusted again."
+  reactivated: Int!
+  "Documents that were trusted already."
+  unchanged: Int!
+  "Every document of the manifest, as now stored."
+  documents: [TrustedDocument!]!
+}
+
+"""
+The JSON text of a manifest of persisted documents: graphql-codegen's
+{"<sha256>": "<document>"}, Relay's {"<id>": "<document>"} or Apollo's
+persisted query list. Up to 8 MiB within the request body's limit
+(--max-body-bytes), unlike other strings (10,000 characters).
+"""
+scalar Manifest
+
+extend type Query {
+  "The environment's trusted documents, newest first."
+  trustedDocuments("How many (default 100, most 500)." first: Int, "The endCursor of the page before." after: Cursor, "Only this client's documents." clientName: String, "Retired documents too." includeRetired: Boolean): TrustedDocumentConnection! @hasScope(scope: "documents:read")
+  "One trusted document by hash (or Relay id); null if there is none."
+  trustedDocument("Its SHA-256 hex hash or Relay id." hash: String!): TrustedDocument @hasScope(scope: "documents:read")
+}
+
+extend type Mutation {
+  "Trust every document of a manifest (graphql-codegen's persisted documents, Relay's persisted queries or Apollo's persisted query list, as JSON text); all or nothing."
+  registerTrustedDocuments("The manifest's JSON text." manifest: Manifest!, "The app it belongs to." clientName: String!, "The app's version." clientVersion: String!): TrustedDocumentRegistration! @hasScope(scope: "documents:write")
+  "Stop trusting a document: this instance at once, every instance within the cache time (--trusted-documents-cache-ttl)."
+  retireTrustedDocument("Its SHA-256 hex hash or Relay id." hash: String!): TrustedDocument! @hasScope(scope: "documents:write")
 }
 `, BuiltIn: false},
 	{Name: "../schema/ent.graphqls", Input: `"""
@@ -13141,6 +13392,56 @@ func (ec *executionContext) childFields_TrackingEntryGroupKeys(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type TrackingEntryGroupKeys", field.Name)
 }
 
+func (ec *executionContext) childFields_TrustedDocument(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TrustedDocument_id(ctx, field)
+	case "hash":
+		return ec.fieldContext_TrustedDocument_hash(ctx, field)
+	case "body":
+		return ec.fieldContext_TrustedDocument_body(ctx, field)
+	case "operationName":
+		return ec.fieldContext_TrustedDocument_operationName(ctx, field)
+	case "clientName":
+		return ec.fieldContext_TrustedDocument_clientName(ctx, field)
+	case "clientVersion":
+		return ec.fieldContext_TrustedDocument_clientVersion(ctx, field)
+	case "alias":
+		return ec.fieldContext_TrustedDocument_alias(ctx, field)
+	case "trusted":
+		return ec.fieldContext_TrustedDocument_trusted(ctx, field)
+	case "retiredAt":
+		return ec.fieldContext_TrustedDocument_retiredAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_TrustedDocument_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrustedDocument", field.Name)
+}
+
+func (ec *executionContext) childFields_TrustedDocumentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_TrustedDocumentConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TrustedDocumentConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrustedDocumentConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TrustedDocumentRegistration(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "created":
+		return ec.fieldContext_TrustedDocumentRegistration_created(ctx, field)
+	case "reactivated":
+		return ec.fieldContext_TrustedDocumentRegistration_reactivated(ctx, field)
+	case "unchanged":
+		return ec.fieldContext_TrustedDocumentRegistration_unchanged(ctx, field)
+	case "documents":
+		return ec.fieldContext_TrustedDocumentRegistration_documents(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrustedDocumentRegistration", field.Name)
+}
+
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "kind":
@@ -13899,6 +14200,36 @@ func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_registerTrustedDocuments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "manifest",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNManifest2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["manifest"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "clientName",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientName"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientVersion",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientVersion"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_resendWebhookEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13926,6 +14257,20 @@ func (ec *executionContext) field_Mutation_resendWebhookEvent_args(ctx context.C
 		return nil, err
 	}
 	args["deliveryId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retireTrustedDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg0
 	return args, nil
 }
 
@@ -15294,6 +15639,58 @@ func (ec *executionContext) field_Query_trackingEntryAggregate_args(ctx context.
 		return nil, err
 	}
 	args["timeZone"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_trustedDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_trustedDocuments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[resourceid.ID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientName",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientName"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeRetired",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeRetired"] = arg3
 	return args, nil
 }
 
@@ -19988,6 +20385,130 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_registerTrustedDocuments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registerTrustedDocuments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegisterTrustedDocuments(ctx, fc.Args["manifest"].(string), fc.Args["clientName"].(string), fc.Args["clientVersion"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "documents:write")
+				if err != nil {
+					var zeroVal *model.TrustedDocumentRegistration
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *model.TrustedDocumentRegistration
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrustedDocumentRegistration) graphql.Marshaler {
+			return ec.marshalNTrustedDocumentRegistration2ᚖlogisticsᚋgraphᚋmodelᚐTrustedDocumentRegistration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registerTrustedDocuments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocumentRegistration(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registerTrustedDocuments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retireTrustedDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retireTrustedDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetireTrustedDocument(ctx, fc.Args["hash"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "documents:write")
+				if err != nil {
+					var zeroVal *ent.TrustedDocument
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.TrustedDocument
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrustedDocument) graphql.Marshaler {
+			return ec.marshalNTrustedDocument2ᚖlogisticsᚋentᚐTrustedDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retireTrustedDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocument(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retireTrustedDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25418,6 +25939,130 @@ func (ec *executionContext) fieldContext_Query_scopes(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Query_trustedDocuments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trustedDocuments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrustedDocuments(ctx, fc.Args["first"].(*int), fc.Args["after"].(*entgql.Cursor[resourceid.ID]), fc.Args["clientName"].(*string), fc.Args["includeRetired"].(*bool))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "documents:read")
+				if err != nil {
+					var zeroVal *model.TrustedDocumentConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *model.TrustedDocumentConnection
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TrustedDocumentConnection) graphql.Marshaler {
+			return ec.marshalNTrustedDocumentConnection2ᚖlogisticsᚋgraphᚋmodelᚐTrustedDocumentConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trustedDocuments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocumentConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trustedDocuments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_trustedDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trustedDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrustedDocument(ctx, fc.Args["hash"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "documents:read")
+				if err != nil {
+					var zeroVal *ent.TrustedDocument
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *ent.TrustedDocument
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.TrustedDocument) graphql.Marshaler {
+			return ec.marshalOTrustedDocument2ᚖlogisticsᚋentᚐTrustedDocument(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trustedDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocument(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trustedDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_webhookEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26940,6 +27585,401 @@ func (ec *executionContext) _TrackingEntryGroupKeys_updatedAt(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_TrackingEntryGroupKeys_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TrackingEntryGroupKeys", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_id(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v resourceid.ID) graphql.Marshaler {
+			return ec.marshalNID2logisticsᚋinternalᚋresourceidᚐID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_hash(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_body(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_operationName(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_operationName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperationName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_operationName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_clientName(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_clientName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_clientName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_clientVersion(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_clientVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClientVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_clientVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_alias(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_alias(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alias, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_trusted(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_trusted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TrustedDocument().Trusted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_trusted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_retiredAt(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_retiredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetiredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_retiredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocument_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.TrustedDocument) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocument_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocument_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocument", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocumentConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.TrustedDocument) graphql.Marshaler {
+			return ec.marshalNTrustedDocument2ᚕᚖlogisticsᚋentᚐTrustedDocumentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrustedDocumentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocument(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrustedDocumentConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[resourceid.ID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrustedDocumentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TrustedDocumentRegistration_created(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentRegistration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentRegistration_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentRegistration_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocumentRegistration", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocumentRegistration_reactivated(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentRegistration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentRegistration_reactivated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reactivated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentRegistration_reactivated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocumentRegistration", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocumentRegistration_unchanged(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentRegistration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentRegistration_unchanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unchanged, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentRegistration_unchanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrustedDocumentRegistration", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TrustedDocumentRegistration_documents(ctx context.Context, field graphql.CollectedField, obj *model.TrustedDocumentRegistration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrustedDocumentRegistration_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Documents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.TrustedDocument) graphql.Marshaler {
+			return ec.marshalNTrustedDocument2ᚕᚖlogisticsᚋentᚐTrustedDocumentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrustedDocumentRegistration_documents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrustedDocumentRegistration",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrustedDocument(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Viewer_kind(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
@@ -41282,6 +42322,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "registerTrustedDocuments":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registerTrustedDocuments(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retireTrustedDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retireTrustedDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createWebhookEndpoint":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createWebhookEndpoint(ctx, field)
@@ -43652,6 +44706,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trustedDocuments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trustedDocuments(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "trustedDocument":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_trustedDocument(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhookEndpoints":
 			field := field
 
@@ -44213,6 +45311,185 @@ func (ec *executionContext) _TrackingEntryGroupKeys(ctx context.Context, sel ast
 		case "updatedAt":
 			out.Values[i] = ec._TrackingEntryGroupKeys_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trustedDocumentImplementors = []string{"TrustedDocument"}
+
+func (ec *executionContext) _TrustedDocument(ctx context.Context, sel ast.SelectionSet, obj *ent.TrustedDocument) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trustedDocumentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrustedDocument")
+		case "id":
+			out.Values[i] = ec._TrustedDocument_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hash":
+			out.Values[i] = ec._TrustedDocument_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._TrustedDocument_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "operationName":
+			out.Values[i] = ec._TrustedDocument_operationName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clientName":
+			out.Values[i] = ec._TrustedDocument_clientName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clientVersion":
+			out.Values[i] = ec._TrustedDocument_clientVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "alias":
+			out.Values[i] = ec._TrustedDocument_alias(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trusted":
+			out.Values[i] = ec._TrustedDocument_trusted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retiredAt":
+			out.Values[i] = ec._TrustedDocument_retiredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._TrustedDocument_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trustedDocumentConnectionImplementors = []string{"TrustedDocumentConnection"}
+
+func (ec *executionContext) _TrustedDocumentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrustedDocumentConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trustedDocumentConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrustedDocumentConnection")
+		case "nodes":
+			out.Values[i] = ec._TrustedDocumentConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TrustedDocumentConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var trustedDocumentRegistrationImplementors = []string{"TrustedDocumentRegistration"}
+
+func (ec *executionContext) _TrustedDocumentRegistration(ctx context.Context, sel ast.SelectionSet, obj *model.TrustedDocumentRegistration) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trustedDocumentRegistrationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrustedDocumentRegistration")
+		case "created":
+			out.Values[i] = ec._TrustedDocumentRegistration_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reactivated":
+			out.Values[i] = ec._TrustedDocumentRegistration_reactivated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unchanged":
+			out.Values[i] = ec._TrustedDocumentRegistration_unchanged(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "documents":
+			out.Values[i] = ec._TrustedDocumentRegistration_documents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -46001,6 +47278,22 @@ func (ec *executionContext) unmarshalNItemWhereInput2ᚖlogisticsᚋentᚐItemWh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNManifest2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNManifest2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNNode2ᚕlogisticsᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
 	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -46396,6 +47689,16 @@ func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPag
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[resourceid.ID]) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPart2ᚖlogisticsᚋentᚐPart(ctx context.Context, sel ast.SelectionSet, v *ent.Part) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -46749,6 +48052,52 @@ func (ec *executionContext) marshalNTrackingEntryStatus2logisticsᚋentᚋtracki
 func (ec *executionContext) unmarshalNTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx context.Context, v any) (*ent.TrackingEntryWhereInput, error) {
 	res, err := ec.unmarshalInputTrackingEntryWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTrustedDocument2ᚕᚖlogisticsᚋentᚐTrustedDocumentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.TrustedDocument) graphql.Marshaler {
+	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrustedDocument2ᚖlogisticsᚋentᚐTrustedDocument(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrustedDocument2ᚖlogisticsᚋentᚐTrustedDocument(ctx context.Context, sel ast.SelectionSet, v *ent.TrustedDocument) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrustedDocument(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrustedDocumentConnection2ᚖlogisticsᚋgraphᚋmodelᚐTrustedDocumentConnection(ctx context.Context, sel ast.SelectionSet, v *model.TrustedDocumentConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrustedDocumentConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrustedDocumentRegistration2ᚖlogisticsᚋgraphᚋmodelᚐTrustedDocumentRegistration(ctx context.Context, sel ast.SelectionSet, v *model.TrustedDocumentRegistration) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TrustedDocumentRegistration(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateHubInput2logisticsᚋentᚐUpdateHubInput(ctx context.Context, v any) (ent.UpdateHubInput, error) {
@@ -49377,6 +50726,13 @@ func (ec *executionContext) unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋent
 	}
 	res, err := ec.unmarshalInputTrackingEntryWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTrustedDocument2ᚖlogisticsᚋentᚐTrustedDocument(ctx context.Context, sel ast.SelectionSet, v *ent.TrustedDocument) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TrustedDocument(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOWebhookEndpoint2ᚖlogisticsᚋentᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookEndpoint) graphql.Marshaler {

@@ -686,6 +686,26 @@ type TrackingEntryHaving struct {
 	Time *time.Time `json:"time,omitempty"`
 }
 
+// A page of trusted documents, newest first.
+type TrustedDocumentConnection struct {
+	// The documents of the page.
+	Nodes []*ent.TrustedDocument `json:"nodes"`
+	// Where the page ends; pass endCursor as after for the next one.
+	PageInfo *entgql.PageInfo[resourceid.ID] `json:"pageInfo"`
+}
+
+// What registering a manifest did.
+type TrustedDocumentRegistration struct {
+	// Documents new to the environment.
+	Created int `json:"created"`
+	// Retired documents trusted again.
+	Reactivated int `json:"reactivated"`
+	// Documents that were trusted already.
+	Unchanged int `json:"unchanged"`
+	// Every document of the manifest, as now stored.
+	Documents []*ent.TrustedDocument `json:"documents"`
+}
+
 // Who is calling and which environment answers.
 type Viewer struct {
 	// How the caller authenticated.

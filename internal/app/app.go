@@ -11,11 +11,13 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"logistics/graph"
 	"logistics/internal/apperr"
@@ -23,6 +25,7 @@ import (
 	"logistics/internal/console"
 	"logistics/internal/database"
 	"logistics/internal/demodata"
+	"logistics/internal/documents"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
@@ -59,6 +62,14 @@ type App struct {
 	Origins *auth.Origins
 	Cookies auth.CookieOptions
 	docs    fs.FS // README.md and docs/*.md (Options.Docs); nil: not served
+
+	// Documents keeps every environment's trusted documents (documents.go).
+	Documents *documents.Store
+	// Parses counts the GraphQL documents parsed and validated (query-cache
+	// misses), in every environment.
+	Parses      atomic.Int64
+	trustedOnce sync.Once
+	untrusted   *prometheus.CounterVec
 
 	faults Options           // HoldAfterCommit, HoldBeforeCommit: test-only faults
 	redis  *auth.RedisLimits // nil without --redis-url
@@ -608,9 +619,10 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
 		Extensions: []graphql.HandlerExtension{metrics.GraphQLOperations{}},
 		Tracer:     a.Tracing.Tracer(),
+		Trusted:    a.trustedOptions(env), Parses: &a.Parses,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Documents: a.Documents, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
 		Commit: BuildInfo().Commit, BuildDate: BuildInfo().Date,
 		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit,
 		Servers: []rest.Server{

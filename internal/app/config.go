@@ -16,6 +16,7 @@ import (
 
 	"logistics/internal/auth"
 	"logistics/internal/database"
+	"logistics/internal/documents"
 	"logistics/internal/schedturns"
 	"logistics/internal/sqlite"
 )
@@ -67,6 +68,14 @@ type Config struct {
 	WebhookWorkers      int           // --webhook-workers, LOGISTICS_WEBHOOK_WORKERS: attempts in flight per environment (0: this instance sends none)
 	WebhookPoll         time.Duration // --webhook-poll, LOGISTICS_WEBHOOK_POLL: how often to look for deliveries other instances committed
 	WebhookSecretGrace  time.Duration // --webhook-secret-grace, LOGISTICS_WEBHOOK_SECRET_GRACE: how long a rotated-out secret keeps signing
+
+	// Trusted documents (docs/graphql.md: Trusted documents): off, report
+	// or enforce, per environment and kind of credential.
+	TrustedSessions        string        // --trusted-documents-sessions, LOGISTICS_TRUSTED_DOCUMENTS_SESSIONS: production, console and app sessions
+	TrustedKeys            string        // --trusted-documents-keys, LOGISTICS_TRUSTED_DOCUMENTS_KEYS: production, API keys
+	SandboxTrustedSessions string        // --sandbox-trusted-documents-sessions, LOGISTICS_SANDBOX_TRUSTED_DOCUMENTS_SESSIONS
+	SandboxTrustedKeys     string        // --sandbox-trusted-documents-keys, LOGISTICS_SANDBOX_TRUSTED_DOCUMENTS_KEYS
+	TrustedCacheTTL        time.Duration // --trusted-documents-cache-ttl, LOGISTICS_TRUSTED_DOCUMENTS_CACHE_TTL: how long a look-up is answered from memory
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -106,7 +115,22 @@ func Defaults() Config {
 		WebhookWorkers:     8,
 		WebhookPoll:        time.Second,
 		WebhookSecretGrace: 24 * time.Hour,
+
+		TrustedSessions: "off", TrustedKeys: "off", SandboxTrustedSessions: "off", SandboxTrustedKeys: "off",
+		TrustedCacheTTL: documents.DefaultCacheTTL,
 	}
+}
+
+// TrustedPolicy is the environment's trusted-documents enforcement (Validate
+// has checked the modes).
+func (c Config) TrustedPolicy(sandbox bool) documents.Policy {
+	sessions, keys := c.TrustedSessions, c.TrustedKeys
+	if sandbox {
+		sessions, keys = c.SandboxTrustedSessions, c.SandboxTrustedKeys
+	}
+	s, _ := documents.ParseMode(sessions)
+	k, _ := documents.ParseMode(keys)
+	return documents.Policy{Sessions: s, Keys: k}
 }
 
 // setting ties a flag to its environment variable.
@@ -171,6 +195,11 @@ func (c *Config) settings() []setting {
 		{"webhook-workers", "LOGISTICS_WEBHOOK_WORKERS", "webhook attempts in flight per environment on this instance (0: this instance delivers nothing; others must)", num(&c.WebhookWorkers)},
 		{"webhook-poll", "LOGISTICS_WEBHOOK_POLL", "how often an instance looks for webhook deliveries in case a wake-up was lost (its own commits wake it at once; on PostgreSQL other instances' commits too, through NOTIFY)", dur(&c.WebhookPoll)},
 		{"webhook-secret-grace", "LOGISTICS_WEBHOOK_SECRET_GRACE", "how long a webhook secret replaced by a rotation keeps signing, next to the new one", dur(&c.WebhookSecretGrace)},
+		{"trusted-documents-sessions", "LOGISTICS_TRUSTED_DOCUMENTS_SESSIONS", "what production does with a GraphQL document that is not trusted, sent with a console or app session: off (run it), report (run, count and log it) or enforce (refuse it); graphql:adhoc holders may send any (docs/graphql.md: Trusted documents)", str(&c.TrustedSessions)},
+		{"trusted-documents-keys", "LOGISTICS_TRUSTED_DOCUMENTS_KEYS", "what production does with a GraphQL document that is not trusted, sent with an API key: off, report or enforce", str(&c.TrustedKeys)},
+		{"sandbox-trusted-documents-sessions", "LOGISTICS_SANDBOX_TRUSTED_DOCUMENTS_SESSIONS", "--trusted-documents-sessions for the sandbox", str(&c.SandboxTrustedSessions)},
+		{"sandbox-trusted-documents-keys", "LOGISTICS_SANDBOX_TRUSTED_DOCUMENTS_KEYS", "--trusted-documents-keys for the sandbox", str(&c.SandboxTrustedKeys)},
+		{"trusted-documents-cache-ttl", "LOGISTICS_TRUSTED_DOCUMENTS_CACHE_TTL", "how long an instance answers a trusted-document look-up from memory: a document retired through another instance may still run there for this long (0: read the database on every look-up)", dur(&c.TrustedCacheTTL)},
 		{"demo-scale", "LOGISTICS_DEMO_SCALE", "scale of the demo data an empty sandbox gets at start (1 ≈ 200,000 items)", func(fs *flag.FlagSet, n, u string) { fs.Float64Var(&c.DemoScale, n, c.DemoScale, u) }},
 	}
 }
@@ -273,6 +302,15 @@ func (c *Config) Validate() error {
 	if c.WebhookTimeout < 10*time.Millisecond || c.WebhookPoll < 10*time.Millisecond || c.WebhookWorkers < 0 || c.WebhookSecretGrace < 0 {
 		return errors.New("webhook-timeout and webhook-poll must be at least 10ms, webhook-workers and webhook-secret-grace not negative")
 	}
+	for flag, v := range map[string]string{"trusted-documents-sessions": c.TrustedSessions, "trusted-documents-keys": c.TrustedKeys,
+		"sandbox-trusted-documents-sessions": c.SandboxTrustedSessions, "sandbox-trusted-documents-keys": c.SandboxTrustedKeys} {
+		if _, err := documents.ParseMode(v); err != nil {
+			return fmt.Errorf("%s: %v", flag, err)
+		}
+	}
+	if c.TrustedCacheTTL < 0 || c.TrustedCacheTTL > time.Hour {
+		return errors.New("trusted-documents-cache-ttl must be between 0 (no cache) and 1h")
+	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("max-body-bytes must be at least 1024")
 	}
@@ -308,6 +346,9 @@ func (c Config) Masked() []any {
 		"no_demo_data", c.NoDemoData, "graphql_no_fast_path", c.NoFastPath, "demo_scale", c.DemoScale,
 		"subscription_limit", c.SubscriptionLimit, "subscription_buffer", c.SubscriptionBuffer, "subscription_keepalive", c.SubscriptionKeepAlive.String(),
 		"sqlite_synchronous", c.SQLiteSync,
+		"trusted_documents_sessions", c.TrustedSessions, "trusted_documents_keys", c.TrustedKeys,
+		"sandbox_trusted_documents_sessions", c.SandboxTrustedSessions, "sandbox_trusted_documents_keys", c.SandboxTrustedKeys,
+		"trusted_documents_cache_ttl", c.TrustedCacheTTL.String(),
 	}
 }
 

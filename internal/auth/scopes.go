@@ -26,6 +26,13 @@ var Policy = []Resource{
 	{Name: "tracking", GraphQLTypes: []string{"TrackingEntry"}, Events: []string{"tracking_entry"}},
 	{Name: "workflows", GraphQLTypes: []string{"Workflow"}, Events: []string{"workflow"}},
 	{Name: "webhooks", GraphQLTypes: []string{"WebhookEndpoint", "WebhookDelivery"}, Events: []string{"webhook_endpoint", "webhook"}},
+	// Trusted documents (internal/documents): reading them shows the
+	// operations an app sends, so it has its own read scope.
+	{Name: "documents", GraphQLTypes: []string{"TrustedDocument"}},
+	// graphql:adhoc lets a key or user send any GraphQL document where the
+	// environment runs only trusted ones (docs/graphql.md: Trusted
+	// documents). It guards no data: no read scope, no types.
+	{Name: "graphql", Only: []string{"graphql:adhoc"}},
 }
 
 // Resource is one row of the policy table.
@@ -36,6 +43,9 @@ type Resource struct {
 	// (the part before the first dot: "order" for order.created): an event
 	// of such a type is visible to a caller holding Name:read.
 	Events []string
+	// Only, when set, are the row's scopes instead of Name:read and
+	// Name:write (a permission that is not about reading or writing data).
+	Only []string
 }
 
 // Read is the resource's read scope.
@@ -48,6 +58,10 @@ func (r Resource) Write() string { return r.Name + ":write" }
 func AllScopes() []string {
 	var out []string
 	for _, r := range Policy {
+		if r.Only != nil {
+			out = append(out, r.Only...)
+			continue
+		}
 		out = append(out, r.Read(), r.Write())
 	}
 	return out
@@ -57,7 +71,9 @@ func AllScopes() []string {
 func ReadScopes() []string {
 	var out []string
 	for _, r := range Policy {
-		out = append(out, r.Read())
+		if r.Only == nil {
+			out = append(out, r.Read())
+		}
 	}
 	return out
 }
@@ -147,13 +163,21 @@ func ParseScopes(in []string) ([]string, error) {
 }
 
 // RoleScopes is what a console session of a user with the role may do:
-// viewers read, everyone else reads and writes.
+// viewers read, everyone else reads and writes; owners and admins may also
+// send any GraphQL document (graphql:adhoc) where an environment runs only
+// trusted ones for sessions, members may not: they use the apps.
 func RoleScopes(role string) []string {
-	if role == "viewer" {
+	switch role {
+	case "viewer":
 		return ReadScopes()
+	case "owner", "admin":
+		return AllScopes()
 	}
-	return AllScopes()
+	return slices.DeleteFunc(AllScopes(), func(s string) bool { return s == adhocScope })
 }
+
+// adhocScope is documents.AdhocScope (auth imports no domain package).
+const adhocScope = "graphql:adhoc"
 
 // Require checks that the request's caller holds scope ("" = any valid
 // caller). It fails with UNAUTHENTICATED (401) when there is no caller and

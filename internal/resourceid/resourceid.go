@@ -38,6 +38,7 @@ const (
 	Reservation   = "rsv"
 	Webhook       = "whe" // a webhook endpoint
 	Delivery      = "whd" // a webhook delivery
+	Document      = "tdc" // a trusted GraphQL document
 )
 
 // New returns a fresh id with the given prefix. The random part comes from
