@@ -1,0 +1,12 @@
+-- Create "trusted_documents" table
+CREATE TABLE "trusted_documents" ("id" character varying NOT NULL, "created_at" timestamptz NOT NULL, "updated_at" timestamptz NOT NULL, "hash" character varying NOT NULL, "body" text NOT NULL, "operation_name" character varying NOT NULL DEFAULT '', "client_name" character varying NOT NULL DEFAULT '', "client_version" character varying NOT NULL DEFAULT '', "alias" character varying NOT NULL DEFAULT '', "retired_at" timestamptz NULL, PRIMARY KEY ("id"));
+-- Create index "trusteddocument_alias" to table: "trusted_documents"
+CREATE INDEX "trusteddocument_alias" ON "trusted_documents" ("alias");
+-- Create index "trusteddocument_client_name" to table: "trusted_documents"
+CREATE INDEX "trusteddocument_client_name" ON "trusted_documents" ("client_name");
+-- Create index "trusteddocument_created_at" to table: "trusted_documents"
+CREATE INDEX "trusteddocument_created_at" ON "trusted_documents" ("created_at");
+-- Create index "trusteddocument_hash" to table: "trusted_documents"
+CREATE UNIQUE INDEX "trusteddocument_hash" ON "trusted_documents" ("hash");
+-- Create index "trusteddocument_updated_at" to table: "trusted_documents"
+CREATE INDEX "trusteddocument_updated_at" ON "trusted_documents" ("updated_at");
