@@ -23,6 +23,10 @@ import (
 var errNotSQLite = errors.New("view: not a go-sqlite3 connection")
 
 // rawSQLite runs qs one after the other on one go-sqlite3 connection of db.
+// It lives here, not with the rest of what only SQLite needs (internal/sqlite),
+// because it runs this package's statements and scans into its rows: from
+// there it would import view while view calls it, a cycle, and an adapter per
+// statement would cost an allocation per read.
 func rawSQLite(ctx context.Context, db *stdsql.DB, qs []query) error {
 	return onDriverConn(ctx, db, func(dc any) error {
 		c, ok := dc.(*sqlite3.SQLiteConn)
