@@ -97,6 +97,11 @@ var mutationInputs = []string{
 	"createApiToken.input.environment", "createApiToken.input.expiresAt", "createApiToken.input.name",
 	"createApiToken.input.scopes",
 	"revokeApiToken.id",
+	// Trusted documents: a manifest is parsed and every hash checked against
+	// its text before anything is stored (internal/documents), the client's
+	// name and version are bounded there, a retired hash only stops running.
+	"registerTrustedDocuments.manifest", "registerTrustedDocuments.clientName",
+	"registerTrustedDocuments.clientVersion", "retireTrustedDocument.hash",
 }
 
 // TestEveryMutationInputFieldIsAllowed walks the schema: every argument of

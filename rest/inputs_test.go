@@ -82,6 +82,10 @@ var bodyFields = []string{
 	"PATCH /v1/webhook-endpoints/{id} url", "PATCH /v1/webhook-endpoints/{id} description",
 	"PATCH /v1/webhook-endpoints/{id} event_types[]", "PATCH /v1/webhook-endpoints/{id} enabled",
 	"POST /v1/webhook-endpoints/{id}/resend event_id", "POST /v1/webhook-endpoints/{id}/resend delivery_id",
+	// A trusted-documents manifest: a whole body of one of three formats,
+	// parsed with its size bounded and every hash checked against its text
+	// before anything is stored (internal/documents).
+	"POST /v1/trusted-documents ",
 }
 
 // TestEveryBodyFieldIsAllowed walks the OpenAPI document: every property of

@@ -11,9 +11,6 @@ import (
 
 	"ariga.io/atlas/sql/migrate"
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
-
-	entmigrate "logistics/ent/migrate"
 )
 
 // testDialects are SQLite always, PostgreSQL when LOGISTICS_TEST_POSTGRES
@@ -174,16 +171,30 @@ func TestApplyRecordsAndRefusesNewer(t *testing.T) {
 	}
 }
 
-// previousRelease makes the schema the way releases before versioned
-// migrations did at start: ent's automatic migration with index dropping,
-// then the event log's tables by hand (the statements of that release's
-// eventlog.Migrate), and its rows.
+// previousRelease makes the schema of the last release before versioned
+// migrations — the first file's, which is what that release's automatic
+// migration made (TestUpgradeFromPreviousRelease holds the first file to a
+// database that release built) — without recording it, and that
+// release's event-log rows.
 func previousRelease(t *testing.T, db *sql.DB, dia string) {
 	t.Helper()
 	ctx := context.Background()
-	s := entmigrate.NewSchema(entsql.OpenDB(dia, db))
-	if err := s.Create(ctx, entmigrate.WithDropIndex(true)); err != nil {
+	dir, err := Dir(dia)
+	if err != nil {
 		t.Fatal(err)
+	}
+	files, err := dir.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := files[0].Stmts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 	bigint := "INTEGER"
 	if dia == dialect.Postgres {
