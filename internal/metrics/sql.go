@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	stdsql "database/sql"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -198,6 +199,64 @@ func (t *timedTx) Exec(ctx context.Context, query string, args, v any) error {
 
 func (t *timedTx) Query(ctx context.Context, query string, args, v any) error {
 	return t.s.query(ctx, t.Tx, query, args, v)
+}
+
+// ExecContext and QueryContext pass database/sql's own calls through
+// (ent's Tx.ExecContext asserts them on the driver's transaction: the
+// idempotency store sets PostgreSQL's lock_timeout with one), timed as Exec
+// is; a transaction without them answers as ent does without the wrapper.
+func (t *timedTx) ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
+	ex, ok := t.Tx.(interface {
+		ExecContext(context.Context, string, ...any) (stdsql.Result, error)
+	})
+	if !ok {
+		return nil, errors.New("Tx.ExecContext is not supported")
+	}
+	start := time.Now()
+	r, err := ex.ExecContext(ctx, query, args...)
+	t.s.since(kindOf(query), start)
+	return r, err
+}
+
+func (t *timedTx) QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error) {
+	q, ok := t.Tx.(interface {
+		QueryContext(context.Context, string, ...any) (*stdsql.Rows, error)
+	})
+	if !ok {
+		return nil, errors.New("Tx.QueryContext is not supported")
+	}
+	start := time.Now()
+	r, err := q.QueryContext(ctx, query, args...)
+	t.s.since(kindOf(query), start)
+	return r, err
+}
+
+// ExecContext and QueryContext of the driver, likewise (ent's
+// Client.ExecContext).
+func (d *timedDriver) ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error) {
+	ex, ok := d.Driver.(interface {
+		ExecContext(context.Context, string, ...any) (stdsql.Result, error)
+	})
+	if !ok {
+		return nil, errors.New("Driver.ExecContext is not supported")
+	}
+	start := time.Now()
+	r, err := ex.ExecContext(ctx, query, args...)
+	d.s.since(kindOf(query), start)
+	return r, err
+}
+
+func (d *timedDriver) QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error) {
+	q, ok := d.Driver.(interface {
+		QueryContext(context.Context, string, ...any) (*stdsql.Rows, error)
+	})
+	if !ok {
+		return nil, errors.New("Driver.QueryContext is not supported")
+	}
+	start := time.Now()
+	r, err := q.QueryContext(ctx, query, args...)
+	d.s.since(kindOf(query), start)
+	return r, err
 }
 
 func (t *timedTx) Commit() error {
