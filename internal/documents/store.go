@@ -12,6 +12,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/resourceid"
+	"logistics/internal/service"
 )
 
 // DefaultCacheTTL is how long an instance answers a lookup from memory
@@ -85,7 +86,8 @@ func (s *Store) Register(ctx context.Context, cl Client, docs []Document) (Regis
 	if len(docs) == 0 {
 		return res, invalid("the manifest holds no documents")
 	}
-	err := inTx(ctx, func(c *ent.Client) error {
+	err := service.WithTx(ctx, func(ctx context.Context) error {
+		c := client(ctx)
 		seen := map[string]bool{}
 		for start := 0; start < len(docs); start += 500 { // within both databases' parameter limits
 			batch := docs[start:min(start+500, len(docs))]
@@ -149,22 +151,6 @@ func (s *Store) Register(ctx context.Context, cl Client, docs []Document) (Regis
 	}
 	s.forget(ctx) // negative entries of the new hashes
 	return res, nil
-}
-
-// inTx runs fn in the context's transaction, or in a new one.
-func inTx(ctx context.Context, fn func(*ent.Client) error) error {
-	if tx := ent.TxFromContext(ctx); tx != nil {
-		return fn(tx.Client())
-	}
-	tx, err := client(ctx).Tx(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx.Client()); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // Retire stops trusting the document with the hash (or Relay alias): this
