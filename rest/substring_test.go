@@ -143,6 +143,19 @@ func TestSubstringSearchWithAndWithoutIndex(t *testing.T) {
 		}
 	}
 
+	// And every other substring filter's column has its index, usable by
+	// ent's ILIKE and LIKE with an escaped pattern.
+	for table, cols := range migrations.TrigramColumns {
+		for _, c := range cols {
+			for _, op := range []string{"ILIKE", "LIKE"} {
+				st := statement{fmt.Sprintf(`SELECT "id" FROM %q WHERE %q %s $1`, table, c, op), []any{`%a\%b\_c%`}}
+				if plan := explain(t, env.DB.SQL, st); !strings.Contains(plan, migrations.TrigramIndex(table, c)) {
+					t.Errorf("%s.%s %s: not served by %s:\n%s", table, c, op, migrations.TrigramIndex(table, c), plan)
+				}
+			}
+		}
+	}
+
 	for _, e := range []environment.Name{environment.Production, environment.Sandbox} {
 		for table, cols := range migrations.TrigramColumns {
 			for _, c := range cols {
