@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"logistics/ent/apitoken"
@@ -15172,6 +15173,7 @@ type WebhookEndpointMutation struct {
 	description                *string
 	event_types                *[]string
 	appendevent_types          []string
+	filters                    *map[string]json.RawMessage
 	disabled                   *bool
 	disabled_reason            *string
 	secret                     *string
@@ -15499,6 +15501,55 @@ func (m *WebhookEndpointMutation) ResetEventTypes() {
 	delete(m.clearedFields, webhookendpoint.FieldEventTypes)
 }
 
+// SetFilters sets the "filters" field.
+func (m *WebhookEndpointMutation) SetFilters(mm map[string]json.RawMessage) {
+	m.filters = &mm
+}
+
+// Filters returns the value of the "filters" field in the mutation.
+func (m *WebhookEndpointMutation) Filters() (r map[string]json.RawMessage, exists bool) {
+	v := m.filters
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilters returns the old "filters" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldFilters(ctx context.Context) (v map[string]json.RawMessage, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilters is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilters requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilters: %w", err)
+	}
+	return oldValue.Filters, nil
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (m *WebhookEndpointMutation) ClearFilters() {
+	m.filters = nil
+	m.clearedFields[webhookendpoint.FieldFilters] = struct{}{}
+}
+
+// FiltersCleared returns if the "filters" field was cleared in this mutation.
+func (m *WebhookEndpointMutation) FiltersCleared() bool {
+	_, ok := m.clearedFields[webhookendpoint.FieldFilters]
+	return ok
+}
+
+// ResetFilters resets all changes to the "filters" field.
+func (m *WebhookEndpointMutation) ResetFilters() {
+	m.filters = nil
+	delete(m.clearedFields, webhookendpoint.FieldFilters)
+}
+
 // SetDisabled sets the "disabled" field.
 func (m *WebhookEndpointMutation) SetDisabled(b bool) {
 	m.disabled = &b
@@ -15780,7 +15831,7 @@ func (m *WebhookEndpointMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEndpointMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, webhookendpoint.FieldCreatedAt)
 	}
@@ -15795,6 +15846,9 @@ func (m *WebhookEndpointMutation) Fields() []string {
 	}
 	if m.event_types != nil {
 		fields = append(fields, webhookendpoint.FieldEventTypes)
+	}
+	if m.filters != nil {
+		fields = append(fields, webhookendpoint.FieldFilters)
 	}
 	if m.disabled != nil {
 		fields = append(fields, webhookendpoint.FieldDisabled)
@@ -15829,6 +15883,8 @@ func (m *WebhookEndpointMutation) Field(name string) (ent.Value, bool) {
 		return m.Description()
 	case webhookendpoint.FieldEventTypes:
 		return m.EventTypes()
+	case webhookendpoint.FieldFilters:
+		return m.Filters()
 	case webhookendpoint.FieldDisabled:
 		return m.Disabled()
 	case webhookendpoint.FieldDisabledReason:
@@ -15858,6 +15914,8 @@ func (m *WebhookEndpointMutation) OldField(ctx context.Context, name string) (en
 		return m.OldDescription(ctx)
 	case webhookendpoint.FieldEventTypes:
 		return m.OldEventTypes(ctx)
+	case webhookendpoint.FieldFilters:
+		return m.OldFilters(ctx)
 	case webhookendpoint.FieldDisabled:
 		return m.OldDisabled(ctx)
 	case webhookendpoint.FieldDisabledReason:
@@ -15911,6 +15969,13 @@ func (m *WebhookEndpointMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEventTypes(v)
+		return nil
+	case webhookendpoint.FieldFilters:
+		v, ok := value.(map[string]json.RawMessage)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilters(v)
 		return nil
 	case webhookendpoint.FieldDisabled:
 		v, ok := value.(bool)
@@ -15980,6 +16045,9 @@ func (m *WebhookEndpointMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookendpoint.FieldEventTypes) {
 		fields = append(fields, webhookendpoint.FieldEventTypes)
 	}
+	if m.FieldCleared(webhookendpoint.FieldFilters) {
+		fields = append(fields, webhookendpoint.FieldFilters)
+	}
 	if m.FieldCleared(webhookendpoint.FieldPreviousSecretExpiresAt) {
 		fields = append(fields, webhookendpoint.FieldPreviousSecretExpiresAt)
 	}
@@ -15999,6 +16067,9 @@ func (m *WebhookEndpointMutation) ClearField(name string) error {
 	switch name {
 	case webhookendpoint.FieldEventTypes:
 		m.ClearEventTypes()
+		return nil
+	case webhookendpoint.FieldFilters:
+		m.ClearFilters()
 		return nil
 	case webhookendpoint.FieldPreviousSecretExpiresAt:
 		m.ClearPreviousSecretExpiresAt()
@@ -16025,6 +16096,9 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 		return nil
 	case webhookendpoint.FieldEventTypes:
 		m.ResetEventTypes()
+		return nil
+	case webhookendpoint.FieldFilters:
+		m.ResetFilters()
 		return nil
 	case webhookendpoint.FieldDisabled:
 		m.ResetDisabled()

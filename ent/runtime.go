@@ -1487,21 +1487,21 @@ func init() {
 	// webhookendpoint.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
 	webhookendpoint.DescriptionValidator = webhookendpointDescDescription.Validators[0].(func(string) error)
 	// webhookendpointDescDisabled is the schema descriptor for disabled field.
-	webhookendpointDescDisabled := webhookendpointFields[3].Descriptor()
+	webhookendpointDescDisabled := webhookendpointFields[4].Descriptor()
 	// webhookendpoint.DefaultDisabled holds the default value on creation for the disabled field.
 	webhookendpoint.DefaultDisabled = webhookendpointDescDisabled.Default.(bool)
 	// webhookendpointDescDisabledReason is the schema descriptor for disabled_reason field.
-	webhookendpointDescDisabledReason := webhookendpointFields[4].Descriptor()
+	webhookendpointDescDisabledReason := webhookendpointFields[5].Descriptor()
 	// webhookendpoint.DefaultDisabledReason holds the default value on creation for the disabled_reason field.
 	webhookendpoint.DefaultDisabledReason = webhookendpointDescDisabledReason.Default.(string)
 	// webhookendpoint.DisabledReasonValidator is a validator for the "disabled_reason" field. It is called by the builders before save.
 	webhookendpoint.DisabledReasonValidator = webhookendpointDescDisabledReason.Validators[0].(func(string) error)
 	// webhookendpointDescSecret is the schema descriptor for secret field.
-	webhookendpointDescSecret := webhookendpointFields[5].Descriptor()
+	webhookendpointDescSecret := webhookendpointFields[6].Descriptor()
 	// webhookendpoint.SecretValidator is a validator for the "secret" field. It is called by the builders before save.
 	webhookendpoint.SecretValidator = webhookendpointDescSecret.Validators[0].(func(string) error)
 	// webhookendpointDescPreviousSecret is the schema descriptor for previous_secret field.
-	webhookendpointDescPreviousSecret := webhookendpointFields[6].Descriptor()
+	webhookendpointDescPreviousSecret := webhookendpointFields[7].Descriptor()
 	// webhookendpoint.DefaultPreviousSecret holds the default value on creation for the previous_secret field.
 	webhookendpoint.DefaultPreviousSecret = webhookendpointDescPreviousSecret.Default.(string)
 	// webhookendpointDescID is the schema descriptor for id field.

@@ -32,7 +32,7 @@ type WebhookDelivery struct {
 	EventType string `json:"event_type,omitempty"`
 	// The body of a test delivery (others render their event at send time).
 	Payload []byte `json:"payload,omitempty"`
-	// Status holds the value of the "status" field.
+	// skipped: the endpoint's filter did not match the event's resource; never sent.
 	Status webhookdelivery.Status `json:"status,omitempty"`
 	// Attempts started, the one in flight included.
 	Attempts int `json:"attempts,omitempty"`

@@ -30,6 +30,8 @@ type WebhookEndpoint struct {
 	Description string `json:"description,omitempty"`
 	// Event types delivered; empty: all.
 	EventTypes []string `json:"event_types,omitempty"`
+	// A where filter per resource type (order, item, …) in the GraphQL where grammar; an event of that type is delivered only if its resource matches (internal/filter.EventFilters).
+	Filters map[string]json.RawMessage `json:"filters,omitempty"`
 	// Disabled holds the value of the "disabled" field.
 	Disabled bool `json:"disabled,omitempty"`
 	// DisabledReason holds the value of the "disabled_reason" field.
@@ -73,7 +75,7 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookendpoint.FieldEventTypes:
+		case webhookendpoint.FieldEventTypes, webhookendpoint.FieldFilters:
 			values[i] = new([]byte)
 		case webhookendpoint.FieldID:
 			values[i] = new(resourceid.ID)
@@ -134,6 +136,14 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 			} else if value != nil && len(*value) > 0 {
 				if err := json.Unmarshal(*value, &_m.EventTypes); err != nil {
 					return fmt.Errorf("unmarshal field event_types: %w", err)
+				}
+			}
+		case webhookendpoint.FieldFilters:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field filters", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Filters); err != nil {
+					return fmt.Errorf("unmarshal field filters: %w", err)
 				}
 			}
 		case webhookendpoint.FieldDisabled:
@@ -229,6 +239,9 @@ func (_m *WebhookEndpoint) String() string {
 	builder.WriteString("event_types=")
 	builder.WriteString(fmt.Sprintf("%v", _m.EventTypes))
 	builder.WriteString(", ")
+	builder.WriteString("filters=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Filters))
+	builder.WriteString(", ")
 	builder.WriteString("disabled=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Disabled))
 	builder.WriteString(", ")
@@ -268,7 +281,7 @@ func (e *WebhookEndpointEdges) SetDeliveries(nodes []*WebhookDelivery) {
 func (*WebhookEndpoint) renewScanValues(columns []string, values []any) {
 	for i := range columns {
 		switch columns[i] {
-		case webhookendpoint.FieldID, webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt, webhookendpoint.FieldURL, webhookendpoint.FieldDescription, webhookendpoint.FieldEventTypes, webhookendpoint.FieldDisabled, webhookendpoint.FieldDisabledReason, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret, webhookendpoint.FieldPreviousSecretExpiresAt:
+		case webhookendpoint.FieldID, webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt, webhookendpoint.FieldURL, webhookendpoint.FieldDescription, webhookendpoint.FieldEventTypes, webhookendpoint.FieldFilters, webhookendpoint.FieldDisabled, webhookendpoint.FieldDisabledReason, webhookendpoint.FieldSecret, webhookendpoint.FieldPreviousSecret, webhookendpoint.FieldPreviousSecretExpiresAt:
 		default:
 			values[i] = renewSelected(columns[i], values[i])
 		}

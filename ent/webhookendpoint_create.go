@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"logistics/ent/webhookdelivery"
@@ -76,6 +77,12 @@ func (_c *WebhookEndpointCreate) SetNillableDescription(v *string) *WebhookEndpo
 // SetEventTypes sets the "event_types" field.
 func (_c *WebhookEndpointCreate) SetEventTypes(v []string) *WebhookEndpointCreate {
 	_c.mutation.SetEventTypes(v)
+	return _c
+}
+
+// SetFilters sets the "filters" field.
+func (_c *WebhookEndpointCreate) SetFilters(v map[string]json.RawMessage) *WebhookEndpointCreate {
+	_c.mutation.SetFilters(v)
 	return _c
 }
 
@@ -342,6 +349,10 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 		_spec.SetField(webhookendpoint.FieldEventTypes, field.TypeJSON, value)
 		_node.EventTypes = value
 	}
+	if value, ok := _c.mutation.Filters(); ok {
+		_spec.SetField(webhookendpoint.FieldFilters, field.TypeJSON, value)
+		_node.Filters = value
+	}
 	if value, ok := _c.mutation.Disabled(); ok {
 		_spec.SetField(webhookendpoint.FieldDisabled, field.TypeBool, value)
 		_node.Disabled = value
@@ -481,6 +492,24 @@ func (u *WebhookEndpointUpsert) UpdateEventTypes() *WebhookEndpointUpsert {
 // ClearEventTypes clears the value of the "event_types" field.
 func (u *WebhookEndpointUpsert) ClearEventTypes() *WebhookEndpointUpsert {
 	u.SetNull(webhookendpoint.FieldEventTypes)
+	return u
+}
+
+// SetFilters sets the "filters" field.
+func (u *WebhookEndpointUpsert) SetFilters(v map[string]json.RawMessage) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldFilters, v)
+	return u
+}
+
+// UpdateFilters sets the "filters" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateFilters() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldFilters)
+	return u
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (u *WebhookEndpointUpsert) ClearFilters() *WebhookEndpointUpsert {
+	u.SetNull(webhookendpoint.FieldFilters)
 	return u
 }
 
@@ -661,6 +690,27 @@ func (u *WebhookEndpointUpsertOne) UpdateEventTypes() *WebhookEndpointUpsertOne 
 func (u *WebhookEndpointUpsertOne) ClearEventTypes() *WebhookEndpointUpsertOne {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearEventTypes()
+	})
+}
+
+// SetFilters sets the "filters" field.
+func (u *WebhookEndpointUpsertOne) SetFilters(v map[string]json.RawMessage) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetFilters(v)
+	})
+}
+
+// UpdateFilters sets the "filters" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateFilters() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateFilters()
+	})
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (u *WebhookEndpointUpsertOne) ClearFilters() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearFilters()
 	})
 }
 
@@ -1019,6 +1069,27 @@ func (u *WebhookEndpointUpsertBulk) UpdateEventTypes() *WebhookEndpointUpsertBul
 func (u *WebhookEndpointUpsertBulk) ClearEventTypes() *WebhookEndpointUpsertBulk {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearEventTypes()
+	})
+}
+
+// SetFilters sets the "filters" field.
+func (u *WebhookEndpointUpsertBulk) SetFilters(v map[string]json.RawMessage) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetFilters(v)
+	})
+}
+
+// UpdateFilters sets the "filters" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateFilters() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateFilters()
+	})
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (u *WebhookEndpointUpsertBulk) ClearFilters() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearFilters()
 	})
 }
 

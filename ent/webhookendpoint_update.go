@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"logistics/ent/predicate"
@@ -81,6 +82,18 @@ func (_u *WebhookEndpointUpdate) AppendEventTypes(v []string) *WebhookEndpointUp
 // ClearEventTypes clears the value of the "event_types" field.
 func (_u *WebhookEndpointUpdate) ClearEventTypes() *WebhookEndpointUpdate {
 	_u.mutation.ClearEventTypes()
+	return _u
+}
+
+// SetFilters sets the "filters" field.
+func (_u *WebhookEndpointUpdate) SetFilters(v map[string]json.RawMessage) *WebhookEndpointUpdate {
+	_u.mutation.SetFilters(v)
+	return _u
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (_u *WebhookEndpointUpdate) ClearFilters() *WebhookEndpointUpdate {
+	_u.mutation.ClearFilters()
 	return _u
 }
 
@@ -300,6 +313,12 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.EventTypesCleared() {
 		_spec.ClearField(webhookendpoint.FieldEventTypes, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.Filters(); ok {
+		_spec.SetField(webhookendpoint.FieldFilters, field.TypeJSON, value)
+	}
+	if _u.mutation.FiltersCleared() {
+		_spec.ClearField(webhookendpoint.FieldFilters, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.Disabled(); ok {
 		_spec.SetField(webhookendpoint.FieldDisabled, field.TypeBool, value)
 	}
@@ -434,6 +453,18 @@ func (_u *WebhookEndpointUpdateOne) AppendEventTypes(v []string) *WebhookEndpoin
 // ClearEventTypes clears the value of the "event_types" field.
 func (_u *WebhookEndpointUpdateOne) ClearEventTypes() *WebhookEndpointUpdateOne {
 	_u.mutation.ClearEventTypes()
+	return _u
+}
+
+// SetFilters sets the "filters" field.
+func (_u *WebhookEndpointUpdateOne) SetFilters(v map[string]json.RawMessage) *WebhookEndpointUpdateOne {
+	_u.mutation.SetFilters(v)
+	return _u
+}
+
+// ClearFilters clears the value of the "filters" field.
+func (_u *WebhookEndpointUpdateOne) ClearFilters() *WebhookEndpointUpdateOne {
+	_u.mutation.ClearFilters()
 	return _u
 }
 
@@ -682,6 +713,12 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.EventTypesCleared() {
 		_spec.ClearField(webhookendpoint.FieldEventTypes, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Filters(); ok {
+		_spec.SetField(webhookendpoint.FieldFilters, field.TypeJSON, value)
+	}
+	if _u.mutation.FiltersCleared() {
+		_spec.ClearField(webhookendpoint.FieldFilters, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Disabled(); ok {
 		_spec.SetField(webhookendpoint.FieldDisabled, field.TypeBool, value)

@@ -4,14 +4,17 @@
 package graph
 
 import (
+	"encoding/json"
 	"log/slog"
 	"time"
 
+	"logistics/ent"
 	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/documents"
 	"logistics/internal/eventstream"
+	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
@@ -62,6 +65,45 @@ func webhookInput(in model.WebhookEndpointInput) webhooks.EndpointInput {
 	out := webhooks.EndpointInput{URL: in.URL, Description: in.Description, Enabled: in.Enabled}
 	if in.EventTypes != nil {
 		out.EventTypes = &in.EventTypes
+	}
+	if in.Filters != nil {
+		out.Filters = webhookFiltersInput(in.Filters)
+	}
+	return out
+}
+
+// webhookFiltersInput turns the typed filters gqlgen decoded into the JSON
+// the webhooks package checks and stores (the REST body's filters member):
+// each where input marshals to the very object a GraphQL client sends.
+func webhookFiltersInput(in *model.WebhookFiltersInput) *filter.EventFilters {
+	out := filter.EventFilters{}
+	add := func(key string, where any, isNil bool) {
+		if isNil {
+			return
+		}
+		if b, err := json.Marshal(where); err == nil {
+			out[key] = b
+		}
+	}
+	add("hub", in.Hub, in.Hub == nil)
+	add("part", in.Part, in.Part == nil)
+	add("item", in.Item, in.Item == nil)
+	add("order", in.Order, in.Order == nil)
+	add("order_line", in.OrderLine, in.OrderLine == nil)
+	add("tracking_entry", in.TrackingEntry, in.TrackingEntry == nil)
+	add("workflow", in.Workflow, in.Workflow == nil)
+	return &out
+}
+
+// webhookFilters is an endpoint's filters as GraphQL shows them: the stored
+// JSON objects, keyed as in REST.
+func webhookFilters(ep *ent.WebhookEndpoint) map[string]any {
+	out := make(map[string]any, len(ep.Filters))
+	for k, raw := range ep.Filters {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -11,16 +10,13 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"logistics/ent"
-	"logistics/ent/item"
-	"logistics/ent/order"
-	"logistics/ent/predicate"
-	"logistics/ent/trackingentry"
 	"logistics/graph/model"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
+	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 )
 
@@ -214,35 +210,20 @@ func (r *Resolver) recheckEvery() time.Duration {
 	return max(r.Recheck, 500*time.Millisecond)
 }
 
-// filterKey names a filter for sharing its query among the subscribers of a
-// batch.
-func filterKey(kind string, where any) string {
-	b, _ := json.Marshal(where)
-	return kind + "|" + string(b)
-}
-
-// load runs one query per batch and filter (shared by the subscribers with
-// the same filter): the rows among ids that match the filter, by id.
-func load[N any](ctx context.Context, b *eventstream.Batch, key string, ids []resourceid.ID,
-	query func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]N, error), id func(N) resourceid.ID,
-) (map[resourceid.ID]N, error) {
+// load evaluates a subscription's filter on a batch, once per batch and
+// filter (shared by the subscribers with the same filter): the rows among
+// ids that match it, by id. The evaluation is the webhook filters' own
+// (filter.Match): the where input's predicate and the ids, in one query.
+func load[N any](ctx context.Context, b *eventstream.Batch, m *filter.Match[N], ids []resourceid.ID) (map[resourceid.ID]N, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	env := environment.FromContext(ctx)
-	v, err := b.Resolve(key, func() (any, error) {
+	v, err := b.Resolve(m.Key(), func() (any, error) {
 		// Not the subscriber's context: the result is shared.
 		qctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		rows, err := query(qctx, env.DB.Client, ids)
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[resourceid.ID]N, len(rows))
-		for _, n := range rows {
-			m[id(n)] = n
-		}
-		return m, nil
+		return m.Rows(qctx, env.DB.Client, ids)
 	})
 	if err != nil {
 		return nil, err
@@ -271,27 +252,13 @@ func seqOf(e *ent.Event) int64 {
 // orderChanges is orderChanged's conversion: the order events of a batch,
 // with each order as it is now if it matches where.
 func orderChanges(where *ent.OrderWhereInput) (convertFunc[*model.OrderChange], error) {
-	var pred predicate.Order
-	var err error
-	if where != nil {
-		pred, err = where.P()
+	m, err := filter.OrderMatch(where)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, ent.ErrEmptyOrderWhereInput) || pred == nil {
-		pred, where = nil, nil
-	} else if err != nil {
-		return nil, apperr.Invalid("where", "%s", err.Error())
-	}
-	key := filterKey("order", where)
 	match := func(t string) bool { return strings.HasPrefix(t, "order.") }
-	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.Order, error) {
-		q := c.Order.Query().Where(order.IDIn(ids...))
-		if pred != nil {
-			q.Where(pred)
-		}
-		return q.All(ctx)
-	}
 	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.OrderChange], error) {
-		rows, err := load(ctx, b, key, subjects(b, match), query, func(o *ent.Order) resourceid.ID { return o.ID })
+		rows, err := load(ctx, b, m, subjects(b, match))
 		if err != nil {
 			return nil, err
 		}
@@ -301,7 +268,7 @@ func orderChanges(where *ent.OrderWhereInput) (convertFunc[*model.OrderChange], 
 				continue
 			}
 			o := rows[resourceid.ID(e.SubjectID)]
-			if o == nil && pred != nil {
+			if o == nil && !m.Empty() {
 				continue // does not match (or is gone: a filter cannot be checked)
 			}
 			out = append(out, payload[*model.OrderChange]{seqOf(e), &model.OrderChange{
@@ -313,27 +280,13 @@ func orderChanges(where *ent.OrderWhereInput) (convertFunc[*model.OrderChange], 
 
 // trackingEntriesAdded is trackingEntryAdded's conversion.
 func trackingEntriesAdded(where *ent.TrackingEntryWhereInput) (convertFunc[*model.TrackingEntryChange], error) {
-	var pred predicate.TrackingEntry
-	var err error
-	if where != nil {
-		pred, err = where.P()
+	m, err := filter.TrackingEntryMatch(where)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, ent.ErrEmptyTrackingEntryWhereInput) || pred == nil {
-		pred, where = nil, nil
-	} else if err != nil {
-		return nil, apperr.Invalid("where", "%s", err.Error())
-	}
-	key := filterKey("tracking", where)
 	match := func(t string) bool { return t == "tracking_entry.created" }
-	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.TrackingEntry, error) {
-		q := c.TrackingEntry.Query().Where(trackingentry.IDIn(ids...))
-		if pred != nil {
-			q.Where(pred)
-		}
-		return q.All(ctx)
-	}
 	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.TrackingEntryChange], error) {
-		rows, err := load(ctx, b, key, subjects(b, match), query, func(t *ent.TrackingEntry) resourceid.ID { return t.ID })
+		rows, err := load(ctx, b, m, subjects(b, match))
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +296,7 @@ func trackingEntriesAdded(where *ent.TrackingEntryWhereInput) (convertFunc[*mode
 				continue
 			}
 			t := rows[resourceid.ID(e.SubjectID)]
-			if t == nil && pred != nil {
+			if t == nil && !m.Empty() {
 				continue
 			}
 			out = append(out, payload[*model.TrackingEntryChange]{seqOf(e), &model.TrackingEntryChange{
@@ -355,27 +308,13 @@ func trackingEntriesAdded(where *ent.TrackingEntryWhereInput) (convertFunc[*mode
 
 // stockChanges is stockChanged's conversion.
 func stockChanges(where *ent.ItemWhereInput) (convertFunc[*model.StockChange], error) {
-	var pred predicate.Item
-	var err error
-	if where != nil {
-		pred, err = where.P()
+	m, err := filter.ItemMatch(where)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, ent.ErrEmptyItemWhereInput) || pred == nil {
-		pred, where = nil, nil
-	} else if err != nil {
-		return nil, apperr.Invalid("where", "%s", err.Error())
-	}
-	key := filterKey("item", where)
 	match := func(t string) bool { return strings.HasPrefix(t, "item.") }
-	query := func(ctx context.Context, c *ent.Client, ids []resourceid.ID) ([]*ent.Item, error) {
-		q := c.Item.Query().Where(item.IDIn(ids...))
-		if pred != nil {
-			q.Where(pred)
-		}
-		return q.All(ctx)
-	}
 	return func(ctx context.Context, b *eventstream.Batch) ([]payload[*model.StockChange], error) {
-		rows, err := load(ctx, b, key, subjects(b, match), query, func(i *ent.Item) resourceid.ID { return i.ID })
+		rows, err := load(ctx, b, m, subjects(b, match))
 		if err != nil {
 			return nil, err
 		}
@@ -385,7 +324,7 @@ func stockChanges(where *ent.ItemWhereInput) (convertFunc[*model.StockChange], e
 				continue
 			}
 			it := rows[resourceid.ID(e.SubjectID)]
-			if it == nil && pred != nil {
+			if it == nil && !m.Empty() {
 				continue
 			}
 			out = append(out, payload[*model.StockChange]{seqOf(e), &model.StockChange{

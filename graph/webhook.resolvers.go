@@ -72,9 +72,23 @@ func (r *webhookEndpointResolver) SecretRotating(ctx context.Context, obj *ent.W
 	return webhooks.Rotating(obj), nil
 }
 
+// Filters is the resolver for the filters field.
+func (r *webhookEndpointResolver) Filters(ctx context.Context, obj *ent.WebhookEndpoint) (map[string]any, error) {
+	return webhookFilters(obj), nil
+}
+
 // Deliveries is the resolver for the deliveries field.
 func (r *webhookEndpointResolver) Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *string, first *int) ([]*ent.WebhookDelivery, error) {
 	return r.Webhooks.Deliveries(ctx, obj.ID, deref(status), derefInt(first))
+}
+
+// DeliveryStats is the resolver for the deliveryStats field.
+func (r *webhookEndpointResolver) DeliveryStats(ctx context.Context, obj *ent.WebhookEndpoint) (*model.WebhookDeliveryStats, error) {
+	st, err := r.Webhooks.Stats(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookDeliveryStats{Pending: st.Pending, Succeeded: st.Succeeded, Failed: st.Failed, Skipped: st.Skipped, Total: st.Total}, nil
 }
 
 // WebhookEndpoint returns generated.WebhookEndpointResolver implementation.

@@ -351,6 +351,7 @@ func TestContract(t *testing.T) {
 	types = append(types, "webhook.test")
 	got := all.byType(t, types, 30*time.Second)
 	c.do("GET", "/v1/webhook-endpoints/{id}/deliveries", one(ep.ID), nil, nil, 200)
+	c.do("GET", "/v1/webhook-endpoints/{id}/deliveries/stats", one(ep.ID), nil, nil, 200)
 	c.do("GET", "/v1/webhook-endpoints/{id}", one(goneID), nil, nil, 200)
 
 	for _, typ := range types {

@@ -81,6 +81,16 @@ var bodyFields = []string{
 	"POST /v1/webhook-endpoints event_types[]", "POST /v1/webhook-endpoints enabled",
 	"PATCH /v1/webhook-endpoints/{id} url", "PATCH /v1/webhook-endpoints/{id} description",
 	"PATCH /v1/webhook-endpoints/{id} event_types[]", "PATCH /v1/webhook-endpoints/{id} enabled",
+	// Webhook filters: where objects, checked by internal/filter (limits,
+	// the types the endpoint receives) and the relation scope rule.
+	"POST /v1/webhook-endpoints filters.hub", "POST /v1/webhook-endpoints filters.part",
+	"POST /v1/webhook-endpoints filters.item", "POST /v1/webhook-endpoints filters.order",
+	"POST /v1/webhook-endpoints filters.order_line", "POST /v1/webhook-endpoints filters.tracking_entry",
+	"POST /v1/webhook-endpoints filters.workflow",
+	"PATCH /v1/webhook-endpoints/{id} filters.hub", "PATCH /v1/webhook-endpoints/{id} filters.part",
+	"PATCH /v1/webhook-endpoints/{id} filters.item", "PATCH /v1/webhook-endpoints/{id} filters.order",
+	"PATCH /v1/webhook-endpoints/{id} filters.order_line", "PATCH /v1/webhook-endpoints/{id} filters.tracking_entry",
+	"PATCH /v1/webhook-endpoints/{id} filters.workflow",
 	"POST /v1/webhook-endpoints/{id}/resend event_id", "POST /v1/webhook-endpoints/{id}/resend delivery_id",
 	// A trusted-documents manifest: a whole body of one of three formats,
 	// parsed with its size bounded and every hash checked against its text

@@ -41,15 +41,17 @@ var schemaTypes = map[string]any{
 	"ImportResult":    service.ImportResult{},
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
 	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
-	"Status": statusJSON{}, "WebhookTest": webhooks.TestObject{},
+	"WebhookDeliveryStats": webhooks.DeliveryStats{},
+	"Status":               statusJSON{}, "WebhookTest": webhooks.TestObject{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
 var operationIDs = map[string]string{
-	"POST /v1/webhook-endpoints/{id}/rotate-secret": "rotateWebhookEndpointSecret",
-	"POST /v1/webhook-endpoints/{id}/resend":        "resendWebhookEvent",
-	"POST /v1/webhook-endpoints/{id}/test":          "sendWebhookTestEvent",
-	"GET /v1/webhook-endpoints/{id}/deliveries":     "listWebhookDeliveries",
+	"POST /v1/webhook-endpoints/{id}/rotate-secret":   "rotateWebhookEndpointSecret",
+	"POST /v1/webhook-endpoints/{id}/resend":          "resendWebhookEvent",
+	"POST /v1/webhook-endpoints/{id}/test":            "sendWebhookTestEvent",
+	"GET /v1/webhook-endpoints/{id}/deliveries":       "listWebhookDeliveries",
+	"GET /v1/webhook-endpoints/{id}/deliveries/stats": "getWebhookDeliveryStats",
 }
 
 // enumValues are the allowed values of the enum types of request bodies.
@@ -506,6 +508,8 @@ var (
 	timeT = reflect.TypeOf(time.Time{})
 	decT  = reflect.TypeOf(decimal.Decimal(0))
 	idT   = reflect.TypeOf(resourceid.ID(""))
+
+	eventFiltersT = reflect.TypeOf(filter.EventFilters(nil))
 )
 
 // schemaOf derives a JSON Schema from a Go type with json tags; with
@@ -525,6 +529,14 @@ func schemaOf(t reflect.Type, output bool) obj {
 		s = obj{"type": "string"}
 	case enumValues[t] != nil:
 		s = obj{"type": "string", "enum": enumValues[t]}
+	case t == eventFiltersT:
+		props := obj{}
+		for _, k := range filter.EventFilterKeys() {
+			o, _ := filter.EventFilterObject(k)
+			props[k] = obj{"type": "object", "description": "A where object of GraphQL's " + o + "WhereInput, as a client sends it as a variable: " + k + " events are delivered only if their " + strings.ReplaceAll(k, "_", " ") + " matches (docs/webhooks.md#filters)."}
+		}
+		s = obj{"type": "object", "properties": props, "additionalProperties": false,
+			"description": "A where filter per resource type, in the grammar of GraphQL's where: argument; {} (in a change) removes them. At most 16 KiB of JSON, 8 levels and 256 fields (docs/errors-and-limits.md)."}
 	case t.Kind() == reflect.String:
 		s = obj{"type": "string"}
 	case t.Kind() == reflect.Bool:

@@ -109,7 +109,8 @@ func routes(d Deps) []route {
 		{"POST", "/v1/webhook-endpoints/{id}/rotate-secret", "webhooks:write", handleRotateWebhookSecret(d), opDoc{"Replace the signing secret (shown once); the old one keeps signing for the grace period", opSecret, "WebhookEndpoint", "", nil}},
 		{"POST", "/v1/webhook-endpoints/{id}/resend", "webhooks:write", handleResendWebhook(d), opDoc{"Send an event (or a delivery's event) to the endpoint again", opCommand, "WebhookDelivery", "WebhookResendInput", nil}},
 		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
-		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
+		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed|skipped, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
+		{"GET", "/v1/webhook-endpoints/{id}/deliveries/stats", "webhooks:read", handleWebhookDeliveryStats(d), opDoc{"Count the endpoint's deliveries by status (skipped: its filter did not match the event's resource)", opGet, "WebhookDeliveryStats", "", nil}},
 
 		// Trusted GraphQL documents (rest/documents.go, docs/graphql.md).
 		{"GET", "/v1/trusted-documents", "documents:read", handleListDocuments(d), opDoc{"List the trusted GraphQL documents", opDocuments, "TrustedDocument", "", nil}},

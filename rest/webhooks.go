@@ -224,3 +224,21 @@ func handleListWebhookDeliveries(d Deps) http.Handler {
 		return nil
 	})
 }
+
+func handleWebhookDeliveryStats(d Deps) http.Handler {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := webhookID(r)
+		if err != nil {
+			return err
+		}
+		if err := jsonOnly(r); err != nil {
+			return err
+		}
+		st, err := d.Webhooks.Stats(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		WriteJSON(w, http.StatusOK, st)
+		return nil
+	})
+}

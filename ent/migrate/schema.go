@@ -847,7 +847,7 @@ var (
 		{Name: "event_id", Type: field.TypeString, Size: 40, Default: ""},
 		{Name: "event_type", Type: field.TypeString, Size: 64},
 		{Name: "payload", Type: field.TypeBytes, Nullable: true},
-		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed"}, Default: "pending"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed", "skipped"}, Default: "pending"},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "next_attempt_at", Type: field.TypeTime},
 		{Name: "last_attempt_at", Type: field.TypeTime, Nullable: true},
@@ -907,6 +907,7 @@ var (
 		{Name: "url", Type: field.TypeString, Size: 2048},
 		{Name: "description", Type: field.TypeString, Size: 500, Default: ""},
 		{Name: "event_types", Type: field.TypeJSON, Nullable: true},
+		{Name: "filters", Type: field.TypeJSON, Nullable: true},
 		{Name: "disabled", Type: field.TypeBool, Default: false},
 		{Name: "disabled_reason", Type: field.TypeString, Size: 300, Default: ""},
 		{Name: "secret", Type: field.TypeString},
@@ -932,7 +933,7 @@ var (
 			{
 				Name:    "webhookendpoint_disabled",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[6]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[7]},
 			},
 		},
 	}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"time"
 
 	"entgo.io/ent"
@@ -31,6 +32,8 @@ func (WebhookEndpoint) Fields() []ent.Field {
 		field.String("url").NotEmpty().MaxLen(2048),
 		field.String("description").Default("").MaxLen(500),
 		field.JSON("event_types", []string{}).Optional().Comment("Event types delivered; empty: all."),
+		field.JSON("filters", map[string]json.RawMessage{}).Optional().
+			Comment("A where filter per resource type (order, item, …) in the GraphQL where grammar; an event of that type is delivered only if its resource matches (internal/filter.EventFilters)."),
 		field.Bool("disabled").Default(false),
 		field.String("disabled_reason").Default("").MaxLen(300),
 		field.String("secret").NotEmpty().Sensitive().Comment("whsec_…; shown once, in the create or rotate response."),
@@ -62,7 +65,8 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.String("event_id").Default("").MaxLen(40).Comment("The event sent; empty for a test delivery."),
 		field.String("event_type").NotEmpty().MaxLen(64),
 		field.Bytes("payload").Optional().Comment("The body of a test delivery (others render their event at send time)."),
-		field.Enum("status").Values("pending", "succeeded", "failed").Default("pending"),
+		field.Enum("status").Values("pending", "succeeded", "failed", "skipped").Default("pending").
+			Comment("skipped: the endpoint's filter did not match the event's resource; never sent."),
 		field.Int("attempts").Default(0).Comment("Attempts started, the one in flight included."),
 		field.Time("next_attempt_at").Default(func() time.Time { return time.Now().UTC() }).
 			Comment("When a pending delivery is due; while an attempt is in flight, the end of its lease."),

@@ -139,6 +139,7 @@ const (
 	StatusPending   Status = "pending"
 	StatusSucceeded Status = "succeeded"
 	StatusFailed    Status = "failed"
+	StatusSkipped   Status = "skipped"
 )
 
 func (s Status) String() string {
@@ -148,7 +149,7 @@ func (s Status) String() string {
 // StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
 func StatusValidator(s Status) error {
 	switch s {
-	case StatusPending, StatusSucceeded, StatusFailed:
+	case StatusPending, StatusSucceeded, StatusFailed, StatusSkipped:
 		return nil
 	default:
 		return fmt.Errorf("webhookdelivery: invalid enum value for status field: %q", s)

@@ -25,6 +25,8 @@ const (
 	FieldDescription = "description"
 	// FieldEventTypes holds the string denoting the event_types field in the database.
 	FieldEventTypes = "event_types"
+	// FieldFilters holds the string denoting the filters field in the database.
+	FieldFilters = "filters"
 	// FieldDisabled holds the string denoting the disabled field in the database.
 	FieldDisabled = "disabled"
 	// FieldDisabledReason holds the string denoting the disabled_reason field in the database.
@@ -56,6 +58,7 @@ var Columns = []string{
 	FieldURL,
 	FieldDescription,
 	FieldEventTypes,
+	FieldFilters,
 	FieldDisabled,
 	FieldDisabledReason,
 	FieldSecret,

@@ -321,6 +321,16 @@ func EventTypesNotNil() predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldEventTypes))
 }
 
+// FiltersIsNil applies the IsNil predicate on the "filters" field.
+func FiltersIsNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIsNull(FieldFilters))
+}
+
+// FiltersNotNil applies the NotNil predicate on the "filters" field.
+func FiltersNotNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldFilters))
+}
+
 // DisabledEQ applies the EQ predicate on the "disabled" field.
 func DisabledEQ(v bool) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldDisabled, v))

@@ -691,13 +691,23 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 	}
 
+	WebhookDeliveryStats struct {
+		Failed    func(childComplexity int) int
+		Pending   func(childComplexity int) int
+		Skipped   func(childComplexity int) int
+		Succeeded func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
 	WebhookEndpoint struct {
 		CreatedAt      func(childComplexity int) int
 		Deliveries     func(childComplexity int, status *string, first *int) int
+		DeliveryStats  func(childComplexity int) int
 		Description    func(childComplexity int) int
 		DisabledReason func(childComplexity int) int
 		Enabled        func(childComplexity int) int
 		EventTypes     func(childComplexity int) int
+		Filters        func(childComplexity int) int
 		ID             func(childComplexity int) int
 		SecretRotating func(childComplexity int) int
 		URL            func(childComplexity int) int
@@ -890,7 +900,9 @@ type WebhookEndpointResolver interface {
 
 	SecretRotating(ctx context.Context, obj *ent.WebhookEndpoint) (bool, error)
 
+	Filters(ctx context.Context, obj *ent.WebhookEndpoint) (map[string]any, error)
 	Deliveries(ctx context.Context, obj *ent.WebhookEndpoint, status *string, first *int) ([]*ent.WebhookDelivery, error)
+	DeliveryStats(ctx context.Context, obj *ent.WebhookEndpoint) (*model.WebhookDeliveryStats, error)
 }
 type WorkflowConnectionResolver interface {
 	Aggregate(ctx context.Context, obj *ent.WorkflowConnection) (*model.WorkflowGroup, error)
@@ -3791,6 +3803,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
 
+	case "WebhookDeliveryStats.failed":
+		if e.ComplexityRoot.WebhookDeliveryStats.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryStats.Failed(childComplexity), true
+	case "WebhookDeliveryStats.pending":
+		if e.ComplexityRoot.WebhookDeliveryStats.Pending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryStats.Pending(childComplexity), true
+	case "WebhookDeliveryStats.skipped":
+		if e.ComplexityRoot.WebhookDeliveryStats.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryStats.Skipped(childComplexity), true
+	case "WebhookDeliveryStats.succeeded":
+		if e.ComplexityRoot.WebhookDeliveryStats.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryStats.Succeeded(childComplexity), true
+	case "WebhookDeliveryStats.total":
+		if e.ComplexityRoot.WebhookDeliveryStats.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryStats.Total(childComplexity), true
+
 	case "WebhookEndpoint.createdAt":
 		if e.ComplexityRoot.WebhookEndpoint.CreatedAt == nil {
 			break
@@ -3808,6 +3851,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpoint.Deliveries(childComplexity, args["status"].(*string), args["first"].(*int)), true
+	case "WebhookEndpoint.deliveryStats":
+		if e.ComplexityRoot.WebhookEndpoint.DeliveryStats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.DeliveryStats(childComplexity), true
 	case "WebhookEndpoint.description":
 		if e.ComplexityRoot.WebhookEndpoint.Description == nil {
 			break
@@ -3832,6 +3881,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpoint.EventTypes(childComplexity), true
+	case "WebhookEndpoint.filters":
+		if e.ComplexityRoot.WebhookEndpoint.Filters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Filters(childComplexity), true
 	case "WebhookEndpoint.id":
 		if e.ComplexityRoot.WebhookEndpoint.ID == nil {
 			break
@@ -4180,6 +4235,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ec.unmarshalInputUpdatePartInput,
 			ec.unmarshalInputUpdateTrackingEntryInput,
 			ec.unmarshalInputWebhookEndpointInput,
+			ec.unmarshalInputWebhookFiltersInput,
 			ec.unmarshalInputWorkflowGroupOrder,
 			ec.unmarshalInputWorkflowHaving,
 			ec.unmarshalInputWorkflowInput,
@@ -12260,8 +12316,44 @@ type WebhookEndpoint {
   createdAt: Time!
   "When it last changed."
   updatedAt: Time!
-  "The latest deliveries, newest first (at most 100); status: pending, succeeded or failed."
-  deliveries("Only deliveries in this status: pending, succeeded or failed." status: String, "How many (default and most: 100)." first: Int): [WebhookDelivery!]!
+  "A where filter per resource type, as given (REST's JSON object: keys hub, part, item, order, order_line, tracking_entry, workflow); an event of that type is delivered only if its resource matches. Empty: no filter."
+  filters: Map!
+  "The latest deliveries, newest first (at most 100); status: pending, succeeded, failed or skipped."
+  deliveries("Only deliveries in this status: pending, succeeded, failed or skipped." status: String, "How many (default and most: 100)." first: Int): [WebhookDelivery!]!
+  "How many of the endpoint's deliveries are in each status (skipped: its filters did not match)."
+  deliveryStats: WebhookDeliveryStats!
+}
+
+"Counts of an endpoint's deliveries by status."
+type WebhookDeliveryStats {
+  "Waiting for an attempt or a retry."
+  pending: Int!
+  "Answered 2xx."
+  succeeded: Int!
+  "Gave up (410 Gone, the whole retry schedule, or the endpoint disabled)."
+  failed: Int!
+  "Not sent: the event's resource did not match the endpoint's filter for its type."
+  skipped: Int!
+  "All of them."
+  total: Int!
+}
+
+"A where filter per resource type, in the grammar of the lists' where: argument; an event whose resource is of one of these types is delivered only if the resource, as the event's transaction leaves it, matches."
+input WebhookFiltersInput {
+  "Hub events (hub.*)."
+  hub: HubWhereInput
+  "Part events (part.*)."
+  part: PartWhereInput
+  "Item events (item.created, item.updated, item.deleted)."
+  item: ItemWhereInput
+  "Order events (order.*)."
+  order: OrderWhereInput
+  "Order line events (order_line.*)."
+  orderLine: OrderLineWhereInput
+  "Tracking entry events (tracking_entry.*)."
+  trackingEntry: TrackingEntryWhereInput
+  "Workflow events (workflow.*)."
+  workflow: WorkflowWhereInput
 }
 
 "One event on its way to one endpoint, and its last attempt."
@@ -12274,7 +12366,7 @@ type WebhookDelivery {
   eventId: String!
   "The event's type, e.g. order.transitioned, or webhook.test."
   eventType: String!
-  "pending, succeeded or failed."
+  "pending, succeeded, failed or skipped (the endpoint's filter did not match; never sent)."
   status: String!
   "Attempts started so far, the one in flight included."
   attempts: Int!
@@ -12314,6 +12406,8 @@ input WebhookEndpointInput {
   eventTypes: [String!]
   "false disables the endpoint; true re-enables a disabled one."
   enabled: Boolean
+  "A where filter per resource type (replaces the endpoint's filters; {} removes them). A filter through a relation needs the related type's read scope."
+  filters: WebhookFiltersInput
 }
 
 extend type Query {
@@ -13498,6 +13592,22 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookDeliveryStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "pending":
+		return ec.fieldContext_WebhookDeliveryStats_pending(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_WebhookDeliveryStats_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_WebhookDeliveryStats_failed(ctx, field)
+	case "skipped":
+		return ec.fieldContext_WebhookDeliveryStats_skipped(ctx, field)
+	case "total":
+		return ec.fieldContext_WebhookDeliveryStats_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryStats", field.Name)
+}
+
 func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -13518,8 +13628,12 @@ func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, fie
 		return ec.fieldContext_WebhookEndpoint_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_WebhookEndpoint_updatedAt(ctx, field)
+	case "filters":
+		return ec.fieldContext_WebhookEndpoint_filters(ctx, field)
 	case "deliveries":
 		return ec.fieldContext_WebhookEndpoint_deliveries(ctx, field)
+	case "deliveryStats":
+		return ec.fieldContext_WebhookEndpoint_deliveryStats(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpoint", field.Name)
 }
@@ -28488,6 +28602,121 @@ func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _WebhookDeliveryStats_pending(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryStats_pending(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pending, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryStats_pending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookDeliveryStats_succeeded(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryStats_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryStats_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookDeliveryStats_failed(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryStats_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryStats_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookDeliveryStats_skipped(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryStats_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Skipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryStats_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookDeliveryStats_total(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryStats_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryStats_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28695,6 +28924,29 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_updatedAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _WebhookEndpoint_filters(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_filters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookEndpoint().Filters(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_filters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, true, true, errors.New("field of type Map does not have child fields"))
+}
+
 func (ec *executionContext) _WebhookEndpoint_deliveries(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28735,6 +28987,38 @@ func (ec *executionContext) fieldContext_WebhookEndpoint_deliveries(ctx context.
 	if fc.Args, err = ec.field_WebhookEndpoint_deliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpoint_deliveryStats(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_deliveryStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookEndpoint().DeliveryStats(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDeliveryStats) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryStats2ᚖlogisticsᚋgraphᚋmodelᚐWebhookDeliveryStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_deliveryStats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpoint",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryStats(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -39808,7 +40092,7 @@ func (ec *executionContext) unmarshalInputWebhookEndpointInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "description", "eventTypes", "enabled"}
+	fieldsInOrder := [...]string{"url", "description", "eventTypes", "enabled", "filters"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39843,6 +40127,85 @@ func (ec *executionContext) unmarshalInputWebhookEndpointInput(ctx context.Conte
 				return it, err
 			}
 			it.Enabled = data
+		case "filters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filters"))
+			data, err := ec.unmarshalOWebhookFiltersInput2ᚖlogisticsᚋgraphᚋmodelᚐWebhookFiltersInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Filters = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookFiltersInput(ctx context.Context, obj any) (model.WebhookFiltersInput, error) {
+	var it model.WebhookFiltersInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"hub", "part", "item", "order", "orderLine", "trackingEntry", "workflow"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "hub":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hub"))
+			data, err := ec.unmarshalOHubWhereInput2ᚖlogisticsᚋentᚐHubWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hub = data
+		case "part":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("part"))
+			data, err := ec.unmarshalOPartWhereInput2ᚖlogisticsᚋentᚐPartWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Part = data
+		case "item":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("item"))
+			data, err := ec.unmarshalOItemWhereInput2ᚖlogisticsᚋentᚐItemWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Item = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalOOrderWhereInput2ᚖlogisticsᚋentᚐOrderWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Order = data
+		case "orderLine":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderLine"))
+			data, err := ec.unmarshalOOrderLineWhereInput2ᚖlogisticsᚋentᚐOrderLineWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrderLine = data
+		case "trackingEntry":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackingEntry"))
+			data, err := ec.unmarshalOTrackingEntryWhereInput2ᚖlogisticsᚋentᚐTrackingEntryWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackingEntry = data
+		case "workflow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workflow"))
+			data, err := ec.unmarshalOWorkflowWhereInput2ᚖlogisticsᚋentᚐWorkflowWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Workflow = data
 		}
 	}
 	return it, nil
@@ -45689,6 +46052,64 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 	return out
 }
 
+var webhookDeliveryStatsImplementors = []string{"WebhookDeliveryStats"}
+
+func (ec *executionContext) _WebhookDeliveryStats(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryStats")
+		case "pending":
+			out.Values[i] = ec._WebhookDeliveryStats_pending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._WebhookDeliveryStats_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._WebhookDeliveryStats_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skipped":
+			out.Values[i] = ec._WebhookDeliveryStats_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._WebhookDeliveryStats_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var webhookEndpointImplementors = []string{"WebhookEndpoint"}
 
 func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookEndpoint) graphql.Marshaler {
@@ -45746,8 +46167,18 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "filters":
+			out.Values[i] = ec._WebhookEndpoint_filters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "deliveries":
 			out.Values[i] = ec._WebhookEndpoint_deliveries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliveryStats":
+			out.Values[i] = ec._WebhookEndpoint_deliveryStats(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -47294,6 +47725,28 @@ func (ec *executionContext) marshalNManifest2string(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalNMap2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalMap(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNNode2ᚕlogisticsᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
 	ret := marshalSliceInOrder(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -48174,6 +48627,16 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖlogisticsᚋentᚐWebhook
 		return graphql.Null
 	}
 	return ec._WebhookDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryStats2ᚖlogisticsᚋgraphᚋmodelᚐWebhookDeliveryStats(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryStats(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWebhookEndpoint2ᚕᚖlogisticsᚋentᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookEndpoint) graphql.Marshaler {
@@ -50740,6 +51203,14 @@ func (ec *executionContext) marshalOWebhookEndpoint2ᚖlogisticsᚋentᚐWebhook
 		return graphql.Null
 	}
 	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWebhookFiltersInput2ᚖlogisticsᚋgraphᚋmodelᚐWebhookFiltersInput(ctx context.Context, v any) (*model.WebhookFiltersInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWebhookFiltersInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOWorkflow2ᚖlogisticsᚋentᚐWorkflow(ctx context.Context, sel ast.SelectionSet, v *ent.Workflow) graphql.Marshaler {

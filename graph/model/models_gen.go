@@ -726,6 +726,20 @@ type Viewer struct {
 	BaseURL string `json:"baseURL"`
 }
 
+// Counts of an endpoint's deliveries by status.
+type WebhookDeliveryStats struct {
+	// Waiting for an attempt or a retry.
+	Pending int `json:"pending"`
+	// Answered 2xx.
+	Succeeded int `json:"succeeded"`
+	// Gave up (410 Gone, the whole retry schedule, or the endpoint disabled).
+	Failed int `json:"failed"`
+	// Not sent: the event's resource did not match the endpoint's filter for its type.
+	Skipped int `json:"skipped"`
+	// All of them.
+	Total int `json:"total"`
+}
+
 // Fields to set; those left out stay as they are.
 type WebhookEndpointInput struct {
 	// Where to POST events (required when creating).
@@ -736,6 +750,8 @@ type WebhookEndpointInput struct {
 	EventTypes []string `json:"eventTypes,omitempty"`
 	// false disables the endpoint; true re-enables a disabled one.
 	Enabled *bool `json:"enabled,omitempty"`
+	// A where filter per resource type (replaces the endpoint's filters; {} removes them). A filter through a relation needs the related type's read scope.
+	Filters *WebhookFiltersInput `json:"filters,omitempty"`
 }
 
 // An endpoint and its signing secret (whsec_…), which cannot be read again.
@@ -744,6 +760,24 @@ type WebhookEndpointWithSecret struct {
 	Endpoint *ent.WebhookEndpoint `json:"endpoint"`
 	// The signing secret (whsec_…) for verifying the webhook-signature header. Shown only here.
 	Secret string `json:"secret"`
+}
+
+// A where filter per resource type, in the grammar of the lists' where: argument; an event whose resource is of one of these types is delivered only if the resource, as the event's transaction leaves it, matches.
+type WebhookFiltersInput struct {
+	// Hub events (hub.*).
+	Hub *ent.HubWhereInput `json:"hub,omitempty"`
+	// Part events (part.*).
+	Part *ent.PartWhereInput `json:"part,omitempty"`
+	// Item events (item.created, item.updated, item.deleted).
+	Item *ent.ItemWhereInput `json:"item,omitempty"`
+	// Order events (order.*).
+	Order *ent.OrderWhereInput `json:"order,omitempty"`
+	// Order line events (order_line.*).
+	OrderLine *ent.OrderLineWhereInput `json:"orderLine,omitempty"`
+	// Tracking entry events (tracking_entry.*).
+	TrackingEntry *ent.TrackingEntryWhereInput `json:"trackingEntry,omitempty"`
+	// Workflow events (workflow.*).
+	Workflow *ent.WorkflowWhereInput `json:"workflow,omitempty"`
 }
 
 // Smallest or largest values of the fields of workflows.

@@ -179,6 +179,13 @@ func walkWhere(v reflect.Value, path string, visit func(path, target string)) {
 // and the filter path. GraphQL (every where: argument, at any depth, in both
 // executors) and REST (every list's query-string filter) both call it.
 func RequireFilter(ctx context.Context, where any) error {
+	return RequireFilterAt(ctx, where, "")
+}
+
+// RequireFilterAt is RequireFilter for a where input found at prefix of its
+// input ("filters.order": a webhook endpoint's filter), which the paths it
+// names start with.
+func RequireFilterAt(ctx context.Context, where any, prefix string) error {
 	needs := FilterScopes(where)
 	if len(needs) == 0 {
 		return nil
@@ -190,6 +197,9 @@ func RequireFilter(ctx context.Context, where any) error {
 	for _, n := range needs {
 		if p.Has(n.Scope) {
 			continue
+		}
+		if prefix != "" {
+			n.Path = prefix + "." + n.Path
 		}
 		return apperr.Forbidden("insufficient_scope", "this %s lacks the scope %s, needed to filter through the relation to %s (%s)", p.Kind, n.Scope, n.Type, n.Path).
 			WithDetail("scope", n.Scope).

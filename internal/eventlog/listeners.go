@@ -11,8 +11,9 @@ import (
 // Inserted is an event a transaction has just inserted, as an insert
 // listener sees it.
 type Inserted struct {
-	ID   resourceid.ID
-	Type string
+	ID        resourceid.ID
+	Type      string
+	SubjectID string // the resource the event is about (its object's id)
 }
 
 // InsertListener is called in the writing transaction, through its client c,

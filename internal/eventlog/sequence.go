@@ -256,7 +256,7 @@ func insertChunks(rows []*ent.EventCreate, head string, argsPerRow int,
 			if args, err = value(&q, args, v, r); err != nil {
 				return nil, err
 			}
-			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ})
+			inserted = append(inserted, Inserted{ID: v.id, Type: v.typ, SubjectID: v.subject})
 		}
 		if err := run(q.String(), args, len(chunk), lo == 0); err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 	"logistics/internal/auth"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/standardwebhooks"
 )
@@ -33,15 +34,20 @@ var eventTypePattern = regexp.MustCompile(`^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]
 
 // EndpointJSON is an endpoint as the API shows it: never its secret.
 type EndpointJSON struct {
-	ID             resourceid.ID `json:"id"`
-	URL            string        `json:"url"`
-	Description    string        `json:"description"`
-	EventTypes     []string      `json:"event_types"`
-	Enabled        bool          `json:"enabled"`
-	DisabledReason string        `json:"disabled_reason"`
-	SecretRotating bool          `json:"secret_rotating"` // the previous secret still signs
-	CreatedAt      string        `json:"created_at"`
-	UpdatedAt      string        `json:"updated_at"`
+	ID          resourceid.ID `json:"id"`
+	URL         string        `json:"url"`
+	Description string        `json:"description"`
+	EventTypes  []string      `json:"event_types"`
+	// Filters is a where filter per resource type (filter.EventFilters);
+	// left out when there is none (an optional member: receivers of
+	// webhook_endpoint.* events written against the schema before it
+	// existed read it as unknown).
+	Filters        filter.EventFilters `json:"filters,omitempty"`
+	Enabled        bool                `json:"enabled"`
+	DisabledReason string              `json:"disabled_reason"`
+	SecretRotating bool                `json:"secret_rotating"` // the previous secret still signs
+	CreatedAt      string              `json:"created_at"`
+	UpdatedAt      string              `json:"updated_at"`
 	// Secret is set only in the response that creates it (create, rotate).
 	Secret string `json:"secret,omitempty"`
 }
@@ -53,7 +59,7 @@ func Render(ep *ent.WebhookEndpoint) EndpointJSON {
 		types = []string{}
 	}
 	return EndpointJSON{
-		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: types,
+		ID: ep.ID, URL: ep.URL, Description: ep.Description, EventTypes: types, Filters: filter.EventFilters(ep.Filters),
 		Enabled: !ep.Disabled, DisabledReason: ep.DisabledReason,
 		SecretRotating: Rotating(ep),
 		CreatedAt:      ts(ep.CreatedAt), UpdatedAt: ts(ep.UpdatedAt),
@@ -114,6 +120,8 @@ type EndpointInput struct {
 	Description *string   `json:"description"`
 	EventTypes  *[]string `json:"event_types"`
 	Enabled     *bool     `json:"enabled"`
+	// Filters replaces the endpoint's filters ({} removes them).
+	Filters *filter.EventFilters `json:"filters"`
 }
 
 // validate checks the input's fields; the URL's destination is checked by
@@ -154,6 +162,49 @@ func quote(s string) string {
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// checkFilters checks the filters an endpoint will have (those given, else
+// those it has) against the event types it will receive: each filter must
+// be of a resource type some of those events carry (a filter that could
+// never apply is refused rather than kept silently), and obeys the scope
+// rule of relations (auth.RequireFilter): a filter through a relation needs
+// the related type's read scope, checked, as the event types are, whenever
+// the endpoint is registered or changed. It returns what to store.
+func checkFilters(ctx context.Context, given *filter.EventFilters, cur map[string]json.RawMessage, types []string) (map[string]json.RawMessage, error) {
+	filters := filter.EventFilters(cur)
+	if given != nil {
+		filters = *given
+	}
+	if len(filters) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	set, err := filter.ParseEventFilters(filters, "filters")
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range set.Keys() {
+		object, _ := filter.EventFilterObject(key)
+		if !receivesObject(types, object) {
+			return nil, apperr.Validation(apperr.FieldError{Field: "filters." + key,
+				Message: "the endpoint receives no " + key + " events: add " + key + ".* (or one of its types) to event_types, or leave this filter out"})
+		}
+		if err := auth.RequireFilterAt(ctx, set.Where(key), "filters."+key); err != nil {
+			return nil, err
+		}
+	}
+	return set.Stored(), nil
+}
+
+// receivesObject reports whether an endpoint with the type filter types
+// receives some event whose object is of the named type.
+func receivesObject(types []string, object string) bool {
+	for _, t := range eventlog.Catalog {
+		if t.Object == object && wants(types, t.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDestination refuses a URL whose host is or resolves to a refused
@@ -225,6 +276,10 @@ func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEnd
 	if err := requireReceives(ctx, in.EventTypes, nil); err != nil {
 		return nil, "", err
 	}
+	filters, err := checkFilters(ctx, in.Filters, nil, deref(in.EventTypes))
+	if err != nil {
+		return nil, "", err
+	}
 	if err := m.checkDestination(ctx, *in.URL); err != nil {
 		return nil, "", err
 	}
@@ -243,6 +298,9 @@ func (m *Manager) Create(ctx context.Context, in EndpointInput) (*ent.WebhookEnd
 		}
 		if in.EventTypes != nil {
 			cr.SetEventTypes(*in.EventTypes)
+		}
+		if len(filters) > 0 {
+			cr.SetFilters(filters)
 		}
 		if in.Enabled != nil && !*in.Enabled {
 			cr.SetDisabled(true).SetDisabledReason("disabled by " + auth.Actor(ctx))
@@ -300,6 +358,14 @@ func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput
 	if err := requireReceives(ctx, in.EventTypes, cur.EventTypes); err != nil {
 		return nil, err
 	}
+	types := cur.EventTypes
+	if in.EventTypes != nil {
+		types = *in.EventTypes
+	}
+	filters, err := checkFilters(ctx, in.Filters, cur.Filters, types)
+	if err != nil {
+		return nil, err
+	}
 	if in.URL != nil {
 		if err := m.checkDestination(ctx, *in.URL); err != nil {
 			return nil, err
@@ -315,6 +381,13 @@ func (m *Manager) Update(ctx context.Context, id resourceid.ID, in EndpointInput
 		}
 		if in.EventTypes != nil {
 			u.SetEventTypes(*in.EventTypes)
+		}
+		if in.Filters != nil {
+			if len(filters) == 0 {
+				u.ClearFilters()
+			} else {
+				u.SetFilters(filters)
+			}
 		}
 		if in.Enabled != nil {
 			if *in.Enabled {
@@ -482,7 +555,7 @@ func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status strin
 	if status != "" {
 		st := webhookdelivery.Status(status)
 		if err := webhookdelivery.StatusValidator(st); err != nil {
-			return nil, apperr.Invalid("status", "must be pending, succeeded or failed")
+			return nil, apperr.Invalid("status", "must be pending, succeeded, failed or skipped")
 		}
 		q.Where(webhookdelivery.StatusEQ(st))
 	}
@@ -491,6 +564,45 @@ func (m *Manager) Deliveries(ctx context.Context, id resourceid.ID, status strin
 		return nil, apperr.From(err)
 	}
 	return ds, nil
+}
+
+// DeliveryStats counts an endpoint's deliveries by status.
+type DeliveryStats struct {
+	Pending   int `json:"pending"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	Skipped   int `json:"skipped"` // the endpoint's filter did not match; never sent
+	Total     int `json:"total"`
+}
+
+// Stats counts the endpoint's deliveries by status, in one statement.
+func (m *Manager) Stats(ctx context.Context, id resourceid.ID) (DeliveryStats, error) {
+	var st DeliveryStats
+	if _, err := m.get(ctx, id); err != nil {
+		return st, err
+	}
+	var rows []struct {
+		Status webhookdelivery.Status `json:"status"`
+		Count  int                    `json:"count"`
+	}
+	if err := client(ctx).WebhookDelivery.Query().Where(webhookdelivery.EndpointID(id)).
+		GroupBy(webhookdelivery.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &rows); err != nil {
+		return st, apperr.From(err)
+	}
+	for _, r := range rows {
+		switch r.Status {
+		case webhookdelivery.StatusPending:
+			st.Pending = r.Count
+		case webhookdelivery.StatusSucceeded:
+			st.Succeeded = r.Count
+		case webhookdelivery.StatusFailed:
+			st.Failed = r.Count
+		case webhookdelivery.StatusSkipped:
+			st.Skipped = r.Count
+		}
+		st.Total += r.Count
+	}
+	return st, nil
 }
 
 // wakeCtx wakes the dispatcher of the request's environment (new work).
@@ -502,3 +614,11 @@ func (m *Manager) wakeCtx(ctx context.Context) {
 
 // IsRefused reports whether err is a destination refused by the address checks.
 func IsRefused(err error) bool { return errors.Is(err, errRefused) }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

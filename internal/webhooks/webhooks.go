@@ -40,6 +40,8 @@ import (
 	"logistics/ent/webhookendpoint"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
+	"logistics/internal/filter"
+	"logistics/internal/resourceid"
 )
 
 // DefaultSchedule is the wait before each retry after a failed attempt:
@@ -247,6 +249,7 @@ func (m *Manager) Register(env *environment.Env) {
 			}
 			id, _ := mu.ID()
 			typ, _ := mu.GetType()
+			subject, _ := mu.SubjectID()
 			var c *ent.Client // built once, if asked for
 			client := func() *ent.Client {
 				if c == nil {
@@ -255,7 +258,7 @@ func (m *Manager) Register(env *environment.Env) {
 				return c
 			}
 			inTx := func() bool { _, err := mu.Tx(); return err == nil }
-			if err := fan(ctx, client, inTx, []eventlog.Inserted{{ID: id, Type: typ}}); err != nil {
+			if err := fan(ctx, client, inTx, []eventlog.Inserted{{ID: id, Type: typ, SubjectID: subject}}); err != nil {
 				return nil, err
 			}
 			return v, nil
@@ -305,12 +308,19 @@ type endpointCache struct {
 	mu    sync.Mutex
 	held  bool
 	stamp int64
-	set   []*ent.WebhookEndpoint
+	set   []endpoint
+}
+
+// endpoint is an enabled endpoint as the fan-out needs it: its event types
+// and its compiled filters (nil: none).
+type endpoint struct {
+	ep      *ent.WebhookEndpoint
+	filters *filter.EventFilterSet
 }
 
 // endpoints returns the enabled endpoints for an event being inserted
 // through c, whose transaction's stamp is in ctx.
-func (ec *endpointCache) endpoints(ctx context.Context, client func() *ent.Client) ([]*ent.WebhookEndpoint, error) {
+func (ec *endpointCache) endpoints(ctx context.Context, client func() *ent.Client) ([]endpoint, error) {
 	stamp, ok := eventlog.EndpointsStamp(ctx)
 	if !ok {
 		return enabledEndpoints(ctx, client())
@@ -331,35 +341,100 @@ func (ec *endpointCache) endpoints(ctx context.Context, client func() *ent.Clien
 	return eps, nil
 }
 
-// enabledEndpoints reads the endpoints that are not disabled, through c.
-func enabledEndpoints(ctx context.Context, c *ent.Client) ([]*ent.WebhookEndpoint, error) {
-	return c.WebhookEndpoint.Query().Where(webhookendpoint.Disabled(false)).
-		Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(ctx)
+// enabledEndpoints reads the endpoints that are not disabled, through c,
+// and compiles their filters. A stored filter that no longer compiles (a
+// field since removed from the schema) filters nothing: the endpoint gets
+// every event of that type rather than none.
+func enabledEndpoints(ctx context.Context, c *ent.Client) ([]endpoint, error) {
+	eps, err := c.WebhookEndpoint.Query().Where(webhookendpoint.Disabled(false)).
+		Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes, webhookendpoint.FieldFilters).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]endpoint, len(eps))
+	for i, ep := range eps {
+		out[i].ep = ep
+		if len(ep.Filters) > 0 {
+			out[i].filters, _ = filter.ParseEventFilters(filter.EventFilters(ep.Filters), "filters")
+		}
+	}
+	return out, nil
 }
 
-// fanOut writes one pending delivery per event and endpoint of eps that
-// wants the event's type, through c (the events' transaction), in
-// statements of at most deliveryChunk rows.
-func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []*ent.WebhookEndpoint, events []eventlog.Inserted) (int, error) {
+// objects maps each event type of the catalog to its Object ("Order"), the
+// type of resource an endpoint's filter selects.
+var objects = func() map[string]string {
+	m := make(map[string]string, len(eventlog.Catalog))
+	for _, t := range eventlog.Catalog {
+		m[t.Name] = t.Object
+	}
+	return m
+}()
+
+// fanOut writes one delivery per event and endpoint of eps that wants the
+// event's type, through c (the events' transaction), in statements of at
+// most deliveryChunk rows, and returns how many are pending (to be sent).
+// An endpoint with a filter for the event's resource type gets a pending
+// delivery only if the resource, as this transaction leaves it, matches
+// the filter, and a skipped one (never sent, counted in its statistics)
+// otherwise: one statement per distinct filter and transaction, the same
+// query a list with that where: runs, restricted to the events' subjects
+// (filter.Match; docs/design/0028-event-filters-query-in-the-transaction.md).
+func (m *Manager) fanOut(ctx context.Context, c *ent.Client, eps []endpoint, events []eventlog.Inserted) (int, error) {
 	if len(eps) == 0 {
 		return 0, nil
 	}
-	now := m.now()
-	var bulk []*ent.WebhookDeliveryCreate
-	for _, e := range events {
-		for _, ep := range eps {
-			if wants(ep.EventTypes, e.Type) {
-				bulk = append(bulk, c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(string(e.ID)).
-					SetEventType(e.Type).SetNextAttemptAt(now).SetCreatedAt(now))
+	type pair struct {
+		e, ep int
+		f     filter.EventMatcher // nil: no filter, always sent
+	}
+	var pairs []pair
+	asked := map[string][]resourceid.ID{} // by filter key: the subjects to check
+	matchers := map[string]filter.EventMatcher{}
+	for i, e := range events {
+		for j, ep := range eps {
+			if !wants(ep.ep.EventTypes, e.Type) {
+				continue
 			}
+			p := pair{e: i, ep: j}
+			if ep.filters != nil {
+				if f := ep.filters.For(objects[e.Type]); f != nil {
+					p.f = f
+					asked[f.Key()] = append(asked[f.Key()], resourceid.ID(e.SubjectID))
+					matchers[f.Key()] = f
+				}
+			}
+			pairs = append(pairs, p)
 		}
+	}
+	matched := make(map[string]map[resourceid.ID]bool, len(asked))
+	for key, ids := range asked {
+		got, err := matchers[key].Matching(ctx, c, ids)
+		if err != nil {
+			return 0, fmt.Errorf("evaluate the filters: %w", err)
+		}
+		matched[key] = got
+	}
+	now := m.now()
+	bulk := make([]*ent.WebhookDeliveryCreate, 0, len(pairs))
+	sent := 0
+	for _, p := range pairs {
+		e, ep := events[p.e], eps[p.ep].ep
+		d := c.WebhookDelivery.Create().SetEndpointID(ep.ID).SetEventID(string(e.ID)).
+			SetEventType(e.Type).SetNextAttemptAt(now).SetCreatedAt(now)
+		if p.f != nil && !matched[p.f.Key()][resourceid.ID(e.SubjectID)] {
+			d.SetStatus(webhookdelivery.StatusSkipped)
+		} else {
+			sent++
+		}
+		bulk = append(bulk, d)
 	}
 	for lo := 0; lo < len(bulk); lo += deliveryChunk {
 		if err := c.WebhookDelivery.CreateBulk(bulk[lo:min(lo+deliveryChunk, len(bulk))]...).Exec(ctx); err != nil {
 			return 0, err
 		}
 	}
-	return len(bulk), nil
+	return sent, nil
 }
 
 // deliveryChunk is how many deliveries one INSERT writes at most (under
