@@ -636,7 +636,13 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 			{URL: a.Envs.Get(environment.Sandbox).BaseURL.String(), Description: "sandbox"},
 		}})
 	api.HandleFunc("/", notFound)
-	protected := a.Auth.Authenticate(a.Auth.RateLimit(a.route(a.markRoute(env, api))))
+	var routes http.Handler = a.route(a.markRoute(env, api))
+	if env.DB.Replica != nil {
+		// After authentication: the key, session and scope checks read the
+		// primary whatever the client prefers.
+		routes = a.routeReads(env, routes)
+	}
+	protected := a.Auth.Authenticate(a.Auth.RateLimit(routes))
 
 	mux := http.NewServeMux()
 	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
@@ -699,14 +705,6 @@ func (a *App) routeEnvironment(muxes map[*environment.Env]http.Handler) http.Han
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		ctx := environment.NewContext(r.Context(), env)
-		if env.DB.Replica != nil {
-			var err error
-			if ctx, err = a.routeReads(ctx, env, sw, r); err != nil {
-				apperr.Write(sw, r, a.Log, err)
-				a.Metrics.Observe(a.routes[env].Pattern(""), r.Method, sw.status, sw.req.Operation(), time.Since(start))
-				return
-			}
-		}
 		if strings.HasSuffix(r.URL.Path, "/graphql") {
 			if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 				// A WebSocket's operations are its connection's: the

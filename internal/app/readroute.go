@@ -25,12 +25,40 @@ const (
 	readAfterCookie = "logistics_read_after"
 )
 
-// routeReads puts the client's read preference (Prefer: read=replica or
-// read=primary) and the position of its last write (X-Read-After, or the
-// cookie) in ctx, sends every read of a write's request to the primary
-// (GraphQL decides by the operation's type: graph/readroute.go), and
-// returns the request's Writes, whose position sw answers.
-func (a *App) routeReads(ctx context.Context, env *environment.Env, sw *statusWriter, r *http.Request) (context.Context, error) {
+// routeReads serves next with the client's read preference (Prefer:
+// read=replica or read=primary) and the position of its last write
+// (X-Read-After, or the cookie) in the request's context, every read of a
+// write's request sent to the primary (GraphQL decides by the operation's
+// type: graph/readroute.go), and the position of the request's own last
+// write answered by the request's statusWriter.
+func (a *App) routeReads(env *environment.Env, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, err := a.readContext(r.Context(), env, statusWriterOf(w), r)
+		if err != nil {
+			apperr.Write(w, r, a.Log, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// statusWriterOf finds the request's statusWriter under w, or nil.
+func statusWriterOf(w http.ResponseWriter) *statusWriter {
+	for w != nil {
+		if sw, ok := w.(*statusWriter); ok {
+			return sw
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
+// readContext is routeReads's context; sw (nil: none) answers the writes.
+func (a *App) readContext(ctx context.Context, env *environment.Env, sw *statusWriter, r *http.Request) (context.Context, error) {
 	var after postgres.LSN
 	if v := r.Header.Get(ReadAfterHeader); v != "" {
 		if len(v) > 17 {
@@ -58,6 +86,9 @@ func (a *App) routeReads(ctx context.Context, env *environment.Env, sw *statusWr
 		if !strings.HasSuffix(r.URL.Path, "/graphql") {
 			ctx = database.PrimaryOnly(ctx)
 		}
+	}
+	if sw == nil {
+		return ctx, nil
 	}
 	ctx, sw.writes = database.TrackWrites(ctx)
 	if r.Header.Get("Cookie") != "" {

@@ -15,6 +15,7 @@ import (
 
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/auth"
 	"logistics/internal/dbtest"
 	"logistics/internal/environment"
 	"logistics/internal/postgres"
@@ -233,7 +234,26 @@ func TestReadReplicas(t *testing.T) {
 		}
 	})
 
-	t.Run("writes and mutations never read the replica", func(t *testing.T) {
+	t.Run("keys are checked on the primary", func(t *testing.T) {
+		// A key made while replay is paused is on the primary only; a
+		// revoked one is still valid on the replica.
+		secret, tok, err := srv.App.Auth.Store.CreateToken(ctx, auth.TokenInput{Name: "after the pause", Environment: environment.Production, Scopes: []string{"all"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{"Prefer": {"read=replica"}, "Authorization": {"Bearer " + secret}}
+		if got := hubCount(t, srv, "/v1/hubs/aggregate", h); got != 1 {
+			t.Errorf("the new key's aggregate counts %d hubs, want the replica's 1", got)
+		}
+		if _, err := srv.App.Auth.Store.RevokeToken(ctx, &auth.Principal{Role: "owner"}, string(tok.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if r := srv.Do(t, http.MethodGet, srv.URL+"/v1/hubs/aggregate", nil, h); r.StatusCode != http.StatusUnauthorized {
+			t.Errorf("a revoked key with Prefer: read=replica: %d %s, want 401", r.StatusCode, r.Body)
+		}
+	})
+
+	t.Run("writes and mutations asking for the replica", func(t *testing.T) {
 		// A mutation asking for the replica: its response's reads (the
 		// hubs' count, read after the write) see the primary.
 		q := `mutation { createHub(input: {code: "RPL3", name: "RPL3", country: "NL"}) { code } }`
