@@ -13,6 +13,7 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/aggregate"
 	"logistics/internal/apperr"
+	"logistics/internal/database"
 	"logistics/internal/decimal"
 )
 
@@ -40,7 +41,7 @@ func groups[G any, F ~string](ctx context.Context, spec *aggregate.Spec, where a
 		q.Bucket = aggregate.Bucket(strings.ToLower(string(*bucket)))
 	}
 	q.Select = selectedMeasures(ctx)
-	res, err := aggregate.Run(ctx, spec, where, q)
+	res, err := aggregate.Run(database.AcceptStale(ctx), spec, where, q)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func connectionTotals[G any](ctx context.Context, spec *aggregate.Spec) (*G, err
 		return nil, apperr.BadRequest("aggregate is answered on root connections only; use %s(where:, groupBy:) for totals per related record", spec.QueryField()).WithCode("invalid_aggregate")
 	}
 	q := aggregate.Query{Select: selectedMeasures(ctx), Params: aggregate.GraphQLParams}
-	res, err := aggregate.Run(ctx, spec, fc.Parent.Args["where"], q)
+	res, err := aggregate.Run(database.AcceptStale(ctx), spec, fc.Parent.Args["where"], q)
 	if err != nil {
 		return nil, err
 	}

@@ -130,6 +130,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.Use(pageLimits{mu: &sync.Mutex{}})
 	srv.Use(cost)
+	srv.Use(readRouting{})                                // a mutation's reads on the primary, before anything reads
 	srv.Use(txOpenErrors{present: presenter(opt.Logger)}) // outside the Transactioner
 	srv.Use(entgql.Transactioner{TxOpener: entgql.TxOpenerFunc(openTx)})
 	srv.AroundFields(cost.plan.fieldPolicy)

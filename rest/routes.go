@@ -190,6 +190,9 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 		if rt.method == http.MethodPost && rt.doc.kind != opImport && rt.doc.kind != opSecret && rt.doc.kind != opDocuments {
 			h = d.idempotent(h) // an import is all or nothing already, and not JSON
 		}
+		if rt.method == http.MethodGet {
+			h = staleReads(rt.doc.kind, h)
+		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
 		mux.Handle(rt.method+" "+prefix+rt.path, h)
 		if _, ok := allow[rt.path]; !ok {

@@ -32,6 +32,7 @@ import (
 	"logistics/internal/favicon"
 	"logistics/internal/metrics"
 	"logistics/internal/playground"
+	"logistics/internal/postgres"
 	"logistics/internal/requestlog"
 	"logistics/internal/schedturns"
 	"logistics/internal/service"
@@ -146,11 +147,11 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tr
 	}, log)
 	var envs []*environment.Env
 	for _, e := range []struct {
-		name     environment.Name
-		dsn, url string
+		name           environment.Name
+		dsn, url, read string
 	}{
-		{environment.Production, cfg.DB, cfg.BaseURL},
-		{environment.Sandbox, cfg.SandboxDB, cfg.SandboxURL},
+		{environment.Production, cfg.DB, cfg.BaseURL, cfg.ReadDB},
+		{environment.Sandbox, cfg.SandboxDB, cfg.SandboxURL, cfg.SandboxReadDB},
 	} {
 		u, err := url.Parse(e.url)
 		if err != nil {
@@ -168,10 +169,15 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tr
 			}
 			return d
 		}
-		db, err := database.Open(ctx, e.dsn, database.Options{Driver: wrap, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync, Tracing: tp})
+		db, err := database.Open(ctx, e.dsn, database.Options{Driver: wrap, SQLiteMemory: cfg.SQLiteMemoryBytes(), Synchronous: cfg.SQLiteSync, Tracing: tp,
+			ReadDSN: e.read, ReadMaxLag: cfg.ReadMaxLag, ReadCheckInterval: cfg.ReadCheck})
 		if err != nil {
 			a.closeEnvs(envs)
 			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		if r := db.Replica; r != nil {
+			s := r.Status()
+			log.Info("database: read replica", "environment", e.name, "replica", r.Source, "state", s.State, "lag", s.Lag, "max_lag", r.MaxLag, "err", s.Err)
 		}
 		// Every endpoint change gives the endpoints' stamp a new value in its
 		// transaction: the webhook fan-out's cache is checked against it.
@@ -630,7 +636,13 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 			{URL: a.Envs.Get(environment.Sandbox).BaseURL.String(), Description: "sandbox"},
 		}})
 	api.HandleFunc("/", notFound)
-	protected := a.Auth.Authenticate(a.Auth.RateLimit(a.route(a.markRoute(env, api))))
+	var routes http.Handler = a.route(a.markRoute(env, api))
+	if env.DB.Replica != nil {
+		// After authentication: the key, session and scope checks read the
+		// primary whatever the client prefers.
+		routes = a.routeReads(env, routes)
+	}
+	protected := a.Auth.Authenticate(a.Auth.RateLimit(routes))
 
 	mux := http.NewServeMux()
 	mux.Handle(env.Path("/graphql"), auth.GraphQLErrors(protected))
@@ -749,16 +761,24 @@ type statusWriter struct {
 	wrote  bool
 	route  *metrics.Route // set by markRoute; nil: the environment mux's pattern
 	req    metrics.Request
+	// writes is the request's last write (readroute.go), answered with the
+	// header; readCookie the cookie that carries it to a browser.
+	writes     *database.Writes
+	readCookie *http.Cookie
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
+		w.answerWrites()
 		w.status, w.wrote = code, true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.answerWrites()
+	}
 	w.wrote = true
 	return w.ResponseWriter.Write(b)
 }
@@ -780,10 +800,36 @@ type durabilityJSON struct {
 	Warning   string `json:"warning,omitempty"`
 }
 
+// replicaJSON is an environment's member of /readyz's replicas: what the
+// last background check found of its read replica. A replica that is not
+// "ok" serves nothing (the primary does) and leaves the service ready.
+type replicaJSON struct {
+	State      postgres.ReplicaState `json:"state"`
+	Serving    bool                  `json:"serving"`
+	LagSeconds float64               `json:"lag_seconds"`
+	MaxLag     float64               `json:"max_lag_seconds"`
+	Replayed   string                `json:"replayed_lsn,omitempty"`
+	CheckedAt  *time.Time            `json:"checked_at,omitempty"`
+	Error      string                `json:"error,omitempty"`
+}
+
 func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 	status, body := http.StatusOK, map[string]string{}
 	durability := map[string]durabilityJSON{}
+	replicas := map[string]replicaJSON{}
 	for _, env := range a.Envs.All() {
+		if rp := env.DB.Replica; rp != nil {
+			s := rp.Status()
+			j := replicaJSON{State: s.State, Serving: s.State == postgres.ReplicaOK, LagSeconds: s.Lag.Seconds(), MaxLag: rp.MaxLag.Seconds(), Error: s.Err}
+			if s.Replayed != 0 {
+				j.Replayed = s.Replayed.String()
+			}
+			if !s.CheckedAt.IsZero() {
+				at := s.CheckedAt.UTC()
+				j.CheckedAt = &at
+			}
+			replicas[string(env.Name)] = j
+		}
 		d := env.DB.Durability
 		durability[string(env.Name)] = durabilityJSON{Mode: d.Mode, PowerSafe: d.PowerSafe, Warning: d.Warning}
 		if err := env.DB.Ping(r.Context()); err != nil {
@@ -793,5 +839,9 @@ func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 			body[string(env.Name)] = "ok"
 		}
 	}
-	rest.WriteJSON(w, status, map[string]any{"ready": status == http.StatusOK, "databases": body, "durability": durability})
+	out := map[string]any{"ready": status == http.StatusOK, "databases": body, "durability": durability}
+	if len(replicas) > 0 {
+		out["replicas"] = replicas
+	}
+	rest.WriteJSON(w, status, out)
 }

@@ -28,6 +28,10 @@ type Config struct {
 	DataDir        string        // --data-dir, LOGISTICS_DATA_DIR
 	DB             string        // --db, LOGISTICS_DB: SQLite path or postgres:// DSN for production
 	SandboxDB      string        // --sandbox-db, LOGISTICS_SANDBOX_DB
+	ReadDB         string        // --read-db, LOGISTICS_READ_DB: a streaming replica of a PostgreSQL --db for the reads that accept staleness
+	SandboxReadDB  string        // --sandbox-read-db, LOGISTICS_SANDBOX_READ_DB
+	ReadMaxLag     time.Duration // --read-max-lag, LOGISTICS_READ_MAX_LAG: a replica further behind is skipped for the primary
+	ReadCheck      time.Duration // --read-check-interval, LOGISTICS_READ_CHECK_INTERVAL: how often each replica's lag is measured
 	BaseURL        string        // --base-url, LOGISTICS_BASE_URL; empty: derived from the listen address (DeriveAddresses)
 	SandboxURL     string        // --sandbox-url, LOGISTICS_SANDBOX_URL; empty: the base address + /sandbox
 	CORSOrigins    string        // --cors-origins, LOGISTICS_CORS_ORIGINS: browser origins allowed with credentials, comma-separated
@@ -105,6 +109,8 @@ func Defaults() Config {
 		SQLiteMemory:   sqlite.DefaultMemory >> 20,
 		SQLiteSync:     sqlite.SynchronousFull,
 		SchedTurns:     schedturns.DefaultTurns,
+		ReadMaxLag:     5 * time.Second,
+		ReadCheck:      time.Second,
 
 		SubscriptionLimit:     100,
 		SubscriptionBuffer:    1000,
@@ -159,6 +165,10 @@ func (c *Config) settings() []setting {
 		{"data-dir", "LOGISTICS_DATA_DIR", "directory of the embedded SQLite databases", str(&c.DataDir)},
 		{"db", "LOGISTICS_DB", "production database: SQLite file path or postgres:// DSN (default <data-dir>/production.db)", str(&c.DB)},
 		{"sandbox-db", "LOGISTICS_SANDBOX_DB", "sandbox database: SQLite file path or postgres:// DSN (default <data-dir>/sandbox.db)", str(&c.SandboxDB)},
+		{"read-db", "LOGISTICS_READ_DB", "a streaming replica (postgres:// DSN) of a PostgreSQL production database, serving the reads that accept staleness: aggregates and exports, and lists and GraphQL queries sent with Prefer: read=replica (docs/operations.md: Read replicas)", str(&c.ReadDB)},
+		{"sandbox-read-db", "LOGISTICS_SANDBOX_READ_DB", "a streaming replica (postgres:// DSN) of a PostgreSQL sandbox database, as --read-db", str(&c.SandboxReadDB)},
+		{"read-max-lag", "LOGISTICS_READ_MAX_LAG", "a replica whose replay is further behind the primary is skipped for the primary until it catches up", dur(&c.ReadMaxLag)},
+		{"read-check-interval", "LOGISTICS_READ_CHECK_INTERVAL", "how often each replica's lag is measured (in the background, never per request)", dur(&c.ReadCheck)},
 		{"base-url", "LOGISTICS_BASE_URL", "production base address (default: http:// and the listen address, a wildcard host as 127.0.0.1)", str(&c.BaseURL)},
 		{"sandbox-url", "LOGISTICS_SANDBOX_URL", "sandbox base address (default: the production base address + /sandbox)", str(&c.SandboxURL)},
 		{"cors-origins", "LOGISTICS_CORS_ORIGINS", "browser origins (other than the base addresses') allowed to call the API with credentials, comma-separated: https://app.example.com, or http://localhost:* for any port", str(&c.CORSOrigins)},
@@ -241,6 +251,22 @@ func (c *Config) Validate() error {
 	}
 	if c.DB == c.SandboxDB {
 		return errors.New("the production and sandbox databases must differ")
+	}
+	for _, r := range []struct{ flag, read, db, which string }{
+		{"read-db", c.ReadDB, c.DB, "db"}, {"sandbox-read-db", c.SandboxReadDB, c.SandboxDB, "sandbox-db"},
+	} {
+		switch {
+		case r.read == "":
+		case !database.IsPostgres(r.db):
+			return fmt.Errorf("%s: read replicas are PostgreSQL's; --%s is a SQLite database (%s): leave --%s unset", r.flag, r.which, r.db, r.flag)
+		case !database.IsPostgres(r.read):
+			return fmt.Errorf("%s must be a postgres:// DSN of a streaming replica", r.flag)
+		case r.read == r.db:
+			return fmt.Errorf("%s names the primary itself (--%s): name a streaming replica", r.flag, r.which)
+		}
+	}
+	if c.ReadMaxLag < 100*time.Millisecond || c.ReadCheck < 10*time.Millisecond || c.ReadCheck > c.ReadMaxLag {
+		return errors.New("read-max-lag must be at least 100ms, read-check-interval at least 10ms and not above read-max-lag")
 	}
 	for _, u := range []string{c.BaseURL, c.SandboxURL} {
 		if u == "" {
@@ -336,6 +362,7 @@ func (c Config) Masked() []any {
 	}
 	return []any{
 		"addr", c.Addr, "data_dir", c.DataDir, "db", mask(c.DB), "sandbox_db", mask(c.SandboxDB),
+		"read_db", mask(c.ReadDB), "sandbox_read_db", mask(c.SandboxReadDB), "read_max_lag", c.ReadMaxLag.String(),
 		"base_url", c.BaseURL, "sandbox_url", c.SandboxURL, "cors_origins", c.CORSOrigins, "cookie_samesite", c.CookieSameSite, "max_body_bytes", strconv.FormatInt(c.MaxBodyBytes, 10),
 		"graphql_max_depth", c.MaxDepth, "graphql_max_complexity", c.MaxComplexity,
 		"graphql_max_fields", c.MaxFields, "graphql_max_list", c.MaxListLength,

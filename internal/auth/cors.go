@@ -11,8 +11,8 @@ import (
 // The CORS answer's fixed parts: what a browser app may send and read.
 const (
 	corsAllowMethods  = "GET, HEAD, POST, PUT, PATCH, DELETE"
-	corsAllowHeaders  = "Authorization, Content-Type, X-CSRF-Token, Idempotency-Key, If-Match"
-	corsExposeHeaders = "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters"
+	corsAllowHeaders  = "Authorization, Content-Type, X-CSRF-Token, Idempotency-Key, If-Match, Prefer, X-Read-After"
+	corsExposeHeaders = "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After"
 	corsMaxAge        = "600"
 )
 

@@ -55,7 +55,7 @@ func TestCORSPreflight(t *testing.T) {
 		if h.Get("Access-Control-Allow-Origin") != c.origin || h.Get("Access-Control-Allow-Credentials") != "true" {
 			t.Errorf("%s: allow-origin %q, credentials %q", c.url, h.Get("Access-Control-Allow-Origin"), h.Get("Access-Control-Allow-Credentials"))
 		}
-		if got := h.Get("Access-Control-Allow-Headers"); got != "Authorization, Content-Type, X-CSRF-Token, Idempotency-Key, If-Match" {
+		if got := h.Get("Access-Control-Allow-Headers"); got != "Authorization, Content-Type, X-CSRF-Token, Idempotency-Key, If-Match, Prefer, X-Read-After" {
 			t.Errorf("allow-headers %q", got)
 		}
 		if m := h.Get("Access-Control-Allow-Methods"); !strings.Contains(m, "POST") || !strings.Contains(m, "PATCH") || !strings.Contains(m, "DELETE") {
@@ -126,7 +126,7 @@ func TestCORSCredentialedRequests(t *testing.T) {
 		t.Fatalf("session mutation from the allowed origin: %d %s", r.StatusCode, r.Body)
 	}
 	if r.Header.Get("Access-Control-Allow-Origin") != appOrigin ||
-		r.Header.Get("Access-Control-Expose-Headers") != "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters" {
+		r.Header.Get("Access-Control-Expose-Headers") != "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After" {
 		t.Errorf("CORS headers of the answer: %v", r.Header)
 	}
 	r = s.Do(t, http.MethodGet, s.URL+"/console/api/session", nil, session(appOrigin))

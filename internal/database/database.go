@@ -34,6 +34,9 @@ type DB struct {
 	// Durability is what a commit that returned survives.
 	Durability Durability
 
+	// Replica is the read replica (Options.ReadDSN), nil without one.
+	Replica *postgres.Replica
+
 	sqlite *sqlite.DB // SQLite: the write gate and the checkpointer; nil on PostgreSQL
 }
 
@@ -127,6 +130,13 @@ type Options struct {
 	// Tracing, when on, makes a span per SQL statement of a traced
 	// operation (internal/tracing.OpenDB): ent's and the hand-written SQL's.
 	Tracing *tracing.Provider
+	// ReadDSN names a streaming replica of a PostgreSQL database
+	// (postgres:// only) that serves the reads which accept staleness
+	// (replica.go); "": none.
+	ReadDSN string
+	// ReadMaxLag is the lag beyond which the replica is skipped for the
+	// primary; ReadCheckInterval how often the lag is measured.
+	ReadMaxLag, ReadCheckInterval time.Duration
 }
 
 // Open opens dsn: a postgres:// URL (postgres.Open), or a SQLite file path
@@ -134,6 +144,9 @@ type Options struct {
 func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	d := &DB{}
 	var drv dialect.Driver
+	if opt.ReadDSN != "" && (!IsPostgres(dsn) || !IsPostgres(opt.ReadDSN)) {
+		return nil, errors.New("database: a read replica needs a PostgreSQL database and a postgres:// replica DSN")
+	}
 	if IsPostgres(dsn) {
 		pg, err := postgres.Open(ctx, dsn, opt.MaxOpenConns, traced(opt.Tracing, "postgresql"))
 		if err != nil {
@@ -141,6 +154,20 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		}
 		d.SQL, d.Dialect, d.Source, d.Durability = pg.SQL, dialect.Postgres, pg.Source, Durability(pg.Durability)
 		drv = entsql.OpenDB(dialect.Postgres, pg.SQL)
+		if opt.ReadDSN != "" {
+			if opt.ReadMaxLag <= 0 || opt.ReadCheckInterval <= 0 {
+				pg.SQL.Close()
+				return nil, errors.New("database: a read replica needs a maximum lag and a check interval above 0")
+			}
+			r, err := postgres.OpenReplica(opt.ReadDSN, opt.MaxOpenConns, traced(opt.Tracing, "postgresql"), pg.SQL, opt.ReadMaxLag, opt.ReadCheckInterval)
+			if err != nil {
+				pg.SQL.Close()
+				return nil, fmt.Errorf("database: %w", err)
+			}
+			r.Start(ctx)
+			d.Replica = r
+			drv = &router{primary: drv, replica: entsql.OpenDB(dialect.Postgres, r.SQL), pdb: pg.SQL, r: r}
+		}
 	} else {
 		lite, err := sqlite.Open(ctx, dsn, sqlite.Config{
 			MaxOpenConns: opt.MaxOpenConns, Memory: opt.SQLiteMemory,
@@ -204,6 +231,9 @@ func (d *DB) Close() error {
 	var err error
 	if d.sqlite != nil {
 		err = d.sqlite.Close()
+	}
+	if d.Replica != nil {
+		err = errors.Join(err, d.Replica.Close())
 	}
 	return errors.Join(err, d.Client.Close(), d.SQL.Close())
 }

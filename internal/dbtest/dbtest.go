@@ -1,6 +1,7 @@
-// Package dbtest checks the settings of every connection of a pool, for the
-// tests of the packages that open databases (internal/database, internal/app,
-// the subcommands).
+// Package dbtest checks the settings of every connection of a pool, and
+// starts throwaway PostgreSQL clusters and streaming replicas of them, for
+// the tests of the packages that open databases (internal/database,
+// internal/app, the subcommands).
 package dbtest
 
 import (
@@ -108,6 +109,18 @@ func StartPostgres(t testing.TB, settings ...string) *Postgres {
 		}
 		t.Skip("dbtest: initdb not found (PostgreSQL's server binaries)")
 	}
+	pg := newCluster(t, bin)
+	if err := pg.run("initdb", "-D", pg.data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	pg.startNew(t, settings)
+	return pg
+}
+
+// newCluster makes the directory of a cluster (owned by the postgres user
+// when the test runs as root) and picks its port.
+func newCluster(t testing.TB, bin string) *Postgres {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "dbtest-pg-")
 	if err != nil {
 		t.Fatal(err)
@@ -125,16 +138,20 @@ func StartPostgres(t testing.TB, settings ...string) *Postgres {
 			t.Fatal(err)
 		}
 	}
-	if err := pg.run("initdb", "-D", pg.data, "-A", "trust", "-U", "postgres", "--no-sync"); err != nil {
-		t.Fatalf("dbtest: %v", err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pg.port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	pg.opts = "-p " + pg.port + " -c listen_addresses=127.0.0.1 -k " + dir + " -c max_connections=50"
+	return pg
+}
+
+// startNew starts a new cluster with settings, and stops it when the test
+// ends.
+func (pg *Postgres) startNew(t testing.TB, settings []string) {
+	t.Helper()
+	pg.opts = "-p " + pg.port + " -c listen_addresses=127.0.0.1 -k " + pg.dir + " -c max_connections=50"
 	for _, s := range settings {
 		pg.opts += " -c " + s
 	}
@@ -146,12 +163,37 @@ func StartPostgres(t testing.TB, settings ...string) *Postgres {
 			t.Logf("dbtest: %v", err)
 		}
 	})
-	return pg
+}
+
+// Replica builds a streaming replica of the running cluster pg —
+// pg_basebackup -R (which writes standby.signal and primary_conninfo) into
+// a directory of its own — and starts it on another free 127.0.0.1 port
+// as a hot standby, with settings added to its command line. It is
+// stopped and removed when the test ends; pg's databases and writes reach
+// it by streaming replication.
+func (pg *Postgres) Replica(t testing.TB, settings ...string) *Postgres {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(pg.bin, "pg_basebackup")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("dbtest: pg_basebackup not found beside initdb in %s: CI must have it", pg.bin)
+		}
+		t.Skipf("dbtest: pg_basebackup not found beside initdb in %s", pg.bin)
+	}
+	r := newCluster(t, pg.bin)
+	if err := r.run("pg_basebackup", "-h", "127.0.0.1", "-p", pg.port, "-U", "postgres", "-D", r.data,
+		"-R", "-X", "stream", "--no-sync", "-c", "fast"); err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	r.startNew(t, append([]string{"hot_standby=on"}, settings...))
+	return r
 }
 
 // DSN is the address of the cluster's postgres database.
-func (pg *Postgres) DSN() string {
-	return "postgres://postgres@127.0.0.1:" + pg.port + "/postgres?sslmode=disable"
+func (pg *Postgres) DSN() string { return pg.DatabaseDSN("postgres") }
+
+// DatabaseDSN is the address of the cluster's database name.
+func (pg *Postgres) DatabaseDSN(name string) string {
+	return "postgres://postgres@127.0.0.1:" + pg.port + "/" + name + "?sslmode=disable"
 }
 
 // Start starts the cluster (again) on its port.
@@ -192,6 +234,11 @@ func (pg *Postgres) run(tool string, args ...string) error {
 // Debian's newest /usr/lib/postgresql/N/bin; "" if there is none.
 func postgresBin() string {
 	if p, err := exec.LookPath("initdb"); err == nil {
+		// A link on the PATH (/usr/local/bin/initdb) leads to the
+		// directory of the other tools (pg_basebackup).
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
 		return filepath.Dir(p)
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")

@@ -10,6 +10,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/trusteddocument"
 	"logistics/internal/apperr"
+	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/resourceid"
 	"logistics/internal/service"
@@ -265,6 +266,9 @@ func decodeCursor(c string) (resourceid.ID, error) {
 // SHA-256 hash (or Relay alias), and whether there is one. It reads the
 // database at most once per TTL and key on this instance.
 func (s *Store) Lookup(ctx context.Context, key string) (string, bool, error) {
+	// The gate of every GraphQL request, mutations included (read before
+	// the operation's type is known): never a replica's.
+	ctx = database.PrimaryOnly(ctx)
 	ck := cacheKey{envName(ctx), key}
 	now := s.now()
 	if s.TTL > 0 {

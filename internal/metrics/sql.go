@@ -105,11 +105,16 @@ func (r *Registry) DBStats(env string, db *stdsql.DB) {
 // Wrap returns d with every statement timed: Exec until it returns, Query
 // until its rows are closed (SQLite steps through the rows only as they are
 // read; see TimeRows), and a transaction's Commit. A driver with a DB method (ent's own,
-// the SQLite write gate's) keeps it, so that code which uses the pool for
+// the SQLite write gate's), or a DBFor (the read-replica router's), keeps it, so that code which uses the pool for
 // batches of its own (orderread's PostgreSQL pipeline) still can; those
 // batches are not timed.
 func (s *Statements) Wrap(d dialect.Driver) dialect.Driver {
 	t := timedDriver{Driver: d, s: s}
+	if db, ok := d.(interface {
+		DBFor(context.Context) *stdsql.DB
+	}); ok {
+		return &timedDriverDBFor{timedDriver: t, db: db}
+	}
 	if db, ok := d.(interface{ DB() *stdsql.DB }); ok {
 		return &timedDriverDB{timedDriver: t, db: db}
 	}
@@ -184,6 +189,18 @@ type timedDriverDB struct {
 
 // DB is the wrapped driver's database.
 func (d *timedDriverDB) DB() *stdsql.DB { return d.db.DB() }
+
+// timedDriverDBFor keeps the DBFor of a driver that picks its pool by the
+// read's context (internal/database's read-replica router).
+type timedDriverDBFor struct {
+	timedDriver
+	db interface {
+		DBFor(context.Context) *stdsql.DB
+	}
+}
+
+// DBFor is the wrapped driver's pool for a read with ctx.
+func (d *timedDriverDBFor) DBFor(ctx context.Context) *stdsql.DB { return d.db.DBFor(ctx) }
 
 type timedTx struct {
 	dialect.Tx

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"context"
 	stdsql "database/sql"
 
 	"entgo.io/ent/dialect"
@@ -11,7 +12,7 @@ func Pipelined(drv dialect.Driver) *stdsql.DB {
 	if drv.Dialect() != dialect.Postgres {
 		return nil
 	}
-	return own(drv)
+	return own(context.Background(), drv)
 }
 
 // SQLiteOwn is the database whose reads drv runs on go-sqlite3's
@@ -20,7 +21,7 @@ func SQLiteOwn(drv dialect.Driver) *stdsql.DB {
 	if drv.Dialect() != dialect.SQLite {
 		return nil
 	}
-	return own(drv)
+	return own(context.Background(), drv)
 }
 
 // Reset takes back what m lent without giving m to the pool (Release's

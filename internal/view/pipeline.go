@@ -50,7 +50,7 @@ type rowScanner interface {
 // connection (rawsqlite.go); otherwise one after the other through
 // database/sql — and a scan's error (errNoOrder) ends it.
 func run(ctx context.Context, drv dialect.Driver, pipelined bool, qs ...query) error {
-	switch db := own(drv); {
+	switch db := own(ctx, drv); {
 	case db == nil:
 	case drv.Dialect() == dialect.Postgres && len(qs) > 1 && pipelined:
 		if err := pipeline(ctx, db, qs); !errors.Is(err, errNotPgx) {
@@ -83,8 +83,14 @@ func run(ctx context.Context, drv dialect.Driver, pipelined bool, qs ...query) e
 // own returns the database of a driver that is the service's own — ent's
 // (PostgreSQL) or the write gate's over it (SQLite) — not a transaction's
 // and not wrapped (a wrapper embeds the driver interface, which has no DB),
-// else nil.
-func own(drv dialect.Driver) *stdsql.DB {
+// else nil. The read-replica router (internal/database) answers by the
+// read's context: nil when the read goes to the replica.
+func own(ctx context.Context, drv dialect.Driver) *stdsql.DB {
+	if d, ok := drv.(interface {
+		DBFor(context.Context) *stdsql.DB
+	}); ok {
+		return d.DBFor(ctx)
+	}
 	if d, ok := drv.(interface{ DB() *stdsql.DB }); ok {
 		return d.DB()
 	}
