@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
 	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3,W3s,W4,W5,W6", "workloads to run")
-	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor, and floor-rest (REST's whole document by hand, on W1–W3 and W3s: for comparison, not the yardstick)")
+	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor, graphql-hash (GraphQL by the document's hash alone, extensions.persistedQuery: the harness first registers the workloads' documents as trusted documents through REST, with the API key, which needs documents:write), and floor-rest (REST's whole document by hand, on W1–W3 and W3s: for comparison, not the yardstick)")
 	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
 	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
 	fs.Var(&c.ServerFlags, "server-flag", "extra flag for the server, repeatable, e.g. --server-flag=--rate-limit=1000000")
@@ -278,6 +278,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			log("WARNING: no shipped orders with lines: W5 appends to other orders, W3s reads nothing")
 		}
 		log("operation workloads: W4 hub %s with %d parts, %d orders for W6, %d shipped orders for W5", w4HubCode, len(fix.Parts), len(fix.Orders), len(fix.Shipped))
+	}
+	if slices.Contains(c.Interfaces, ifGraphQLHash) {
+		err := registerDocuments(c.Workloads, base, token, func(r request) (int, []byte) {
+			code, body, _, _ := ip.do(r, ifREST, false)
+			return code, body
+		})
+		if err != nil {
+			return err
+		}
+		log("registered the workloads' GraphQL documents as trusted documents of the sandbox (graphql-hash sends their hashes alone)")
 	}
 	for _, wn := range c.Workloads {
 		w := workloadByName(wn)
