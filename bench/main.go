@@ -380,8 +380,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			if res.GoSys > 0 {
 				mem = fmt.Sprintf(" (Go runtime %.0f MiB, SQLite high-water %.0f MiB)", float64(res.GoSys)/(1<<20), float64(res.SQLiteHighwater)/(1<<20))
 			}
-			log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
-				fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
+			log("%s %s: %.0f req/s, CPU/request %s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
+				fmtCPU(res.cpuPerRequest()), fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
 			return nil
 		}
 		if c.Callgrind > 0 {
