@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,18 +14,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"logistics/ent/order"
 	"logistics/internal/app"
 	"logistics/internal/apptest"
+	"logistics/internal/auth"
 	"logistics/internal/browsertest"
 	"logistics/internal/environment"
 )
 
+// spaManifest is the trusted-documents manifest graphql-codegen writes from
+// the app's operations during its build (examples/spa/codegen.ts).
+const spaManifest = "src/gql/persisted-documents.json"
+
 // spaDist returns the built example app (examples/spa/dist), building it
-// with `npm ci && npm run build` when it is missing or older than its
-// sources. Without npm the test is skipped locally and fails in CI.
+// with `npm ci && npm run build` (graphql-codegen, then Vite) when it is
+// missing or older than its sources. Without npm the test is skipped
+// locally and fails in CI.
 func spaDist(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join("examples", "spa")
@@ -32,7 +40,13 @@ func spaDist(t *testing.T) string {
 	built, err := os.Stat(index)
 	stale := err != nil
 	if !stale {
-		for _, src := range []string{"index.html", "package-lock.json", "vite.config.js", "src/main.js", "src/style.css"} {
+		// The manifest is generated with the build: without it the build is
+		// an older one's.
+		if _, err := os.Stat(filepath.Join(dir, spaManifest)); err != nil {
+			stale = true
+		}
+		for _, src := range []string{"index.html", "package.json", "package-lock.json", "vite.config.js", "codegen.ts", "src/main.js", "src/style.css",
+			"../../internal/contract/testdata/schema.graphql"} {
 			if fi, err := os.Stat(filepath.Join(dir, src)); err == nil && fi.ModTime().After(built.ModTime()) {
 				stale = true
 			}
@@ -63,8 +77,12 @@ func spaDist(t *testing.T) string {
 // origin, used in Chromium as its user would: sign in through the session
 // API, list the open orders of the sandbox's demo data through GraphQL with
 // the session cookie, create an order and submit it (CSRF token), and read
-// a plain message when the session ends. The same build served on an origin
-// that is not allowed says which setting to change.
+// a plain message when the session ends. The sandbox runs only trusted
+// documents for sessions (enforce): the manifest graphql-codegen generated
+// from the app's operations is registered through REST first, the app sends
+// hashes alone, and a document of its own sent with the same session is
+// refused. The same build served on an origin that is not allowed says
+// which setting to change.
 func TestSPAOnAnotherOrigin(t *testing.T) {
 	dist := spaDist(t)
 	files := http.FileServer(http.Dir(dist))
@@ -77,22 +95,49 @@ func TestSPAOnAnotherOrigin(t *testing.T) {
 		c.CORSOrigins = spa.URL
 		c.NoDemoData = false
 		c.DemoScale = 0.002
+		c.SandboxTrustedSessions = "enforce"
 	}})
 	sbx := s.App.Envs.Get(environment.Sandbox).DB.Client
-	ctx := browsertest.New(t, browsertest.WithTimeout(90*time.Second))
 	bg := context.Background()
 	openBefore := sbx.Order.Query().Where(order.Status("open")).CountX(bg)
 	if openBefore == 0 {
 		t.Fatal("the demo data has no open orders")
 	}
 
+	// The deploy step: register the generated manifest with a key that
+	// holds documents:write and nothing else.
+	manifest, err := os.ReadFile(filepath.Join("examples", "spa", spaManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries map[string]string
+	if err := json.Unmarshal(manifest, &entries); err != nil || len(entries) != 3 {
+		t.Fatalf("the generated manifest holds %d documents (%v), want the app's 3 operations", len(entries), err)
+	}
+	secret, _, err := s.App.Auth.Store.CreateToken(s.Ctx(environment.Production), auth.TokenInput{Name: "spa deploy", Environment: environment.Sandbox, Scopes: []string{"documents:write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := s.Do(t, http.MethodPost, s.SandboxURL+"/v1/trusted-documents?client_name=logistics-spa&client_version=1.0.0", manifest,
+		http.Header{"Authorization": {"Bearer " + secret}, "Content-Type": {"application/json"}})
+	if reg.StatusCode != http.StatusCreated {
+		t.Fatalf("registering the manifest: %d %s", reg.StatusCode, reg.Body)
+	}
+	// A member: owners and admins hold graphql:adhoc, which enforce lets
+	// send anything.
+	const email, password = "member@spa.example", "member-password-1"
+	if _, err := s.App.Auth.Store.CreateUser(s.Ctx(environment.Production), email, password, "member"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.New(t, browsertest.WithTimeout(90*time.Second))
+
 	page := spa.URL + "/?api=" + url.QueryEscape(s.SandboxURL)
 	var total, row string
-	err := chromedp.Run(ctx,
+	err = chromedp.Run(ctx,
 		chromedp.Navigate(page),
 		chromedp.WaitVisible("#signin", chromedp.ByQuery),
-		chromedp.SendKeys("#email", s.AdminEmail, chromedp.ByQuery),
-		chromedp.SendKeys("#password", s.AdminPassword, chromedp.ByQuery),
+		chromedp.SendKeys("#email", email, chromedp.ByQuery),
+		chromedp.SendKeys("#password", password, chromedp.ByQuery),
 		chromedp.Click("#signin button[type=submit]", chromedp.ByQuery),
 		chromedp.WaitVisible("#app", chromedp.ByQuery),
 		chromedp.WaitVisible("#orders tbody tr", chromedp.ByQuery),
@@ -119,6 +164,23 @@ func TestSPAOnAnotherOrigin(t *testing.T) {
 	created := sbx.Order.Query().Where(order.CustomerRef("SPA-E2E-1")).OnlyX(bg)
 	if created.Status != "open" {
 		t.Fatalf("the created order is %s, want open (submitted)", created.Status)
+	}
+	// A document that is not in the manifest, sent from the app's page with
+	// the same session cookie and CSRF token, is refused before it runs.
+	var adhoc string
+	err = chromedp.Run(ctx, chromedp.Evaluate(`(async () => {
+		const api = new URLSearchParams(location.search).get("api");
+		const session = await (await fetch(api + "/console/api/session", { credentials: "include" })).json();
+		const res = await fetch(api + "/graphql", { method: "POST", credentials: "include",
+			headers: { "Content-Type": "application/json", "Accept": "application/graphql-response+json", "X-CSRF-Token": session.csrfToken },
+			body: JSON.stringify({ query: "{ hubs(first: 1) { totalCount } }" }) });
+		return res.status + " " + await res.text();
+	})()`, &adhoc, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(adhoc, "400 ") || !strings.Contains(adhoc, "TRUSTED_DOCUMENT_REQUIRED") {
+		t.Errorf("an ad hoc document with the app's session: %s", adhoc)
 	}
 
 	// The session ends on the server (signed out elsewhere, expired): the

@@ -534,3 +534,57 @@ func TestRESTFloorMatchesREST(t *testing.T) {
 		t.Error("sameDocument: has_more differs, but no difference named")
 	}
 }
+
+// TestGraphQLByHash: graphql-hash sends the page reads' hashes alone (no
+// text), which the sandbox answers once registerDocuments has trusted them
+// through REST, with the rows the text gives.
+func TestGraphQLByHash(t *testing.T) {
+	srv := apptest.New(t)
+	if _, err := devSeed(srv.Ctx(environment.Sandbox), srv.App.Service, testSize); err != nil {
+		t.Fatal(err)
+	}
+	key := srv.Keys[environment.Sandbox]
+	base := strings.TrimPrefix(srv.SandboxURL, srv.URL)
+	do := func(r request) (int, []byte) {
+		resp := srv.Do(t, r.Method, srv.URL+r.Path, r.Body, r.Header)
+		return resp.StatusCode, resp.Body
+	}
+	var names []string
+	for _, w := range workloads {
+		names = append(names, w.Name)
+	}
+	w1 := workloadByName("W1")
+	if code, body := do(buildRequest(w1, ifGraphQLHash, base, 5, nil, key)); code == http.StatusOK && !strings.Contains(string(body), "PersistedQueryNotFound") {
+		t.Fatalf("an unregistered hash answered %d %s", code, body)
+	}
+	if err := registerDocuments(names, base, "", do); err == nil {
+		t.Fatal("registered without a key")
+	}
+	for range 2 { // again: nothing changes
+		if err := registerDocuments(names, base, key, do); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range workloads {
+		if w.Ops != nil {
+			continue
+		}
+		req := buildRequest(w, ifGraphQLHash, base, 5, nil, key)
+		if strings.Contains(string(req.Body), `"query"`) {
+			t.Fatalf("%s: the request by hash holds the text: %s", w.Name, req.Body)
+		}
+		code, body := do(req)
+		got, err := resultIDs(w, ifGraphQLHash, body)
+		if code != http.StatusOK || err != nil {
+			t.Fatalf("%s by hash: %d %v %s", w.Name, code, err, body)
+		}
+		code, body = do(buildRequest(w, ifGraphQL, base, 5, nil, key))
+		want, err := resultIDs(w, ifGraphQL, body)
+		if code != http.StatusOK || err != nil || len(want) == 0 {
+			t.Fatalf("%s by text: %d %v %d rows", w.Name, code, err, len(want))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: by hash %v, by text %v", w.Name, got, want)
+		}
+	}
+}

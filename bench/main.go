@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.Connections, "connections", 16, "concurrent connections")
 	fs.IntVar(&c.Threads, "threads", 2, "wrk threads")
 	fs.StringVar(&workloadsFlag, "workloads", "W1,W2,W3,W3s,W4,W5,W6", "workloads to run")
-	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor, and floor-rest (REST's whole document by hand, on W1–W3 and W3s: for comparison, not the yardstick)")
+	fs.StringVar(&ifacesFlag, "interfaces", "rest,graphql,floor", "interfaces to run: rest, graphql, floor, graphql-hash (GraphQL by the document's hash alone, extensions.persistedQuery: the harness first registers the workloads' documents as trusted documents through REST, with the API key, which needs documents:write), and floor-rest (REST's whole document by hand, on W1–W3 and W3s: for comparison, not the yardstick)")
 	fs.StringVar(&c.Token, "token", "", "API key sent as Authorization: Bearer (default: create one with `logistics tokens create`, or none if that fails)")
 	fs.BoolVar(&c.NoToken, "no-token", false, "send no Authorization header (measure with auth off)")
 	fs.Var(&c.ServerFlags, "server-flag", "extra flag for the server, repeatable, e.g. --server-flag=--rate-limit=1000000")
@@ -279,6 +279,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		log("operation workloads: W4 hub %s with %d parts, %d orders for W6, %d shipped orders for W5", w4HubCode, len(fix.Parts), len(fix.Orders), len(fix.Shipped))
 	}
+	if slices.Contains(c.Interfaces, ifGraphQLHash) {
+		err := registerDocuments(c.Workloads, base, token, func(r request) (int, []byte) {
+			code, body, _, _ := ip.do(r, ifREST, false)
+			return code, body
+		})
+		if err != nil {
+			return err
+		}
+		log("registered the workloads' GraphQL documents as trusted documents of the sandbox (graphql-hash sends their hashes alone)")
+	}
 	for _, wn := range c.Workloads {
 		w := workloadByName(wn)
 		if w.Ops != nil {
@@ -370,8 +380,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			if res.GoSys > 0 {
 				mem = fmt.Sprintf(" (Go runtime %.0f MiB, SQLite high-water %.0f MiB)", float64(res.GoSys)/(1<<20), float64(res.SQLiteHighwater)/(1<<20))
 			}
-			log("%s %s: %.0f req/s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
-				fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
+			log("%s %s: %.0f req/s, CPU/request %s, p50 %s, p99 %s, p999 %s, peak RSS %.0f MiB%s, %d errors, %d conflicts", w.Name, iface, res.RPS,
+				fmtCPU(res.cpuPerRequest()), fmtDur(res.P50), fmtDur(res.P99), fmtDurOrDash(res.P999), float64(rss)/(1<<20), mem, res.errorCount(), res.Conflicts)
 			return nil
 		}
 		if c.Callgrind > 0 {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"logistics/internal/documents"
 )
 
 // This file is the one place that says what each workload asks for, through
@@ -16,14 +19,22 @@ import (
 const (
 	ifREST    = "rest"
 	ifGraphQL = "graphql"
-	ifFloor   = "floor"
+	// ifGraphQLHash is GraphQL with the document's hash alone
+	// (extensions.persistedQuery.sha256Hash, as an SPA with a
+	// persisted-documents manifest sends it): the harness registers the
+	// workloads' documents as trusted documents first (registerDocuments).
+	ifGraphQLHash = "graphql-hash"
+	ifFloor       = "floor"
 	// ifFloorREST is the floor of REST's document (bench/floorrest.go), run
 	// on request beside the REST rows of the page reads for comparison; the
 	// yardstick of every row is ifFloor (report.yardstick).
 	ifFloorREST = "floor-rest"
 )
 
-var allInterfaces = []string{ifREST, ifGraphQL, ifFloor, ifFloorREST}
+var allInterfaces = []string{ifREST, ifGraphQL, ifGraphQLHash, ifFloor, ifFloorREST}
+
+// isGraphQL says whether iface answers GraphQL responses.
+func isGraphQL(iface string) bool { return iface == ifGraphQL || iface == ifGraphQLHash }
 
 // isFloor says whether iface is served by the floor (a floor process, or
 // the in-process floor handler) rather than the service.
@@ -148,6 +159,12 @@ func buildRequest(w workload, iface, base string, limit int, restOverride map[st
 		h.Set("Content-Type", "application/json")
 		h.Set("Accept", "application/graphql-response+json, application/json")
 		return request{Method: http.MethodPost, Path: base + "/graphql", Body: body, Header: h}
+	case ifGraphQLHash:
+		body, _ := json.Marshal(map[string]any{"variables": map[string]any{"first": limit},
+			"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": documents.Hash(w.GraphQL)}}})
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/graphql-response+json, application/json")
+		return request{Method: http.MethodPost, Path: base + "/graphql", Body: body, Header: h}
 	case ifREST:
 		p := w.REST
 		if o, ok := restOverride[w.Name]; ok {
@@ -171,6 +188,33 @@ func (w workload) serves(iface string) bool {
 	return iface != ifFloorREST || w.FloorREST != ""
 }
 
+// registerDocuments trusts the GraphQL documents of the named page-read
+// workloads in the sandbox through REST (POST {base}/v1/trusted-documents,
+// as a deployment registers an app's manifest), with a key that holds
+// documents:write, so that ifGraphQLHash can send their hashes alone. do
+// serves one request.
+func registerDocuments(names []string, base, token string, do func(request) (int, []byte)) error {
+	manifest := map[string]string{}
+	for _, n := range names {
+		if w := workloadByName(n); w.Ops == nil && w.GraphQL != "" {
+			manifest[documents.Hash(w.GraphQL)] = w.GraphQL
+		}
+	}
+	if len(manifest) == 0 {
+		return nil
+	}
+	if token == "" {
+		return errors.New("--interfaces graphql-hash registers the workloads' documents: it needs an API key with documents:write (not --no-token)")
+	}
+	body, _ := json.Marshal(manifest)
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "Authorization": {"Bearer " + token}}
+	code, out := do(request{Method: http.MethodPost, Path: base + "/v1/trusted-documents?client_name=bench&client_version=1", Body: body, Header: h})
+	if code != http.StatusOK && code != http.StatusCreated {
+		return fmt.Errorf("registering the workloads' documents: HTTP %d: %s", code, snippet(out))
+	}
+	return nil
+}
+
 func withLimit(p string, limit int) string {
 	return strings.ReplaceAll(p, "{limit}", strconv.Itoa(limit))
 }
@@ -180,7 +224,7 @@ func withLimit(p string, limit int) string {
 // GraphQL errors.
 func resultIDs(w workload, iface string, body []byte) ([]string, error) {
 	var ids []string
-	if iface == ifGraphQL {
+	if isGraphQL(iface) {
 		var out struct {
 			Data map[string]struct {
 				Edges []struct{ Node struct{ ID string } }

@@ -226,8 +226,11 @@ type costWalk struct {
 	plan     *costPlan
 	frags    ast.FragmentDefinitionList
 	vars     map[string]any
-	usedVars bool // the cost depends on variables: not cached
-	spreads  int
+	usedVars bool // the cost depends on variables
+	// read are the arguments, in the walk's order, whose variables the
+	// cost depends on (only slicing arguments read variables).
+	read    []*ast.Value
+	spreads int
 }
 
 const costCap = 1 << 40 // costs saturate here: no overflow
@@ -355,21 +358,32 @@ func (w *costWalk) slice(f *ast.Field, rule listRule) int {
 		}
 		if a.Value.Kind == ast.Variable {
 			w.usedVars = true
+			w.read = append(w.read, a.Value)
 		}
-		v, err := a.Value.Value(w.vars)
-		if err != nil || v == nil {
-			continue
-		}
-		if l, ok := v.([]any); ok {
-			n, given = max(n, len(l)), true
-		} else if i, ok := asInt(v); ok {
-			n, given = max(n, int(min(max(i, 0), costCap))), true
+		if m, ok := sliceValue(a.Value, w.vars); ok {
+			n, given = max(n, m), true
 		}
 	}
 	if !given {
 		return rule.assumed
 	}
 	return n
+}
+
+// sliceValue is what a slicing argument's value says of a list's length: an
+// Int (bounded to 0…costCap), or a list's length; false for none (null, an
+// absent variable, another type).
+func sliceValue(a *ast.Value, vars map[string]any) (int, bool) {
+	v, err := a.Value(vars)
+	if err != nil || v == nil {
+		return 0, false
+	}
+	if l, ok := v.([]any); ok {
+		return len(l), true
+	} else if i, ok := asInt(v); ok {
+		return int(min(max(i, 0), costCap)), true
+	}
+	return 0, false
 }
 
 func satAdd(a, b int) int { return min(a+b, costCap) }
@@ -409,9 +423,42 @@ type costLimits struct {
 	plan        *costPlan
 	limit       int
 	maxDuration time.Duration
-	// cache holds the cost of operations that read no variables; keyed by
-	// the operation node of a document in gqlgen's query cache.
-	cache *lru.Cache[*ast.OperationDefinition, int]
+	// cache holds, per operation node of a document in gqlgen's query
+	// cache, its cost when it reads no variables, else the arguments whose
+	// variables it depends on; byVars holds the cost of such an operation
+	// per value of those: a trusted document sent with the same page size
+	// is priced once, not per request.
+	cache  *lru.Cache[*ast.OperationDefinition, costEntry]
+	byVars *lru.Cache[costKey, int]
+	// walks counts the operations priced by walking them (tests).
+	walks atomic.Int64
+}
+
+type costEntry struct {
+	n    int
+	read []*ast.Value // nil: n is the cost
+}
+
+// maxCostVars bounds the arguments a cost is cached by; an operation with
+// more slicing arguments read from variables is priced on every request.
+const maxCostVars = 4
+
+// costKey is an operation with what its slicing arguments read from the
+// variables (sliceValue's length, or -1 for none).
+type costKey struct {
+	op   *ast.OperationDefinition
+	vals [maxCostVars]int
+}
+
+func newCostKey(op *ast.OperationDefinition, read []*ast.Value, vars map[string]any) costKey {
+	k := costKey{op: op}
+	for i, a := range read {
+		k.vals[i] = -1
+		if n, ok := sliceValue(a, vars); ok {
+			k.vals[i] = n
+		}
+	}
+	return k
 }
 
 var (
@@ -421,23 +468,42 @@ var (
 )
 
 func newCostLimits(s *ast.Schema, opt Options) *costLimits {
-	c, _ := lru.New[*ast.OperationDefinition, int](1000)
+	c, _ := lru.New[*ast.OperationDefinition, costEntry](1000)
+	byVars, _ := lru.New[costKey, int](1000)
 	return &costLimits{plan: newCostPlan(s, opt.MaxListLength), limit: opt.MaxComplexity,
-		maxDuration: opt.MaxExecutionTime, cache: c}
+		maxDuration: opt.MaxExecutionTime, cache: c, byVars: byVars}
 }
 
 func (*costLimits) ExtensionName() string                   { return "CostLimits" }
 func (*costLimits) Validate(graphql.ExecutableSchema) error { return nil }
 
 // operationCost is the static cost of rc's operation.
+// The walk visits the same arguments whatever the variables, and reads the
+// variables only through sliceValue: the cost is a function of the
+// operation and those values, cached as such.
 func (c *costLimits) operationCost(rc *graphql.OperationContext) int {
-	if n, ok := c.cache.Get(rc.Operation); ok {
-		return n
+	e, known := c.cache.Get(rc.Operation)
+	if known && e.read == nil {
+		return e.n
 	}
+	if known {
+		if n, ok := c.byVars.Get(newCostKey(rc.Operation, e.read, rc.Variables)); ok {
+			return n
+		}
+	}
+	c.walks.Add(1)
 	w := costWalk{plan: c.plan, frags: rc.Doc.Fragments, vars: rc.Variables}
 	n := w.set(rc.Operation.SelectionSet, nil, false, 0)
-	if !w.usedVars {
-		c.cache.Add(rc.Operation, n)
+	switch {
+	case !w.usedVars:
+		c.cache.Add(rc.Operation, costEntry{n: n})
+	case len(w.read) <= maxCostVars && n < costCap:
+		// Below the cap the walk went through every argument (it stops
+		// early only at the cap), so w.read is all of them.
+		if !known {
+			c.cache.Add(rc.Operation, costEntry{read: w.read})
+		}
+		c.byVars.Add(newCostKey(rc.Operation, w.read, rc.Variables), n)
 	}
 	return n
 }

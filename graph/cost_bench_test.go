@@ -53,3 +53,55 @@ func BenchmarkOperationCost(b *testing.B) {
 		})
 	}
 }
+
+// TestOperationCostOncePerValues: an operation is priced by walking it once
+// per instance, and once per value of the variables its cost reads (a page
+// size): the same request again, as a trusted document's are, is not walked
+// again, and every cached cost is the one a walk gives.
+func TestOperationCostOncePerValues(t *testing.T) {
+	s := generated.NewExecutableSchema(generated.Config{Resolvers: &Resolver{}}).Schema()
+	c := newCostLimits(s, DefaultOptions)
+	parse := func(q string) *ast.QueryDocument {
+		doc, err := parser.ParseQuery(&ast.Source{Input: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := validator.ValidateWithRules(s, doc, nil); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return doc
+	}
+	paged := parse(`query P($first: Int!, $inner: Int) { orders(first: $first) { edges { node { id trackingEntries(first: $inner) { edges { node { id } } } } } } }`)
+	static := parse(`query S { orders(first: 7) { edges { node { id } } } }`)
+	walk := func(doc *ast.QueryDocument, vars map[string]any) int {
+		w := costWalk{plan: c.plan, frags: doc.Fragments, vars: vars}
+		return w.set(doc.Operations[0].SelectionSet, nil, false, 0)
+	}
+	for i, tc := range []struct {
+		doc   *ast.QueryDocument
+		vars  map[string]any
+		walks int64 // after this request
+	}{
+		{paged, map[string]any{"first": int64(50), "inner": int64(3)}, 1},
+		{paged, map[string]any{"first": int64(50), "inner": int64(3)}, 1},
+		{paged, map[string]any{"first": int64(10), "inner": int64(3)}, 2},
+		{paged, map[string]any{"first": int64(50), "inner": nil}, 3},
+		{paged, map[string]any{"first": int64(50)}, 3}, // absent is null
+		{paged, map[string]any{"first": int64(10), "inner": int64(3)}, 3},
+		{paged, map[string]any{"first": int64(50), "inner": int64(3)}, 3},
+		{static, nil, 4},
+		{static, nil, 4},
+	} {
+		rc := &graphql.OperationContext{Doc: tc.doc, Operation: tc.doc.Operations[0], Variables: tc.vars}
+		got := c.operationCost(rc)
+		if want := walk(tc.doc, tc.vars); got != want {
+			t.Errorf("request %d: cost %d, a walk gives %d", i, got, want)
+		}
+		if n := c.walks.Load(); n != tc.walks {
+			t.Errorf("request %d: %d walks, want %d", i, n, tc.walks)
+		}
+	}
+	if a, b := walk(paged, map[string]any{"first": int64(50), "inner": int64(3)}), walk(paged, map[string]any{"first": int64(10), "inner": int64(3)}); a == b {
+		t.Errorf("the page size does not change the cost (%d): the test shows nothing", a)
+	}
+}

@@ -31,7 +31,7 @@ import (
 //
 // A trusted document's text is the key of gqlgen's query cache, so it is
 // parsed and validated once per instance (parseCounter counts it), and its
-// cost once when it reads no variables (costLimits' cache).
+// cost once per value of the variables the cost reads (costLimits' cache).
 
 // TrustedOptions configure trusted documents on the endpoint.
 type TrustedOptions struct {

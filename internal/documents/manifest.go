@@ -69,11 +69,14 @@ func isHex(s string) bool {
 //
 //   - Apollo's persisted query list:
 //     {"format":"apollo-persisted-query-manifest","version":1,"operations":[{"id","name","type","body"}]};
-//   - graphql-codegen's persisted documents: {"<sha256>": "<document>"};
+//   - graphql-codegen's persisted documents: {"<sha256>": "<document>"},
+//     the key "sha256:<hex>" as its client preset writes it with
+//     hashAlgorithm "sha256", or plain hex;
 //   - Relay's persisted queries: {"<id>": "<document>"}.
 //
-// A 64-character hex key must be the SHA-256 of its document, and an Apollo
-// id too: a mismatch is refused, naming the key. Any other key is a Relay
+// A 64-character hex key (with or without "sha256:") must be the SHA-256 of
+// its document, and an Apollo id too: a mismatch is refused, naming the
+// key. Any other key is a Relay
 // id: Relay's default is the MD5 of the text, so a 32-character hex key must
 // be that; a custom id (a persist function's) is kept as it is. Either way
 // the document is stored under its SHA-256, the Relay id as its alias.
@@ -112,9 +115,12 @@ func ParseManifest(b []byte) ([]Document, error) {
 		if err != nil {
 			return nil, keyed(k, err)
 		}
+		// graphql-codegen's client preset (hashAlgorithm "sha256") writes
+		// its keys as "sha256:<hex>", the documentId form.
+		hexKey := strings.ToLower(strings.TrimPrefix(k, "sha256:"))
 		switch {
-		case len(k) == 64 && isHex(strings.ToLower(k)):
-			if strings.ToLower(k) != d.Hash {
+		case len(hexKey) == 64 && isHex(hexKey):
+			if hexKey != d.Hash {
 				return nil, mismatch(k, "SHA-256", d.Hash)
 			}
 		case len(k) == 32 && isHex(strings.ToLower(k)):

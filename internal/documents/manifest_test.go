@@ -22,6 +22,8 @@ func TestParseManifest(t *testing.T) {
 	}{
 		{"codegen", js(map[string]string{Hash(a): a, Hash(b): b}), []Document{{Hash: Hash(a), OperationName: "A"}, {Hash: Hash(b), OperationName: "B"}}, ""},
 		{"codegen upper-case hex", js(map[string]string{strings.ToUpper(Hash(a)): a}), []Document{{Hash: Hash(a), OperationName: "A"}}, ""},
+		{"codegen sha256: prefix", js(map[string]string{"sha256:" + Hash(a): a}), []Document{{Hash: Hash(a), OperationName: "A"}}, ""},
+		{"codegen sha256: prefix mismatch", js(map[string]string{"sha256:" + Hash(b): a}), nil, "hash_mismatch"},
 		{"relay md5", js(map[string]string{relayID: a}), []Document{{Hash: Hash(a), OperationName: "A", Alias: relayID}}, ""},
 		{"relay custom id", js(map[string]string{"q-1": a}), []Document{{Hash: Hash(a), OperationName: "A", Alias: "q-1"}}, ""},
 		{"apollo", js(map[string]any{"format": apolloFormat, "version": 1, "operations": []map[string]string{{"id": Hash(b), "name": "Bee", "type": "mutation", "body": b}}}), []Document{{Hash: Hash(b), OperationName: "Bee"}}, ""},

@@ -2,7 +2,12 @@
 // session cookie: it signs in through the session API, lists open orders and
 // creates and submits orders through GraphQL (urql), sending the session's
 // CSRF token with every request, and says so plainly when the session ends.
-import { Client, fetchExchange, gql } from "@urql/core";
+// Its operations are trusted documents: graphql-codegen (codegen.ts) writes
+// them, with their SHA-256 hashes, to src/gql/persisted-documents.json, the
+// manifest a deployment registers, and the app sends the hash alone.
+import { Client, fetchExchange } from "@urql/core";
+import { persistedExchange } from "@urql/exchange-persisted";
+import { graphql } from "./gql";
 
 // The environment's base address: ?api=… (the tests pass it), else the
 // build-time VITE_API_URL, else the local sandbox under this page's host
@@ -17,30 +22,42 @@ let csrf = "";
 
 const client = new Client({
   url: API + "/graphql",
-  exchanges: [fetchExchange],
+  // Every operation by its hash (extensions.persistedQuery), by POST, never
+  // its text: codegen's documents carry the hash of the text the manifest
+  // holds, as "sha256:<hex>" (the documentId form; persistedQuery takes the
+  // hex). A server under --trusted-documents-sessions=enforce runs them.
+  exchanges: [
+    persistedExchange({
+      enforcePersistedQueries: true,
+      enableForMutation: true,
+      preferGetForPersistedQueries: false,
+      generateHash: async (_, document) => document["__meta__"].hash.replace(/^sha256:/, ""),
+    }),
+    fetchExchange,
+  ],
   preferGetMethod: false,
   requestPolicy: "network-only",
   fetchOptions: () => ({ credentials: "include", headers: { "X-CSRF-Token": csrf } }),
 });
 
-const OPEN_ORDERS = gql`
+const OPEN_ORDERS = graphql(`
   query OpenOrders {
     orders(first: 50, where: { status: "open" }, orderBy: [{ field: CREATED_AT, direction: DESC }]) {
       totalCount
       edges { node { id number customerRef status hub { code } } }
     }
     hubs(first: 50, orderBy: [{ field: CODE, direction: ASC }]) { edges { node { id code name } } }
-  }`;
+  }`);
 
-const CREATE_ORDER = gql`
+const CREATE_ORDER = graphql(`
   mutation CreateOrder($input: CreateOrderInput!) {
     createOrder(input: $input) { id number status }
-  }`;
+  }`);
 
-const SUBMIT = gql`
+const SUBMIT = graphql(`
   mutation Submit($id: ID!) {
     transitionOrder(id: $id, transition: "submit") { id number status }
-  }`;
+  }`);
 
 const $ = (id) => document.getElementById(id);
 
