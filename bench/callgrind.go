@@ -22,9 +22,12 @@ import (
 // --callgrind-args='--cache-sim=yes --LL=4194304,16,64' it also simulates
 // the caches, and gives the last-level misses per request (reads and
 // writes): a process can execute few more instructions than the floor and
-// still take much longer, when it touches more fresh memory. The figures
-// do not move with the machine's load; runs differ by whether a collection
-// cycle falls inside the counted requests (count enough of them).
+// still take much longer, when it touches more fresh memory. Runs differ
+// by whether a collection cycle falls inside the counted requests (turn the
+// collector off), and by the work the server does by the clock (the SQLite
+// checkpointer's ticks, the webhook poller), which grows with the counted
+// window's wall time and so with the machine's load: compare cells counted
+// under the same load (bench/README.md, "Instructions per request").
 
 // callgrindWarmup is the number of requests each process serves before
 // counting starts (caches, prepared statements, the API key's bookkeeping).
