@@ -454,3 +454,110 @@ func TestSandboxClock(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxClockAdvanceSendsWaitingRetries: a webhook retry waiting an
+// hour of real time is sent at once when the clock is advanced past it,
+// and not before.
+func TestSandboxClockAdvanceSendsWaitingRetries(t *testing.T) {
+	srv := apptest.New(t, apptest.Options{Config: func(c *app.Config) {
+		c.WebhookAllowPrivate = true
+		c.WebhookPoll = 50 * time.Millisecond
+		c.WebhookSchedule = "1h,1h"
+	}})
+	env := environment.Sandbox
+	rc := newReceiver(t)
+	rc.fail = 1
+	rc.register(t, srv, env, "hub.created")
+	clockDo(t, srv, env, "/freeze", nil, http.StatusOK)
+	f := newFixture(t, srv, env)
+	f.hub("RTM1", "Rotterdam", "NL")
+	// The first attempt fails and its retry waits an hour.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		rc.mu.Lock()
+		failed := rc.fail == 0
+		rc.mu.Unlock()
+		if failed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no first attempt within 15 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	rc.mu.Lock()
+	early := len(rc.events)
+	rc.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("the retry was sent before its time: %d events", early)
+	}
+	clockDo(t, srv, env, "/advance", map[string]any{"by": "30m"}, http.StatusOK)
+	time.Sleep(500 * time.Millisecond)
+	rc.mu.Lock()
+	early = len(rc.events)
+	rc.mu.Unlock()
+	if early != 0 {
+		t.Fatalf("advancing 30m sent a retry due in an hour: %d events", early)
+	}
+	clockDo(t, srv, env, "/advance", map[string]any{"by": "2h"}, http.StatusOK)
+	rc.wait(t, "the retry", func(evs []map[string]any) bool { return len(evs) == 1 && evs[0]["type"] == "hub.created" })
+}
+
+// TestSandboxClockTwoInstances: two server processes on one PostgreSQL
+// database tell one time, moves made on both at once add up (the clock's
+// row lock), and an order shipped on one is delivered by the entries the
+// other writes when it advances the clock.
+func TestSandboxClockTwoInstances(t *testing.T) {
+	if !apptest.Postgres() {
+		t.Skip("two server processes share one database on PostgreSQL (LOGISTICS_TEST_POSTGRES)")
+	}
+	srv := apptest.New(t)
+	child := apptest.StartChild(t, srv, apptest.BuildBinary(t), apptest.ChildOptions{})
+	env := environment.Sandbox
+	other := child.URL + "/sandbox"
+	frozen := clockDo(t, srv, env, "/freeze", nil, http.StatusOK)
+	move := func(base string, by string) sandbox.State {
+		r := srv.Do(t, http.MethodPost, base+"/v1/sandbox/clock/advance", map[string]any{"by": by}, apptest.Bearer(srv.Keys[env]))
+		if r.StatusCode != http.StatusOK {
+			t.Errorf("advance on %s: %d %s", base, r.StatusCode, r.Body)
+		}
+		var s sandbox.State
+		r.JSON(t, &s)
+		return s
+	}
+	if s := move(other, "10h"); !s.Now.Equal(frozen.Now.Add(10 * time.Hour)) {
+		t.Fatalf("the other instance: %+v, want %s", s, frozen.Now.Add(10*time.Hour))
+	}
+	if s := clockDo(t, srv, env, "", nil, http.StatusOK); !s.Frozen || !s.Now.Equal(frozen.Now.Add(10*time.Hour)) {
+		t.Fatalf("this instance reads %+v after the other advanced", s)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		base := srv.SandboxURL
+		if i%2 == 1 {
+			base = other
+		}
+		wg.Go(func() { move(base, "1h") })
+	}
+	wg.Wait()
+	if s := clockDo(t, srv, env, "", nil, http.StatusOK); !s.Now.Equal(frozen.Now.Add(18 * time.Hour)) {
+		t.Fatalf("eight moves of 1h on two instances: %+v, want %s", s, frozen.Now.Add(18*time.Hour))
+	}
+
+	f := newFixture(t, srv, env)
+	hub := f.hub("AMS1", "Amsterdam", "NL")
+	part := f.part("SKU-2I", "Parcel")
+	f.item(part, hub, "3")
+	o := shipREST(t, srv, f, hub, part, "SIM-DELIVERED")
+	move(other, "31h")
+	got := restEntries(t, srv, o)
+	if len(got) != 5 || got[4].Status != "delivered" {
+		t.Fatalf("entries written by the other instance: %+v", got)
+	}
+	var order struct{ Status string }
+	srv.Do(t, http.MethodGet, srv.SandboxURL+"/v1/orders/"+o, nil, nil).JSON(t, &order)
+	if order.Status != "delivered" {
+		t.Errorf("order %s, want delivered", order.Status)
+	}
+}
