@@ -22,7 +22,9 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/reservation"
+	"logistics/ent/sandboxclock"
 	"logistics/ent/session"
+	"logistics/ent/simulatedscan"
 	"logistics/ent/trackingentry"
 	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
@@ -63,8 +65,12 @@ type Client struct {
 	Part *PartClient
 	// Reservation is the client for interacting with the Reservation builders.
 	Reservation *ReservationClient
+	// SandboxClock is the client for interacting with the SandboxClock builders.
+	SandboxClock *SandboxClockClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
+	// SimulatedScan is the client for interacting with the SimulatedScan builders.
+	SimulatedScan *SimulatedScanClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
 	TrackingEntry *TrackingEntryClient
 	// TrustedDocument is the client for interacting with the TrustedDocument builders.
@@ -98,7 +104,9 @@ func (c *Client) init() {
 	c.OrderLine = NewOrderLineClient(c.config)
 	c.Part = NewPartClient(c.config)
 	c.Reservation = NewReservationClient(c.config)
+	c.SandboxClock = NewSandboxClockClient(c.config)
 	c.Session = NewSessionClient(c.config)
+	c.SimulatedScan = NewSimulatedScanClient(c.config)
 	c.TrackingEntry = NewTrackingEntryClient(c.config)
 	c.TrustedDocument = NewTrustedDocumentClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -207,7 +215,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OrderLine:       NewOrderLineClient(cfg),
 		Part:            NewPartClient(cfg),
 		Reservation:     NewReservationClient(cfg),
+		SandboxClock:    NewSandboxClockClient(cfg),
 		Session:         NewSessionClient(cfg),
+		SimulatedScan:   NewSimulatedScanClient(cfg),
 		TrackingEntry:   NewTrackingEntryClient(cfg),
 		TrustedDocument: NewTrustedDocumentClient(cfg),
 		User:            NewUserClient(cfg),
@@ -243,7 +253,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OrderLine:       NewOrderLineClient(cfg),
 		Part:            NewPartClient(cfg),
 		Reservation:     NewReservationClient(cfg),
+		SandboxClock:    NewSandboxClockClient(cfg),
 		Session:         NewSessionClient(cfg),
+		SimulatedScan:   NewSimulatedScanClient(cfg),
 		TrackingEntry:   NewTrackingEntryClient(cfg),
 		TrustedDocument: NewTrustedDocumentClient(cfg),
 		User:            NewUserClient(cfg),
@@ -280,8 +292,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry,
-		c.TrustedDocument, c.User, c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.SandboxClock, c.Session, c.SimulatedScan,
+		c.TrackingEntry, c.TrustedDocument, c.User, c.WebhookDelivery,
+		c.WebhookEndpoint, c.Workflow,
 	} {
 		n.Use(hooks...)
 	}
@@ -292,8 +305,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.Event, c.Hub, c.IdempotencyKey, c.Item, c.Order, c.OrderEvent,
-		c.OrderLine, c.Part, c.Reservation, c.Session, c.TrackingEntry,
-		c.TrustedDocument, c.User, c.WebhookDelivery, c.WebhookEndpoint, c.Workflow,
+		c.OrderLine, c.Part, c.Reservation, c.SandboxClock, c.Session, c.SimulatedScan,
+		c.TrackingEntry, c.TrustedDocument, c.User, c.WebhookDelivery,
+		c.WebhookEndpoint, c.Workflow,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -322,8 +336,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Part.mutate(ctx, m)
 	case *ReservationMutation:
 		return c.Reservation.mutate(ctx, m)
+	case *SandboxClockMutation:
+		return c.SandboxClock.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
+	case *SimulatedScanMutation:
+		return c.SimulatedScan.mutate(ctx, m)
 	case *TrackingEntryMutation:
 		return c.TrackingEntry.mutate(ctx, m)
 	case *TrustedDocumentMutation:
@@ -1927,6 +1945,139 @@ func (c *ReservationClient) mutate(ctx context.Context, m *ReservationMutation) 
 	}
 }
 
+// SandboxClockClient is a client for the SandboxClock schema.
+type SandboxClockClient struct {
+	config
+}
+
+// NewSandboxClockClient returns a client for the SandboxClock from the given config.
+func NewSandboxClockClient(c config) *SandboxClockClient {
+	return &SandboxClockClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `sandboxclock.Hooks(f(g(h())))`.
+func (c *SandboxClockClient) Use(hooks ...Hook) {
+	c.hooks.SandboxClock = append(c.hooks.SandboxClock, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `sandboxclock.Intercept(f(g(h())))`.
+func (c *SandboxClockClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SandboxClock = append(c.inters.SandboxClock, interceptors...)
+}
+
+// Create returns a builder for creating a SandboxClock entity.
+func (c *SandboxClockClient) Create() *SandboxClockCreate {
+	mutation := newSandboxClockMutation(c.config, OpCreate)
+	return &SandboxClockCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SandboxClock entities.
+func (c *SandboxClockClient) CreateBulk(builders ...*SandboxClockCreate) *SandboxClockCreateBulk {
+	return &SandboxClockCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SandboxClockClient) MapCreateBulk(slice any, setFunc func(*SandboxClockCreate, int)) *SandboxClockCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SandboxClockCreateBulk{err: fmt.Errorf("calling to SandboxClockClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SandboxClockCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SandboxClockCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SandboxClock.
+func (c *SandboxClockClient) Update() *SandboxClockUpdate {
+	mutation := newSandboxClockMutation(c.config, OpUpdate)
+	return &SandboxClockUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SandboxClockClient) UpdateOne(_m *SandboxClock) *SandboxClockUpdateOne {
+	mutation := newSandboxClockMutation(c.config, OpUpdateOne, withSandboxClock(_m))
+	return &SandboxClockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SandboxClockClient) UpdateOneID(id resourceid.ID) *SandboxClockUpdateOne {
+	mutation := newSandboxClockMutation(c.config, OpUpdateOne, withSandboxClockID(id))
+	return &SandboxClockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SandboxClock.
+func (c *SandboxClockClient) Delete() *SandboxClockDelete {
+	mutation := newSandboxClockMutation(c.config, OpDelete)
+	return &SandboxClockDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SandboxClockClient) DeleteOne(_m *SandboxClock) *SandboxClockDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SandboxClockClient) DeleteOneID(id resourceid.ID) *SandboxClockDeleteOne {
+	builder := c.Delete().Where(sandboxclock.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SandboxClockDeleteOne{builder}
+}
+
+// Query returns a query builder for SandboxClock.
+func (c *SandboxClockClient) Query() *SandboxClockQuery {
+	return &SandboxClockQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSandboxClock},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SandboxClock entity by its id.
+func (c *SandboxClockClient) Get(ctx context.Context, id resourceid.ID) (*SandboxClock, error) {
+	return c.Query().Where(sandboxclock.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SandboxClockClient) GetX(ctx context.Context, id resourceid.ID) *SandboxClock {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SandboxClockClient) Hooks() []Hook {
+	return c.hooks.SandboxClock
+}
+
+// Interceptors returns the client interceptors.
+func (c *SandboxClockClient) Interceptors() []Interceptor {
+	return c.inters.SandboxClock
+}
+
+func (c *SandboxClockClient) mutate(ctx context.Context, m *SandboxClockMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SandboxClockCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SandboxClockUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SandboxClockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SandboxClockDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SandboxClock mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -2073,6 +2224,139 @@ func (c *SessionClient) mutate(ctx context.Context, m *SessionMutation) (Value, 
 		return (&SessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Session mutation op: %q", m.Op())
+	}
+}
+
+// SimulatedScanClient is a client for the SimulatedScan schema.
+type SimulatedScanClient struct {
+	config
+}
+
+// NewSimulatedScanClient returns a client for the SimulatedScan from the given config.
+func NewSimulatedScanClient(c config) *SimulatedScanClient {
+	return &SimulatedScanClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `simulatedscan.Hooks(f(g(h())))`.
+func (c *SimulatedScanClient) Use(hooks ...Hook) {
+	c.hooks.SimulatedScan = append(c.hooks.SimulatedScan, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `simulatedscan.Intercept(f(g(h())))`.
+func (c *SimulatedScanClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SimulatedScan = append(c.inters.SimulatedScan, interceptors...)
+}
+
+// Create returns a builder for creating a SimulatedScan entity.
+func (c *SimulatedScanClient) Create() *SimulatedScanCreate {
+	mutation := newSimulatedScanMutation(c.config, OpCreate)
+	return &SimulatedScanCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SimulatedScan entities.
+func (c *SimulatedScanClient) CreateBulk(builders ...*SimulatedScanCreate) *SimulatedScanCreateBulk {
+	return &SimulatedScanCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SimulatedScanClient) MapCreateBulk(slice any, setFunc func(*SimulatedScanCreate, int)) *SimulatedScanCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SimulatedScanCreateBulk{err: fmt.Errorf("calling to SimulatedScanClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SimulatedScanCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SimulatedScanCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SimulatedScan.
+func (c *SimulatedScanClient) Update() *SimulatedScanUpdate {
+	mutation := newSimulatedScanMutation(c.config, OpUpdate)
+	return &SimulatedScanUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SimulatedScanClient) UpdateOne(_m *SimulatedScan) *SimulatedScanUpdateOne {
+	mutation := newSimulatedScanMutation(c.config, OpUpdateOne, withSimulatedScan(_m))
+	return &SimulatedScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SimulatedScanClient) UpdateOneID(id resourceid.ID) *SimulatedScanUpdateOne {
+	mutation := newSimulatedScanMutation(c.config, OpUpdateOne, withSimulatedScanID(id))
+	return &SimulatedScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SimulatedScan.
+func (c *SimulatedScanClient) Delete() *SimulatedScanDelete {
+	mutation := newSimulatedScanMutation(c.config, OpDelete)
+	return &SimulatedScanDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SimulatedScanClient) DeleteOne(_m *SimulatedScan) *SimulatedScanDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SimulatedScanClient) DeleteOneID(id resourceid.ID) *SimulatedScanDeleteOne {
+	builder := c.Delete().Where(simulatedscan.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SimulatedScanDeleteOne{builder}
+}
+
+// Query returns a query builder for SimulatedScan.
+func (c *SimulatedScanClient) Query() *SimulatedScanQuery {
+	return &SimulatedScanQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSimulatedScan},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SimulatedScan entity by its id.
+func (c *SimulatedScanClient) Get(ctx context.Context, id resourceid.ID) (*SimulatedScan, error) {
+	return c.Query().Where(simulatedscan.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SimulatedScanClient) GetX(ctx context.Context, id resourceid.ID) *SimulatedScan {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SimulatedScanClient) Hooks() []Hook {
+	return c.hooks.SimulatedScan
+}
+
+// Interceptors returns the client interceptors.
+func (c *SimulatedScanClient) Interceptors() []Interceptor {
+	return c.inters.SimulatedScan
+}
+
+func (c *SimulatedScanClient) mutate(ctx context.Context, m *SimulatedScanMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SimulatedScanCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SimulatedScanUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SimulatedScanUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SimulatedScanDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SimulatedScan mutation op: %q", m.Op())
 	}
 }
 
@@ -2990,13 +3274,14 @@ func (c *WorkflowClient) mutate(ctx context.Context, m *WorkflowMutation) (Value
 type (
 	hooks struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Reservation, Session, TrackingEntry, TrustedDocument, User, WebhookDelivery,
-		WebhookEndpoint, Workflow []ent.Hook
+		Reservation, SandboxClock, Session, SimulatedScan, TrackingEntry,
+		TrustedDocument, User, WebhookDelivery, WebhookEndpoint, Workflow []ent.Hook
 	}
 	inters struct {
 		APIToken, Event, Hub, IdempotencyKey, Item, Order, OrderEvent, OrderLine, Part,
-		Reservation, Session, TrackingEntry, TrustedDocument, User, WebhookDelivery,
-		WebhookEndpoint, Workflow []ent.Interceptor
+		Reservation, SandboxClock, Session, SimulatedScan, TrackingEntry,
+		TrustedDocument, User, WebhookDelivery, WebhookEndpoint,
+		Workflow []ent.Interceptor
 	}
 )
 

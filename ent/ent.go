@@ -16,7 +16,9 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/reservation"
+	"logistics/ent/sandboxclock"
 	"logistics/ent/session"
+	"logistics/ent/simulatedscan"
 	"logistics/ent/trackingentry"
 	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
@@ -99,7 +101,9 @@ func checkColumn(t, c string) error {
 			orderline.Table:       orderline.ValidColumn,
 			part.Table:            part.ValidColumn,
 			reservation.Table:     reservation.ValidColumn,
+			sandboxclock.Table:    sandboxclock.ValidColumn,
 			session.Table:         session.ValidColumn,
+			simulatedscan.Table:   simulatedscan.ValidColumn,
 			trackingentry.Table:   trackingentry.ValidColumn,
 			trusteddocument.Table: trusteddocument.ValidColumn,
 			user.Table:            user.ValidColumn,

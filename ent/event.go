@@ -36,6 +36,8 @@ type Event struct {
 	Sequence *int `json:"sequence,omitempty"`
 	// PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.
 	PendingOrder *int64 `json:"pending_order,omitempty"`
+	// When it happened by the environment's clock: the sandbox's test clock (internal/sandbox), real time elsewhere. Null on events written before the column existed (they read as created_at).
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
 	// The W3C traceparent of the span that recorded the event, when tracing is on (internal/tracing): its webhook attempts and subscription messages continue that trace. Never shown in the API.
 	TraceParent  *string `json:"-"`
 	selectValues sql.SelectValues
@@ -56,7 +58,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldTraceParent:
 			values[i] = new(sql.NullString)
-		case event.FieldCreatedAt, event.FieldUpdatedAt:
+		case event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldOccurredAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = selectedScanType(columns[i])
@@ -130,6 +132,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PendingOrder = new(int64)
 				*_m.PendingOrder = value.Int64
+			}
+		case event.FieldOccurredAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field occurred_at", values[i])
+			} else if value.Valid {
+				_m.OccurredAt = new(time.Time)
+				*_m.OccurredAt = value.Time
 			}
 		case event.FieldTraceParent:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -208,6 +217,11 @@ func (_m *Event) String() string {
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
+	if v := _m.OccurredAt; v != nil {
+		builder.WriteString("occurred_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
 	if v := _m.TraceParent; v != nil {
 		builder.WriteString("trace_parent=")
 		builder.WriteString(*v)
@@ -223,7 +237,7 @@ func (_m *Event) String() string {
 func (*Event) renewScanValues(columns []string, values []any) {
 	for i := range columns {
 		switch columns[i] {
-		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder, event.FieldTraceParent:
+		case event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence, event.FieldPendingOrder, event.FieldOccurredAt, event.FieldTraceParent:
 		default:
 			values[i] = renewSelected(columns[i], values[i])
 		}

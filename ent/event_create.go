@@ -112,6 +112,20 @@ func (_c *EventCreate) SetNillablePendingOrder(v *int64) *EventCreate {
 	return _c
 }
 
+// SetOccurredAt sets the "occurred_at" field.
+func (_c *EventCreate) SetOccurredAt(v time.Time) *EventCreate {
+	_c.mutation.SetOccurredAt(v)
+	return _c
+}
+
+// SetNillableOccurredAt sets the "occurred_at" field if the given value is not nil.
+func (_c *EventCreate) SetNillableOccurredAt(v *time.Time) *EventCreate {
+	if v != nil {
+		_c.SetOccurredAt(*v)
+	}
+	return _c
+}
+
 // SetTraceParent sets the "trace_parent" field.
 func (_c *EventCreate) SetTraceParent(v string) *EventCreate {
 	_c.mutation.SetTraceParent(v)
@@ -303,6 +317,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldPendingOrder, field.TypeInt64, value)
 		_node.PendingOrder = &value
 	}
+	if value, ok := _c.mutation.OccurredAt(); ok {
+		_spec.SetField(event.FieldOccurredAt, field.TypeTime, value)
+		_node.OccurredAt = &value
+	}
 	if value, ok := _c.mutation.TraceParent(); ok {
 		_spec.SetField(event.FieldTraceParent, field.TypeString, value)
 		_node.TraceParent = &value
@@ -408,6 +426,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.PendingOrder(); exists {
 			s.SetIgnore(event.FieldPendingOrder)
+		}
+		if _, exists := u.create.mutation.OccurredAt(); exists {
+			s.SetIgnore(event.FieldOccurredAt)
 		}
 		if _, exists := u.create.mutation.TraceParent(); exists {
 			s.SetIgnore(event.FieldTraceParent)
@@ -660,6 +681,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.PendingOrder(); exists {
 				s.SetIgnore(event.FieldPendingOrder)
+			}
+			if _, exists := b.mutation.OccurredAt(); exists {
+				s.SetIgnore(event.FieldOccurredAt)
 			}
 			if _, exists := b.mutation.TraceParent(); exists {
 				s.SetIgnore(event.FieldTraceParent)

@@ -103,6 +103,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.PendingOrderCleared() {
 		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
 	}
+	if _u.mutation.OccurredAtCleared() {
+		_spec.ClearField(event.FieldOccurredAt, field.TypeTime)
+	}
 	if _u.mutation.TraceParentCleared() {
 		_spec.ClearField(event.FieldTraceParent, field.TypeString)
 	}
@@ -231,6 +234,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.PendingOrderCleared() {
 		_spec.ClearField(event.FieldPendingOrder, field.TypeInt64)
+	}
+	if _u.mutation.OccurredAtCleared() {
+		_spec.ClearField(event.FieldOccurredAt, field.TypeTime)
 	}
 	if _u.mutation.TraceParentCleared() {
 		_spec.ClearField(event.FieldTraceParent, field.TypeString)

@@ -15,7 +15,9 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/reservation"
+	"logistics/ent/sandboxclock"
 	"logistics/ent/session"
+	"logistics/ent/simulatedscan"
 	"logistics/ent/trackingentry"
 	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
@@ -37,7 +39,9 @@ var tableByPrefix = map[string]string{
 	"oln": orderline.Table,
 	"prt": part.Table,
 	"rsv": reservation.Table,
+	"clk": sandboxclock.Table,
 	"ses": session.Table,
+	"sim": simulatedscan.Table,
 	"trk": trackingentry.Table,
 	"tdc": trusteddocument.Table,
 	"usr": user.Table,

@@ -18,7 +18,9 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/predicate"
 	"logistics/ent/reservation"
+	"logistics/ent/sandboxclock"
 	"logistics/ent/session"
+	"logistics/ent/simulatedscan"
 	"logistics/ent/trackingentry"
 	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
@@ -54,7 +56,9 @@ const (
 	TypeOrderLine       = "OrderLine"
 	TypePart            = "Part"
 	TypeReservation     = "Reservation"
+	TypeSandboxClock    = "SandboxClock"
 	TypeSession         = "Session"
+	TypeSimulatedScan   = "SimulatedScan"
 	TypeTrackingEntry   = "TrackingEntry"
 	TypeTrustedDocument = "TrustedDocument"
 	TypeUser            = "User"
@@ -1100,6 +1104,7 @@ type EventMutation struct {
 	addsequence      *int
 	pending_order    *int64
 	addpending_order *int64
+	occurred_at      *time.Time
 	trace_parent     *string
 	clearedFields    map[string]struct{}
 	done             bool
@@ -1580,6 +1585,55 @@ func (m *EventMutation) ResetPendingOrder() {
 	delete(m.clearedFields, event.FieldPendingOrder)
 }
 
+// SetOccurredAt sets the "occurred_at" field.
+func (m *EventMutation) SetOccurredAt(t time.Time) {
+	m.occurred_at = &t
+}
+
+// OccurredAt returns the value of the "occurred_at" field in the mutation.
+func (m *EventMutation) OccurredAt() (r time.Time, exists bool) {
+	v := m.occurred_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOccurredAt returns the old "occurred_at" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldOccurredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOccurredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOccurredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOccurredAt: %w", err)
+	}
+	return oldValue.OccurredAt, nil
+}
+
+// ClearOccurredAt clears the value of the "occurred_at" field.
+func (m *EventMutation) ClearOccurredAt() {
+	m.occurred_at = nil
+	m.clearedFields[event.FieldOccurredAt] = struct{}{}
+}
+
+// OccurredAtCleared returns if the "occurred_at" field was cleared in this mutation.
+func (m *EventMutation) OccurredAtCleared() bool {
+	_, ok := m.clearedFields[event.FieldOccurredAt]
+	return ok
+}
+
+// ResetOccurredAt resets all changes to the "occurred_at" field.
+func (m *EventMutation) ResetOccurredAt() {
+	m.occurred_at = nil
+	delete(m.clearedFields, event.FieldOccurredAt)
+}
+
 // SetTraceParent sets the "trace_parent" field.
 func (m *EventMutation) SetTraceParent(s string) {
 	m.trace_parent = &s
@@ -1663,7 +1717,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
 	}
@@ -1687,6 +1741,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.pending_order != nil {
 		fields = append(fields, event.FieldPendingOrder)
+	}
+	if m.occurred_at != nil {
+		fields = append(fields, event.FieldOccurredAt)
 	}
 	if m.trace_parent != nil {
 		fields = append(fields, event.FieldTraceParent)
@@ -1715,6 +1772,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Sequence()
 	case event.FieldPendingOrder:
 		return m.PendingOrder()
+	case event.FieldOccurredAt:
+		return m.OccurredAt()
 	case event.FieldTraceParent:
 		return m.TraceParent()
 	}
@@ -1742,6 +1801,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldSequence(ctx)
 	case event.FieldPendingOrder:
 		return m.OldPendingOrder(ctx)
+	case event.FieldOccurredAt:
+		return m.OldOccurredAt(ctx)
 	case event.FieldTraceParent:
 		return m.OldTraceParent(ctx)
 	}
@@ -1808,6 +1869,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPendingOrder(v)
+		return nil
+	case event.FieldOccurredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOccurredAt(v)
 		return nil
 	case event.FieldTraceParent:
 		v, ok := value.(string)
@@ -1882,6 +1950,9 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldPendingOrder) {
 		fields = append(fields, event.FieldPendingOrder)
 	}
+	if m.FieldCleared(event.FieldOccurredAt) {
+		fields = append(fields, event.FieldOccurredAt)
+	}
 	if m.FieldCleared(event.FieldTraceParent) {
 		fields = append(fields, event.FieldTraceParent)
 	}
@@ -1907,6 +1978,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldPendingOrder:
 		m.ClearPendingOrder()
+		return nil
+	case event.FieldOccurredAt:
+		m.ClearOccurredAt()
 		return nil
 	case event.FieldTraceParent:
 		m.ClearTraceParent()
@@ -1942,6 +2016,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldPendingOrder:
 		m.ResetPendingOrder()
+		return nil
+	case event.FieldOccurredAt:
+		m.ResetOccurredAt()
 		return nil
 	case event.FieldTraceParent:
 		m.ResetTraceParent()
@@ -10315,6 +10392,612 @@ func (m *ReservationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Reservation edge %s", name)
 }
 
+// SandboxClockMutation represents an operation that mutates the SandboxClock nodes in the graph.
+type SandboxClockMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *resourceid.ID
+	created_at    *time.Time
+	updated_at    *time.Time
+	name          *string
+	offset_us     *int64
+	addoffset_us  *int64
+	frozen_at     *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SandboxClock, error)
+	predicates    []predicate.SandboxClock
+}
+
+var _ ent.Mutation = (*SandboxClockMutation)(nil)
+
+// sandboxclockOption allows management of the mutation configuration using functional options.
+type sandboxclockOption func(*SandboxClockMutation)
+
+// newSandboxClockMutation creates new mutation for the SandboxClock entity.
+func newSandboxClockMutation(c config, op Op, opts ...sandboxclockOption) *SandboxClockMutation {
+	m := &SandboxClockMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSandboxClock,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSandboxClockID sets the ID field of the mutation.
+func withSandboxClockID(id resourceid.ID) sandboxclockOption {
+	return func(m *SandboxClockMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SandboxClock
+		)
+		m.oldValue = func(ctx context.Context) (*SandboxClock, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SandboxClock.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSandboxClock sets the old SandboxClock of the mutation.
+func withSandboxClock(node *SandboxClock) sandboxclockOption {
+	return func(m *SandboxClockMutation) {
+		m.oldValue = func(context.Context) (*SandboxClock, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SandboxClockMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SandboxClockMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SandboxClock entities.
+func (m *SandboxClockMutation) SetID(id resourceid.ID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SandboxClockMutation) ID() (id resourceid.ID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SandboxClockMutation) IDs(ctx context.Context) ([]resourceid.ID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []resourceid.ID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SandboxClock.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SandboxClockMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SandboxClockMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SandboxClock entity.
+// If the SandboxClock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SandboxClockMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SandboxClockMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SandboxClockMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SandboxClockMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SandboxClock entity.
+// If the SandboxClock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SandboxClockMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SandboxClockMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *SandboxClockMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *SandboxClockMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the SandboxClock entity.
+// If the SandboxClock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SandboxClockMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *SandboxClockMutation) ResetName() {
+	m.name = nil
+}
+
+// SetOffsetUs sets the "offset_us" field.
+func (m *SandboxClockMutation) SetOffsetUs(i int64) {
+	m.offset_us = &i
+	m.addoffset_us = nil
+}
+
+// OffsetUs returns the value of the "offset_us" field in the mutation.
+func (m *SandboxClockMutation) OffsetUs() (r int64, exists bool) {
+	v := m.offset_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOffsetUs returns the old "offset_us" field's value of the SandboxClock entity.
+// If the SandboxClock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SandboxClockMutation) OldOffsetUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOffsetUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOffsetUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOffsetUs: %w", err)
+	}
+	return oldValue.OffsetUs, nil
+}
+
+// AddOffsetUs adds i to the "offset_us" field.
+func (m *SandboxClockMutation) AddOffsetUs(i int64) {
+	if m.addoffset_us != nil {
+		*m.addoffset_us += i
+	} else {
+		m.addoffset_us = &i
+	}
+}
+
+// AddedOffsetUs returns the value that was added to the "offset_us" field in this mutation.
+func (m *SandboxClockMutation) AddedOffsetUs() (r int64, exists bool) {
+	v := m.addoffset_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOffsetUs resets all changes to the "offset_us" field.
+func (m *SandboxClockMutation) ResetOffsetUs() {
+	m.offset_us = nil
+	m.addoffset_us = nil
+}
+
+// SetFrozenAt sets the "frozen_at" field.
+func (m *SandboxClockMutation) SetFrozenAt(t time.Time) {
+	m.frozen_at = &t
+}
+
+// FrozenAt returns the value of the "frozen_at" field in the mutation.
+func (m *SandboxClockMutation) FrozenAt() (r time.Time, exists bool) {
+	v := m.frozen_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFrozenAt returns the old "frozen_at" field's value of the SandboxClock entity.
+// If the SandboxClock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SandboxClockMutation) OldFrozenAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFrozenAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFrozenAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFrozenAt: %w", err)
+	}
+	return oldValue.FrozenAt, nil
+}
+
+// ClearFrozenAt clears the value of the "frozen_at" field.
+func (m *SandboxClockMutation) ClearFrozenAt() {
+	m.frozen_at = nil
+	m.clearedFields[sandboxclock.FieldFrozenAt] = struct{}{}
+}
+
+// FrozenAtCleared returns if the "frozen_at" field was cleared in this mutation.
+func (m *SandboxClockMutation) FrozenAtCleared() bool {
+	_, ok := m.clearedFields[sandboxclock.FieldFrozenAt]
+	return ok
+}
+
+// ResetFrozenAt resets all changes to the "frozen_at" field.
+func (m *SandboxClockMutation) ResetFrozenAt() {
+	m.frozen_at = nil
+	delete(m.clearedFields, sandboxclock.FieldFrozenAt)
+}
+
+// Where appends a list predicates to the SandboxClockMutation builder.
+func (m *SandboxClockMutation) Where(ps ...predicate.SandboxClock) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SandboxClockMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SandboxClockMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SandboxClock, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SandboxClockMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SandboxClockMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SandboxClock).
+func (m *SandboxClockMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SandboxClockMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.created_at != nil {
+		fields = append(fields, sandboxclock.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, sandboxclock.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, sandboxclock.FieldName)
+	}
+	if m.offset_us != nil {
+		fields = append(fields, sandboxclock.FieldOffsetUs)
+	}
+	if m.frozen_at != nil {
+		fields = append(fields, sandboxclock.FieldFrozenAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SandboxClockMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case sandboxclock.FieldCreatedAt:
+		return m.CreatedAt()
+	case sandboxclock.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case sandboxclock.FieldName:
+		return m.Name()
+	case sandboxclock.FieldOffsetUs:
+		return m.OffsetUs()
+	case sandboxclock.FieldFrozenAt:
+		return m.FrozenAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SandboxClockMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case sandboxclock.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case sandboxclock.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case sandboxclock.FieldName:
+		return m.OldName(ctx)
+	case sandboxclock.FieldOffsetUs:
+		return m.OldOffsetUs(ctx)
+	case sandboxclock.FieldFrozenAt:
+		return m.OldFrozenAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown SandboxClock field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SandboxClockMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case sandboxclock.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case sandboxclock.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case sandboxclock.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case sandboxclock.FieldOffsetUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOffsetUs(v)
+		return nil
+	case sandboxclock.FieldFrozenAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFrozenAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SandboxClock field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SandboxClockMutation) AddedFields() []string {
+	var fields []string
+	if m.addoffset_us != nil {
+		fields = append(fields, sandboxclock.FieldOffsetUs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SandboxClockMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case sandboxclock.FieldOffsetUs:
+		return m.AddedOffsetUs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SandboxClockMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case sandboxclock.FieldOffsetUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOffsetUs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SandboxClock numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SandboxClockMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(sandboxclock.FieldFrozenAt) {
+		fields = append(fields, sandboxclock.FieldFrozenAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SandboxClockMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SandboxClockMutation) ClearField(name string) error {
+	switch name {
+	case sandboxclock.FieldFrozenAt:
+		m.ClearFrozenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SandboxClock nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SandboxClockMutation) ResetField(name string) error {
+	switch name {
+	case sandboxclock.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case sandboxclock.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case sandboxclock.FieldName:
+		m.ResetName()
+		return nil
+	case sandboxclock.FieldOffsetUs:
+		m.ResetOffsetUs()
+		return nil
+	case sandboxclock.FieldFrozenAt:
+		m.ResetFrozenAt()
+		return nil
+	}
+	return fmt.Errorf("unknown SandboxClock field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SandboxClockMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SandboxClockMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SandboxClockMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SandboxClockMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SandboxClockMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SandboxClockMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SandboxClockMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SandboxClock unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SandboxClockMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SandboxClock edge %s", name)
+}
+
 // SessionMutation represents an operation that mutates the Session nodes in the graph.
 type SessionMutation struct {
 	config
@@ -11131,6 +11814,936 @@ func (m *SessionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Session edge %s", name)
+}
+
+// SimulatedScanMutation represents an operation that mutates the SimulatedScan nodes in the graph.
+type SimulatedScanMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *resourceid.ID
+	created_at      *time.Time
+	updated_at      *time.Time
+	order_id        *resourceid.ID
+	tracking_number *string
+	carrier         *string
+	status          *simulatedscan.Status
+	hub_id          *resourceid.ID
+	location        *string
+	description     *string
+	due_at          *time.Time
+	step            *int
+	addstep         *int
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*SimulatedScan, error)
+	predicates      []predicate.SimulatedScan
+}
+
+var _ ent.Mutation = (*SimulatedScanMutation)(nil)
+
+// simulatedscanOption allows management of the mutation configuration using functional options.
+type simulatedscanOption func(*SimulatedScanMutation)
+
+// newSimulatedScanMutation creates new mutation for the SimulatedScan entity.
+func newSimulatedScanMutation(c config, op Op, opts ...simulatedscanOption) *SimulatedScanMutation {
+	m := &SimulatedScanMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSimulatedScan,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSimulatedScanID sets the ID field of the mutation.
+func withSimulatedScanID(id resourceid.ID) simulatedscanOption {
+	return func(m *SimulatedScanMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SimulatedScan
+		)
+		m.oldValue = func(ctx context.Context) (*SimulatedScan, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SimulatedScan.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSimulatedScan sets the old SimulatedScan of the mutation.
+func withSimulatedScan(node *SimulatedScan) simulatedscanOption {
+	return func(m *SimulatedScanMutation) {
+		m.oldValue = func(context.Context) (*SimulatedScan, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SimulatedScanMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SimulatedScanMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SimulatedScan entities.
+func (m *SimulatedScanMutation) SetID(id resourceid.ID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SimulatedScanMutation) ID() (id resourceid.ID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SimulatedScanMutation) IDs(ctx context.Context) ([]resourceid.ID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []resourceid.ID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SimulatedScan.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SimulatedScanMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SimulatedScanMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SimulatedScanMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SimulatedScanMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SimulatedScanMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SimulatedScanMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrderID sets the "order_id" field.
+func (m *SimulatedScanMutation) SetOrderID(r resourceid.ID) {
+	m.order_id = &r
+}
+
+// OrderID returns the value of the "order_id" field in the mutation.
+func (m *SimulatedScanMutation) OrderID() (r resourceid.ID, exists bool) {
+	v := m.order_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderID returns the old "order_id" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldOrderID(ctx context.Context) (v resourceid.ID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderID: %w", err)
+	}
+	return oldValue.OrderID, nil
+}
+
+// ResetOrderID resets all changes to the "order_id" field.
+func (m *SimulatedScanMutation) ResetOrderID() {
+	m.order_id = nil
+}
+
+// SetTrackingNumber sets the "tracking_number" field.
+func (m *SimulatedScanMutation) SetTrackingNumber(s string) {
+	m.tracking_number = &s
+}
+
+// TrackingNumber returns the value of the "tracking_number" field in the mutation.
+func (m *SimulatedScanMutation) TrackingNumber() (r string, exists bool) {
+	v := m.tracking_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrackingNumber returns the old "tracking_number" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldTrackingNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrackingNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrackingNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrackingNumber: %w", err)
+	}
+	return oldValue.TrackingNumber, nil
+}
+
+// ResetTrackingNumber resets all changes to the "tracking_number" field.
+func (m *SimulatedScanMutation) ResetTrackingNumber() {
+	m.tracking_number = nil
+}
+
+// SetCarrier sets the "carrier" field.
+func (m *SimulatedScanMutation) SetCarrier(s string) {
+	m.carrier = &s
+}
+
+// Carrier returns the value of the "carrier" field in the mutation.
+func (m *SimulatedScanMutation) Carrier() (r string, exists bool) {
+	v := m.carrier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCarrier returns the old "carrier" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldCarrier(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCarrier is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCarrier requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCarrier: %w", err)
+	}
+	return oldValue.Carrier, nil
+}
+
+// ResetCarrier resets all changes to the "carrier" field.
+func (m *SimulatedScanMutation) ResetCarrier() {
+	m.carrier = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *SimulatedScanMutation) SetStatus(s simulatedscan.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *SimulatedScanMutation) Status() (r simulatedscan.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldStatus(ctx context.Context) (v simulatedscan.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *SimulatedScanMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetHubID sets the "hub_id" field.
+func (m *SimulatedScanMutation) SetHubID(r resourceid.ID) {
+	m.hub_id = &r
+}
+
+// HubID returns the value of the "hub_id" field in the mutation.
+func (m *SimulatedScanMutation) HubID() (r resourceid.ID, exists bool) {
+	v := m.hub_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubID returns the old "hub_id" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldHubID(ctx context.Context) (v *resourceid.ID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubID: %w", err)
+	}
+	return oldValue.HubID, nil
+}
+
+// ClearHubID clears the value of the "hub_id" field.
+func (m *SimulatedScanMutation) ClearHubID() {
+	m.hub_id = nil
+	m.clearedFields[simulatedscan.FieldHubID] = struct{}{}
+}
+
+// HubIDCleared returns if the "hub_id" field was cleared in this mutation.
+func (m *SimulatedScanMutation) HubIDCleared() bool {
+	_, ok := m.clearedFields[simulatedscan.FieldHubID]
+	return ok
+}
+
+// ResetHubID resets all changes to the "hub_id" field.
+func (m *SimulatedScanMutation) ResetHubID() {
+	m.hub_id = nil
+	delete(m.clearedFields, simulatedscan.FieldHubID)
+}
+
+// SetLocation sets the "location" field.
+func (m *SimulatedScanMutation) SetLocation(s string) {
+	m.location = &s
+}
+
+// Location returns the value of the "location" field in the mutation.
+func (m *SimulatedScanMutation) Location() (r string, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocation returns the old "location" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldLocation(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocation: %w", err)
+	}
+	return oldValue.Location, nil
+}
+
+// ResetLocation resets all changes to the "location" field.
+func (m *SimulatedScanMutation) ResetLocation() {
+	m.location = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *SimulatedScanMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *SimulatedScanMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *SimulatedScanMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *SimulatedScanMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *SimulatedScanMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *SimulatedScanMutation) ResetDueAt() {
+	m.due_at = nil
+}
+
+// SetStep sets the "step" field.
+func (m *SimulatedScanMutation) SetStep(i int) {
+	m.step = &i
+	m.addstep = nil
+}
+
+// Step returns the value of the "step" field in the mutation.
+func (m *SimulatedScanMutation) Step() (r int, exists bool) {
+	v := m.step
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStep returns the old "step" field's value of the SimulatedScan entity.
+// If the SimulatedScan object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SimulatedScanMutation) OldStep(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStep is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStep requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStep: %w", err)
+	}
+	return oldValue.Step, nil
+}
+
+// AddStep adds i to the "step" field.
+func (m *SimulatedScanMutation) AddStep(i int) {
+	if m.addstep != nil {
+		*m.addstep += i
+	} else {
+		m.addstep = &i
+	}
+}
+
+// AddedStep returns the value that was added to the "step" field in this mutation.
+func (m *SimulatedScanMutation) AddedStep() (r int, exists bool) {
+	v := m.addstep
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStep resets all changes to the "step" field.
+func (m *SimulatedScanMutation) ResetStep() {
+	m.step = nil
+	m.addstep = nil
+}
+
+// Where appends a list predicates to the SimulatedScanMutation builder.
+func (m *SimulatedScanMutation) Where(ps ...predicate.SimulatedScan) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SimulatedScanMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SimulatedScanMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SimulatedScan, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SimulatedScanMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SimulatedScanMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SimulatedScan).
+func (m *SimulatedScanMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SimulatedScanMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, simulatedscan.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, simulatedscan.FieldUpdatedAt)
+	}
+	if m.order_id != nil {
+		fields = append(fields, simulatedscan.FieldOrderID)
+	}
+	if m.tracking_number != nil {
+		fields = append(fields, simulatedscan.FieldTrackingNumber)
+	}
+	if m.carrier != nil {
+		fields = append(fields, simulatedscan.FieldCarrier)
+	}
+	if m.status != nil {
+		fields = append(fields, simulatedscan.FieldStatus)
+	}
+	if m.hub_id != nil {
+		fields = append(fields, simulatedscan.FieldHubID)
+	}
+	if m.location != nil {
+		fields = append(fields, simulatedscan.FieldLocation)
+	}
+	if m.description != nil {
+		fields = append(fields, simulatedscan.FieldDescription)
+	}
+	if m.due_at != nil {
+		fields = append(fields, simulatedscan.FieldDueAt)
+	}
+	if m.step != nil {
+		fields = append(fields, simulatedscan.FieldStep)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SimulatedScanMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case simulatedscan.FieldCreatedAt:
+		return m.CreatedAt()
+	case simulatedscan.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case simulatedscan.FieldOrderID:
+		return m.OrderID()
+	case simulatedscan.FieldTrackingNumber:
+		return m.TrackingNumber()
+	case simulatedscan.FieldCarrier:
+		return m.Carrier()
+	case simulatedscan.FieldStatus:
+		return m.Status()
+	case simulatedscan.FieldHubID:
+		return m.HubID()
+	case simulatedscan.FieldLocation:
+		return m.Location()
+	case simulatedscan.FieldDescription:
+		return m.Description()
+	case simulatedscan.FieldDueAt:
+		return m.DueAt()
+	case simulatedscan.FieldStep:
+		return m.Step()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SimulatedScanMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case simulatedscan.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case simulatedscan.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case simulatedscan.FieldOrderID:
+		return m.OldOrderID(ctx)
+	case simulatedscan.FieldTrackingNumber:
+		return m.OldTrackingNumber(ctx)
+	case simulatedscan.FieldCarrier:
+		return m.OldCarrier(ctx)
+	case simulatedscan.FieldStatus:
+		return m.OldStatus(ctx)
+	case simulatedscan.FieldHubID:
+		return m.OldHubID(ctx)
+	case simulatedscan.FieldLocation:
+		return m.OldLocation(ctx)
+	case simulatedscan.FieldDescription:
+		return m.OldDescription(ctx)
+	case simulatedscan.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case simulatedscan.FieldStep:
+		return m.OldStep(ctx)
+	}
+	return nil, fmt.Errorf("unknown SimulatedScan field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SimulatedScanMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case simulatedscan.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case simulatedscan.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case simulatedscan.FieldOrderID:
+		v, ok := value.(resourceid.ID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderID(v)
+		return nil
+	case simulatedscan.FieldTrackingNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrackingNumber(v)
+		return nil
+	case simulatedscan.FieldCarrier:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCarrier(v)
+		return nil
+	case simulatedscan.FieldStatus:
+		v, ok := value.(simulatedscan.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case simulatedscan.FieldHubID:
+		v, ok := value.(resourceid.ID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubID(v)
+		return nil
+	case simulatedscan.FieldLocation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocation(v)
+		return nil
+	case simulatedscan.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case simulatedscan.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case simulatedscan.FieldStep:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStep(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SimulatedScan field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SimulatedScanMutation) AddedFields() []string {
+	var fields []string
+	if m.addstep != nil {
+		fields = append(fields, simulatedscan.FieldStep)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SimulatedScanMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case simulatedscan.FieldStep:
+		return m.AddedStep()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SimulatedScanMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case simulatedscan.FieldStep:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStep(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SimulatedScan numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SimulatedScanMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(simulatedscan.FieldHubID) {
+		fields = append(fields, simulatedscan.FieldHubID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SimulatedScanMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SimulatedScanMutation) ClearField(name string) error {
+	switch name {
+	case simulatedscan.FieldHubID:
+		m.ClearHubID()
+		return nil
+	}
+	return fmt.Errorf("unknown SimulatedScan nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SimulatedScanMutation) ResetField(name string) error {
+	switch name {
+	case simulatedscan.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case simulatedscan.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case simulatedscan.FieldOrderID:
+		m.ResetOrderID()
+		return nil
+	case simulatedscan.FieldTrackingNumber:
+		m.ResetTrackingNumber()
+		return nil
+	case simulatedscan.FieldCarrier:
+		m.ResetCarrier()
+		return nil
+	case simulatedscan.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case simulatedscan.FieldHubID:
+		m.ResetHubID()
+		return nil
+	case simulatedscan.FieldLocation:
+		m.ResetLocation()
+		return nil
+	case simulatedscan.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case simulatedscan.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case simulatedscan.FieldStep:
+		m.ResetStep()
+		return nil
+	}
+	return fmt.Errorf("unknown SimulatedScan field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SimulatedScanMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SimulatedScanMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SimulatedScanMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SimulatedScanMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SimulatedScanMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SimulatedScanMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SimulatedScanMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SimulatedScan unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SimulatedScanMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SimulatedScan edge %s", name)
 }
 
 // TrackingEntryMutation represents an operation that mutates the TrackingEntry nodes in the graph.

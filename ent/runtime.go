@@ -13,8 +13,10 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/part"
 	"logistics/ent/reservation"
+	"logistics/ent/sandboxclock"
 	"logistics/ent/schema"
 	"logistics/ent/session"
+	"logistics/ent/simulatedscan"
 	"logistics/ent/trackingentry"
 	"logistics/ent/trusteddocument"
 	"logistics/ent/user"
@@ -143,7 +145,7 @@ func init() {
 	// event.ActorValidator is a validator for the "actor" field. It is called by the builders before save.
 	event.ActorValidator = eventDescActor.Validators[0].(func(string) error)
 	// eventDescTraceParent is the schema descriptor for trace_parent field.
-	eventDescTraceParent := eventFields[6].Descriptor()
+	eventDescTraceParent := eventFields[7].Descriptor()
 	// event.TraceParentValidator is a validator for the "trace_parent" field. It is called by the builders before save.
 	event.TraceParentValidator = eventDescTraceParent.Validators[0].(func(string) error)
 	// eventDescID is the schema descriptor for id field.
@@ -1058,6 +1060,55 @@ func init() {
 	reservation.DefaultID = reservationDescID.Default.(func() resourceid.ID)
 	// reservation.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	reservation.IDValidator = reservationDescID.Validators[0].(func(string) error)
+	sandboxclockMixin := schema.SandboxClock{}.Mixin()
+	sandboxclockMixinFields0 := sandboxclockMixin[0].Fields()
+	_ = sandboxclockMixinFields0
+	sandboxclockMixinFields1 := sandboxclockMixin[1].Fields()
+	_ = sandboxclockMixinFields1
+	sandboxclockFields := schema.SandboxClock{}.Fields()
+	_ = sandboxclockFields
+	// sandboxclockDescCreatedAt is the schema descriptor for created_at field.
+	sandboxclockDescCreatedAt := sandboxclockMixinFields1[0].Descriptor()
+	// sandboxclock.DefaultCreatedAt holds the default value on creation for the created_at field.
+	sandboxclock.DefaultCreatedAt = sandboxclockDescCreatedAt.Default.(func() time.Time)
+	// sandboxclockDescUpdatedAt is the schema descriptor for updated_at field.
+	sandboxclockDescUpdatedAt := sandboxclockMixinFields1[1].Descriptor()
+	// sandboxclock.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	sandboxclock.DefaultUpdatedAt = sandboxclockDescUpdatedAt.Default.(func() time.Time)
+	// sandboxclock.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	sandboxclock.UpdateDefaultUpdatedAt = sandboxclockDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// sandboxclockDescName is the schema descriptor for name field.
+	sandboxclockDescName := sandboxclockFields[0].Descriptor()
+	// sandboxclock.DefaultName holds the default value on creation for the name field.
+	sandboxclock.DefaultName = sandboxclockDescName.Default.(string)
+	// sandboxclock.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	sandboxclock.NameValidator = func() func(string) error {
+		validators := sandboxclockDescName.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(name string) error {
+			for _, fn := range fns {
+				if err := fn(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// sandboxclockDescOffsetUs is the schema descriptor for offset_us field.
+	sandboxclockDescOffsetUs := sandboxclockFields[1].Descriptor()
+	// sandboxclock.DefaultOffsetUs holds the default value on creation for the offset_us field.
+	sandboxclock.DefaultOffsetUs = sandboxclockDescOffsetUs.Default.(int64)
+	// sandboxclock.OffsetUsValidator is a validator for the "offset_us" field. It is called by the builders before save.
+	sandboxclock.OffsetUsValidator = sandboxclockDescOffsetUs.Validators[0].(func(int64) error)
+	// sandboxclockDescID is the schema descriptor for id field.
+	sandboxclockDescID := sandboxclockMixinFields0[0].Descriptor()
+	// sandboxclock.DefaultID holds the default value on creation for the id field.
+	sandboxclock.DefaultID = sandboxclockDescID.Default.(func() resourceid.ID)
+	// sandboxclock.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	sandboxclock.IDValidator = sandboxclockDescID.Validators[0].(func(string) error)
 	sessionMixin := schema.Session{}.Mixin()
 	sessionMixinFields0 := sessionMixin[0].Fields()
 	_ = sessionMixinFields0
@@ -1123,6 +1174,105 @@ func init() {
 	session.DefaultID = sessionDescID.Default.(func() resourceid.ID)
 	// session.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	session.IDValidator = sessionDescID.Validators[0].(func(string) error)
+	simulatedscanMixin := schema.SimulatedScan{}.Mixin()
+	simulatedscanMixinFields0 := simulatedscanMixin[0].Fields()
+	_ = simulatedscanMixinFields0
+	simulatedscanMixinFields1 := simulatedscanMixin[1].Fields()
+	_ = simulatedscanMixinFields1
+	simulatedscanFields := schema.SimulatedScan{}.Fields()
+	_ = simulatedscanFields
+	// simulatedscanDescCreatedAt is the schema descriptor for created_at field.
+	simulatedscanDescCreatedAt := simulatedscanMixinFields1[0].Descriptor()
+	// simulatedscan.DefaultCreatedAt holds the default value on creation for the created_at field.
+	simulatedscan.DefaultCreatedAt = simulatedscanDescCreatedAt.Default.(func() time.Time)
+	// simulatedscanDescUpdatedAt is the schema descriptor for updated_at field.
+	simulatedscanDescUpdatedAt := simulatedscanMixinFields1[1].Descriptor()
+	// simulatedscan.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	simulatedscan.DefaultUpdatedAt = simulatedscanDescUpdatedAt.Default.(func() time.Time)
+	// simulatedscan.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	simulatedscan.UpdateDefaultUpdatedAt = simulatedscanDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// simulatedscanDescOrderID is the schema descriptor for order_id field.
+	simulatedscanDescOrderID := simulatedscanFields[0].Descriptor()
+	// simulatedscan.OrderIDValidator is a validator for the "order_id" field. It is called by the builders before save.
+	simulatedscan.OrderIDValidator = func() func(string) error {
+		validators := simulatedscanDescOrderID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(order_id string) error {
+			for _, fn := range fns {
+				if err := fn(order_id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// simulatedscanDescTrackingNumber is the schema descriptor for tracking_number field.
+	simulatedscanDescTrackingNumber := simulatedscanFields[1].Descriptor()
+	// simulatedscan.TrackingNumberValidator is a validator for the "tracking_number" field. It is called by the builders before save.
+	simulatedscan.TrackingNumberValidator = func() func(string) error {
+		validators := simulatedscanDescTrackingNumber.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(tracking_number string) error {
+			for _, fn := range fns {
+				if err := fn(tracking_number); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// simulatedscanDescCarrier is the schema descriptor for carrier field.
+	simulatedscanDescCarrier := simulatedscanFields[2].Descriptor()
+	// simulatedscan.CarrierValidator is a validator for the "carrier" field. It is called by the builders before save.
+	simulatedscan.CarrierValidator = func() func(string) error {
+		validators := simulatedscanDescCarrier.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(carrier string) error {
+			for _, fn := range fns {
+				if err := fn(carrier); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// simulatedscanDescHubID is the schema descriptor for hub_id field.
+	simulatedscanDescHubID := simulatedscanFields[4].Descriptor()
+	// simulatedscan.HubIDValidator is a validator for the "hub_id" field. It is called by the builders before save.
+	simulatedscan.HubIDValidator = simulatedscanDescHubID.Validators[0].(func(string) error)
+	// simulatedscanDescLocation is the schema descriptor for location field.
+	simulatedscanDescLocation := simulatedscanFields[5].Descriptor()
+	// simulatedscan.DefaultLocation holds the default value on creation for the location field.
+	simulatedscan.DefaultLocation = simulatedscanDescLocation.Default.(string)
+	// simulatedscan.LocationValidator is a validator for the "location" field. It is called by the builders before save.
+	simulatedscan.LocationValidator = simulatedscanDescLocation.Validators[0].(func(string) error)
+	// simulatedscanDescDescription is the schema descriptor for description field.
+	simulatedscanDescDescription := simulatedscanFields[6].Descriptor()
+	// simulatedscan.DefaultDescription holds the default value on creation for the description field.
+	simulatedscan.DefaultDescription = simulatedscanDescDescription.Default.(string)
+	// simulatedscan.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	simulatedscan.DescriptionValidator = simulatedscanDescDescription.Validators[0].(func(string) error)
+	// simulatedscanDescStep is the schema descriptor for step field.
+	simulatedscanDescStep := simulatedscanFields[8].Descriptor()
+	// simulatedscan.DefaultStep holds the default value on creation for the step field.
+	simulatedscan.DefaultStep = simulatedscanDescStep.Default.(int)
+	// simulatedscan.StepValidator is a validator for the "step" field. It is called by the builders before save.
+	simulatedscan.StepValidator = simulatedscanDescStep.Validators[0].(func(int) error)
+	// simulatedscanDescID is the schema descriptor for id field.
+	simulatedscanDescID := simulatedscanMixinFields0[0].Descriptor()
+	// simulatedscan.DefaultID holds the default value on creation for the id field.
+	simulatedscan.DefaultID = simulatedscanDescID.Default.(func() resourceid.ID)
+	// simulatedscan.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	simulatedscan.IDValidator = simulatedscanDescID.Validators[0].(func(string) error)
 	trackingentryMixin := schema.TrackingEntry{}.Mixin()
 	trackingentryMixinFields0 := trackingentryMixin[0].Fields()
 	_ = trackingentryMixinFields0

@@ -34,8 +34,12 @@ type Tx struct {
 	Part *PartClient
 	// Reservation is the client for interacting with the Reservation builders.
 	Reservation *ReservationClient
+	// SandboxClock is the client for interacting with the SandboxClock builders.
+	SandboxClock *SandboxClockClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
+	// SimulatedScan is the client for interacting with the SimulatedScan builders.
+	SimulatedScan *SimulatedScanClient
 	// TrackingEntry is the client for interacting with the TrackingEntry builders.
 	TrackingEntry *TrackingEntryClient
 	// TrustedDocument is the client for interacting with the TrustedDocument builders.
@@ -189,7 +193,9 @@ func (tx *Tx) init() {
 	tx.OrderLine = NewOrderLineClient(tx.config)
 	tx.Part = NewPartClient(tx.config)
 	tx.Reservation = NewReservationClient(tx.config)
+	tx.SandboxClock = NewSandboxClockClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
+	tx.SimulatedScan = NewSimulatedScanClient(tx.config)
 	tx.TrackingEntry = NewTrackingEntryClient(tx.config)
 	tx.TrustedDocument = NewTrustedDocumentClient(tx.config)
 	tx.User = NewUserClient(tx.config)

@@ -150,6 +150,9 @@ func (r *queryResolver) Workflows(ctx context.Context, after *entgql.Cursor[reso
 	return ent.FromContext(ctx).Workflow.Query().Paginate(ctx, after, first, before, last, ent.WithWorkflowOrder(orderBy), ent.WithWorkflowFilter(where.Filter))
 }
 
+// Event returns generated.EventResolver implementation.
+func (r *Resolver) Event() generated.EventResolver { return &eventResolver{r} }
+
 // EventConnection returns generated.EventConnectionResolver implementation.
 func (r *Resolver) EventConnection() generated.EventConnectionResolver {
 	return &eventConnectionResolver{r}
@@ -203,6 +206,7 @@ func (r *Resolver) WorkflowConnection() generated.WorkflowConnectionResolver {
 }
 
 type (
+	eventResolver                   struct{ *Resolver }
 	eventConnectionResolver         struct{ *Resolver }
 	hubConnectionResolver           struct{ *Resolver }
 	itemResolver                    struct{ *Resolver }

@@ -24,6 +24,7 @@ import (
 	"logistics/internal/documents"
 	"logistics/internal/eventlog"
 	"logistics/internal/eventstream"
+	"logistics/internal/sandbox"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
 )
@@ -58,6 +59,8 @@ type Options struct {
 	Recheck       time.Duration            // how often a subscription re-checks its credentials (0: 2 s)
 	// Webhooks manages webhook endpoints (the same code as REST).
 	Webhooks *webhooks.Manager
+	// Sandbox is the sandbox's test clock (the same code as REST).
+	Sandbox *sandbox.Clock
 	// Extensions are added before the handler's own (the request metrics'
 	// operation type: it must see operations that a limit refuses).
 	Extensions []graphql.HandlerExtension
@@ -95,7 +98,7 @@ func NewHandler(svc *service.Service, opt Options) http.Handler {
 	if opt.Recheck <= 0 {
 		opt.Recheck = 2 * time.Second
 	}
-	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Documents: opt.Trusted.Store, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger, Webhooks: opt.Webhooks}}
+	cfg := generated.Config{Resolvers: &Resolver{Service: svc, Auth: opt.Auth, Documents: opt.Trusted.Store, Streams: opt.Streams, Recheck: opt.Recheck, OutBuffer: opt.OutBuffer, Log: opt.Logger, Webhooks: opt.Webhooks, Sandbox: opt.Sandbox}}
 	cfg.Directives.HasScope = hasScope
 	schema := generated.NewExecutableSchema(cfg)
 	cost := newCostLimits(schema.Schema(), opt)

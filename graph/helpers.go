@@ -11,6 +11,7 @@ import (
 	"logistics/ent/orderline"
 	"logistics/ent/trackingentry"
 	"logistics/internal/resourceid"
+	"logistics/internal/sandbox"
 	"logistics/internal/view"
 )
 
@@ -167,4 +168,12 @@ func anyEdge(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// clockState is a sandbox clock call's answer as a GraphQL result.
+func clockState(s sandbox.State, err error) (*sandbox.State, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
 }

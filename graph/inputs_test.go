@@ -113,6 +113,10 @@ var mutationInputs = []string{
 	// name and version are bounded there, a retired hash only stops running.
 	"registerTrustedDocuments.manifest", "registerTrustedDocuments.clientName",
 	"registerTrustedDocuments.clientVersion", "retireTrustedDocument.hash",
+	// The sandbox's clock (internal/sandbox): a duration is parsed and
+	// bounded (0 < by ≤ a year, 32 characters), a time must not be before
+	// the clock's nor more than a year ahead; the clock never goes back.
+	"advanceSandboxClock.by", "setSandboxClock.to",
 }
 
 // TestEveryMutationInputFieldIsAllowed walks the schema: every argument of

@@ -16,6 +16,7 @@ import (
 	"logistics/internal/eventstream"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/sandbox"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
 )
@@ -34,6 +35,8 @@ type Resolver struct {
 	Webhooks *webhooks.Manager
 	// Documents keeps the trusted documents (the same code as REST).
 	Documents *documents.Store
+	// Sandbox is the sandbox's test clock (the same code as REST).
+	Sandbox *sandbox.Clock
 }
 
 // Page sizes of connections: the default when neither first nor last is

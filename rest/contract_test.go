@@ -344,6 +344,10 @@ func TestContract(t *testing.T) {
 	c.do("GET", "/v1/events?after=0&limit=5", none, nil, nil, 200)
 	c.do("POST", "/v1/webhook-endpoints/{id}/resend", one(ep.ID), map[string]any{"event_id": demo.Data[0].ID}, nil, 202)
 
+	// The sandbox's clock (moved last: the events above are in real time).
+	c.do("GET", "/v1/sandbox/clock", none, nil, nil, 200)
+	c.do("POST", "/v1/sandbox/clock/advance", none, map[string]any{"by": "1h"}, nil, 200)
+
 	var types []string
 	for _, et := range eventlog.Catalog {
 		types = append(types, et.Name)

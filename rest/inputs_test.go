@@ -96,6 +96,10 @@ var bodyFields = []string{
 	// parsed with its size bounded and every hash checked against its text
 	// before anything is stored (internal/documents).
 	"POST /v1/trusted-documents ",
+	// The sandbox's clock (internal/sandbox): a duration is parsed and
+	// bounded (0 < by ≤ a year, 32 characters), a time must not be before
+	// the clock's nor more than a year ahead; the clock never goes back.
+	"POST /v1/sandbox/clock/advance by", "POST /v1/sandbox/clock/set to",
 }
 
 // TestEveryBodyFieldIsAllowed walks the OpenAPI document: every property of

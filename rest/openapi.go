@@ -20,6 +20,7 @@ import (
 	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/sandbox"
 	"logistics/internal/service"
 	"logistics/internal/view"
 	"logistics/internal/webhooks"
@@ -43,6 +44,7 @@ var schemaTypes = map[string]any{
 	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
 	"WebhookDeliveryStats": webhooks.DeliveryStats{},
 	"Status":               statusJSON{}, "WebhookTest": webhooks.TestObject{},
+	"SandboxClock": sandbox.State{}, "SandboxClockAdvanceInput": clockAdvanceIn{}, "SandboxClockSetInput": clockSetIn{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
@@ -52,6 +54,11 @@ var operationIDs = map[string]string{
 	"POST /v1/webhook-endpoints/{id}/test":            "sendWebhookTestEvent",
 	"GET /v1/webhook-endpoints/{id}/deliveries":       "listWebhookDeliveries",
 	"GET /v1/webhook-endpoints/{id}/deliveries/stats": "getWebhookDeliveryStats",
+	"GET /v1/sandbox/clock":                           "getSandboxClock",
+	"POST /v1/sandbox/clock/freeze":                   "freezeSandboxClock",
+	"POST /v1/sandbox/clock/resume":                   "resumeSandboxClock",
+	"POST /v1/sandbox/clock/advance":                  "advanceSandboxClock",
+	"POST /v1/sandbox/clock/set":                      "setSandboxClock",
 }
 
 // enumValues are the allowed values of the enum types of request bodies.
@@ -369,6 +376,17 @@ func operation(rt route) obj {
 					"description": "One group per line, as in data. A failure after the export began ends it with a line {\"error\": Problem} and an incomplete transfer."}},
 			},
 		}}, errs("400", "406", "422"))
+	case opSandbox:
+		if rt.method == http.MethodPost {
+			params = append(params, idempotencyKeyParam)
+		}
+		if rt.doc.input != "" {
+			op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		}
+		desc, _ := op["description"].(string)
+		op["description"] = strings.TrimSpace(desc + " Sandbox only: 404 in production. See docs/sandbox.md.")
+		op["responses"] = merge(obj{"200": obj{"description": "The clock, after the call.", "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "413", "415", "422"))
 	case opDocuments:
 		params = documentsDoc(rt, op, params)
 	case opImport:

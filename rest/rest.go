@@ -10,6 +10,7 @@ import (
 	"time"
 
 	trusted "logistics/internal/documents"
+	"logistics/internal/sandbox"
 	"logistics/internal/service"
 	"logistics/internal/webhooks"
 )
@@ -19,6 +20,7 @@ type Deps struct {
 	Service      *service.Service
 	Webhooks     *webhooks.Manager
 	Documents    *trusted.Store // trusted GraphQL documents
+	Sandbox      *sandbox.Clock // the sandbox's test clock (rest/sandbox.go)
 	Log          *slog.Logger
 	Version      string
 	Commit       string // the VCS revision the binary was built from (app.BuildInfo)

@@ -49,6 +49,9 @@ const (
 	opExport    // GET of every row of a list as CSV or NDJSON (exportOnly)
 	// opAggregateExport is GET of every group of an aggregate as CSV or NDJSON (exportOnly).
 	opAggregateExport
+	// opSandbox is a sandbox-only call answering 200 with the test clock
+	// (rest/sandbox.go); 404 in production.
+	opSandbox
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -117,6 +120,13 @@ func routes(d Deps) []route {
 		{"POST", "/v1/trusted-documents", "documents:write", handleRegisterDocuments(d), opDoc{"Trust the documents of a persisted-documents manifest, all or nothing", opDocuments, "TrustedDocumentRegistration", "", nil}},
 		{"GET", "/v1/trusted-documents/{hash}", "documents:read", handleGetDocument(d), opDoc{"Get a trusted document by hash", opDocuments, "TrustedDocument", "", nil}},
 		{"DELETE", "/v1/trusted-documents/{hash}", "documents:write", handleRetireDocument(d), opDoc{"Retire a trusted document", opDocuments, "TrustedDocument", "", nil}},
+
+		// The sandbox's test clock (rest/sandbox.go, docs/sandbox.md): 404 in production.
+		{"GET", "/v1/sandbox/clock", "sandbox:write", handleSandboxClock(d, clockGet), opDoc{"Read the sandbox's test clock", opSandbox, "SandboxClock", "", nil}},
+		{"POST", "/v1/sandbox/clock/freeze", "sandbox:write", handleSandboxClock(d, clockFreeze), opDoc{"Freeze the sandbox's clock at its current time", opSandbox, "SandboxClock", "", nil}},
+		{"POST", "/v1/sandbox/clock/resume", "sandbox:write", handleSandboxClock(d, clockResume), opDoc{"Let a frozen sandbox clock run again from where it stands", opSandbox, "SandboxClock", "", nil}},
+		{"POST", "/v1/sandbox/clock/advance", "sandbox:write", handleSandboxClock(d, clockAdvance), opDoc{"Move the sandbox's clock forward by a duration and write everything that fell due", opSandbox, "SandboxClock", "SandboxClockAdvanceInput", nil}},
+		{"POST", "/v1/sandbox/clock/set", "sandbox:write", handleSandboxClock(d, clockSet), opDoc{"Move the sandbox's clock forward to a time (never back) and write everything that fell due", opSandbox, "SandboxClock", "SandboxClockSetInput", nil}},
 
 		// Aggregates of every list (rest/aggregate.go, docs/analytics.md).
 		{"GET", "/v1/hubs/aggregate", "hubs:read", hubs.aggregate(d, aggregate.Hubs), opDoc{"Aggregate hubs", opAggregate, "Hub", "", filter.HubTable}},
@@ -194,6 +204,9 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 			h = staleReads(rt.doc.kind, h)
 		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
+		if isSandboxRoute(rt.path) {
+			h = sandboxOnly(h) // production has no such door: 404 before any scope check
+		}
 		mux.Handle(rt.method+" "+prefix+rt.path, h)
 		if _, ok := allow[rt.path]; !ok {
 			paths = append(paths, rt.path)

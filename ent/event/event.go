@@ -30,6 +30,8 @@ const (
 	FieldSequence = "sequence"
 	// FieldPendingOrder holds the string denoting the pending_order field in the database.
 	FieldPendingOrder = "pending_order"
+	// FieldOccurredAt holds the string denoting the occurred_at field in the database.
+	FieldOccurredAt = "occurred_at"
 	// FieldTraceParent holds the string denoting the trace_parent field in the database.
 	FieldTraceParent = "trace_parent"
 	// Table holds the table name of the event in the database.
@@ -47,6 +49,7 @@ var Columns = []string{
 	FieldData,
 	FieldSequence,
 	FieldPendingOrder,
+	FieldOccurredAt,
 	FieldTraceParent,
 }
 
@@ -124,6 +127,11 @@ func BySequence(opts ...sql.OrderTermOption) OrderOption {
 // ByPendingOrder orders the results by the pending_order field.
 func ByPendingOrder(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPendingOrder, opts...).ToFunc()
+}
+
+// ByOccurredAt orders the results by the occurred_at field.
+func ByOccurredAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOccurredAt, opts...).ToFunc()
 }
 
 // ByTraceParent orders the results by the trace_parent field.

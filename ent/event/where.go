@@ -90,6 +90,11 @@ func PendingOrder(v int64) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldPendingOrder, v))
 }
 
+// OccurredAt applies equality check predicate on the "occurred_at" field. It's identical to OccurredAtEQ.
+func OccurredAt(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldOccurredAt, v))
+}
+
 // TraceParent applies equality check predicate on the "trace_parent" field. It's identical to TraceParentEQ.
 func TraceParent(v string) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldTraceParent, v))
@@ -478,6 +483,56 @@ func PendingOrderIsNil() predicate.Event {
 // PendingOrderNotNil applies the NotNil predicate on the "pending_order" field.
 func PendingOrderNotNil() predicate.Event {
 	return predicate.Event(sql.FieldNotNull(FieldPendingOrder))
+}
+
+// OccurredAtEQ applies the EQ predicate on the "occurred_at" field.
+func OccurredAtEQ(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldOccurredAt, v))
+}
+
+// OccurredAtNEQ applies the NEQ predicate on the "occurred_at" field.
+func OccurredAtNEQ(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldOccurredAt, v))
+}
+
+// OccurredAtIn applies the In predicate on the "occurred_at" field.
+func OccurredAtIn(vs ...time.Time) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldOccurredAt, vs...))
+}
+
+// OccurredAtNotIn applies the NotIn predicate on the "occurred_at" field.
+func OccurredAtNotIn(vs ...time.Time) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldOccurredAt, vs...))
+}
+
+// OccurredAtGT applies the GT predicate on the "occurred_at" field.
+func OccurredAtGT(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldOccurredAt, v))
+}
+
+// OccurredAtGTE applies the GTE predicate on the "occurred_at" field.
+func OccurredAtGTE(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldOccurredAt, v))
+}
+
+// OccurredAtLT applies the LT predicate on the "occurred_at" field.
+func OccurredAtLT(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldOccurredAt, v))
+}
+
+// OccurredAtLTE applies the LTE predicate on the "occurred_at" field.
+func OccurredAtLTE(v time.Time) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldOccurredAt, v))
+}
+
+// OccurredAtIsNil applies the IsNil predicate on the "occurred_at" field.
+func OccurredAtIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldOccurredAt))
+}
+
+// OccurredAtNotNil applies the NotNil predicate on the "occurred_at" field.
+func OccurredAtNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldOccurredAt))
 }
 
 // TraceParentEQ applies the EQ predicate on the "trace_parent" field.

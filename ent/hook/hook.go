@@ -128,6 +128,18 @@ func (f ReservationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReservationMutation", m)
 }
 
+// The SandboxClockFunc type is an adapter to allow the use of ordinary
+// function as SandboxClock mutator.
+type SandboxClockFunc func(context.Context, *ent.SandboxClockMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SandboxClockFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SandboxClockMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SandboxClockMutation", m)
+}
+
 // The SessionFunc type is an adapter to allow the use of ordinary
 // function as Session mutator.
 type SessionFunc func(context.Context, *ent.SessionMutation) (ent.Value, error)
@@ -138,6 +150,18 @@ func (f SessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SessionMutation", m)
+}
+
+// The SimulatedScanFunc type is an adapter to allow the use of ordinary
+// function as SimulatedScan mutator.
+type SimulatedScanFunc func(context.Context, *ent.SimulatedScanMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SimulatedScanFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SimulatedScanMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SimulatedScanMutation", m)
 }
 
 // The TrackingEntryFunc type is an adapter to allow the use of ordinary

@@ -66,6 +66,7 @@ var (
 		{Name: "data", Type: field.TypeJSON, Nullable: true},
 		{Name: "sequence", Type: field.TypeInt, Nullable: true},
 		{Name: "pending_order", Type: field.TypeInt64, Nullable: true},
+		{Name: "occurred_at", Type: field.TypeTime, Nullable: true},
 		{Name: "trace_parent", Type: field.TypeString, Nullable: true, Size: 55},
 	}
 	// EventsTable holds the schema information for the "events" table.
@@ -627,6 +628,38 @@ var (
 			},
 		},
 	}
+	// SandboxClocksColumns holds the columns for the "sandbox_clocks" table.
+	SandboxClocksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Size: 20, Default: "sandbox"},
+		{Name: "offset_us", Type: field.TypeInt64, Default: 0},
+		{Name: "frozen_at", Type: field.TypeTime, Nullable: true},
+	}
+	// SandboxClocksTable holds the schema information for the "sandbox_clocks" table.
+	SandboxClocksTable = &schema.Table{
+		Name:       "sandbox_clocks",
+		Columns:    SandboxClocksColumns,
+		PrimaryKey: []*schema.Column{SandboxClocksColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "sandboxclock_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SandboxClocksColumns[1]},
+			},
+			{
+				Name:    "sandboxclock_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{SandboxClocksColumns[2]},
+			},
+			{
+				Name:    "sandboxclock_name",
+				Unique:  true,
+				Columns: []*schema.Column{SandboxClocksColumns[3]},
+			},
+		},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -673,6 +706,49 @@ var (
 				Name:    "session_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{SessionsColumns[5]},
+			},
+		},
+	}
+	// SimulatedScansColumns holds the columns for the "simulated_scans" table.
+	SimulatedScansColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "order_id", Type: field.TypeString, Size: 40},
+		{Name: "tracking_number", Type: field.TypeString, Size: 64},
+		{Name: "carrier", Type: field.TypeString, Size: 64},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"}},
+		{Name: "hub_id", Type: field.TypeString, Nullable: true, Size: 40},
+		{Name: "location", Type: field.TypeString, Size: 200, Default: ""},
+		{Name: "description", Type: field.TypeString, Size: 1000, Default: ""},
+		{Name: "due_at", Type: field.TypeTime},
+		{Name: "step", Type: field.TypeInt, Default: 0},
+	}
+	// SimulatedScansTable holds the schema information for the "simulated_scans" table.
+	SimulatedScansTable = &schema.Table{
+		Name:       "simulated_scans",
+		Columns:    SimulatedScansColumns,
+		PrimaryKey: []*schema.Column{SimulatedScansColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "simulatedscan_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SimulatedScansColumns[1]},
+			},
+			{
+				Name:    "simulatedscan_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{SimulatedScansColumns[2]},
+			},
+			{
+				Name:    "simulatedscan_due_at_step",
+				Unique:  false,
+				Columns: []*schema.Column{SimulatedScansColumns[10], SimulatedScansColumns[11]},
+			},
+			{
+				Name:    "simulatedscan_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{SimulatedScansColumns[3]},
 			},
 		},
 	}
@@ -991,7 +1067,9 @@ var (
 		OrderLinesTable,
 		PartsTable,
 		ReservationsTable,
+		SandboxClocksTable,
 		SessionsTable,
+		SimulatedScansTable,
 		TrackingEntriesTable,
 		TrustedDocumentsTable,
 		UsersTable,

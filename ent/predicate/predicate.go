@@ -36,8 +36,14 @@ type Part func(*sql.Selector)
 // Reservation is the predicate function for reservation builders.
 type Reservation func(*sql.Selector)
 
+// SandboxClock is the predicate function for sandboxclock builders.
+type SandboxClock func(*sql.Selector)
+
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
+
+// SimulatedScan is the predicate function for simulatedscan builders.
+type SimulatedScan func(*sql.Selector)
 
 // TrackingEntry is the predicate function for trackingentry builders.
 type TrackingEntry func(*sql.Selector)

@@ -38,6 +38,9 @@ func (Event) Fields() []ent.Field {
 		field.Int64("pending_order").Optional().Nillable().Immutable().
 			Comment("PostgreSQL: the order in which the sequencer numbers committed events (a database sequence taken at insert; internal/eventlog). Not public.").
 			Annotations(entgql.Skip(entgql.SkipAll)),
+		field.Time("occurred_at").Optional().Nillable().Immutable().
+			Comment("When it happened by the environment's clock: the sandbox's test clock (internal/sandbox), real time elsewhere. Null on events written before the column existed (they read as created_at).").
+			Annotations(entgql.Skip(entgql.SkipAll)),
 		field.String("trace_parent").Optional().Nillable().Immutable().MaxLen(55).StructTag(`json:"-"`).
 			Comment("The W3C traceparent of the span that recorded the event, when tracing is on (internal/tracing): its webhook attempts and subscription messages continue that trace. Never shown in the API.").
 			Annotations(entgql.Skip(entgql.SkipAll)),

@@ -689,6 +689,24 @@ func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet
 			ec.marshalOMap2map(ctx, field.Selections, obj.Data).MarshalGQL(&w.b)
 		case "sequence":
 			ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Sequence).MarshalGQL(&w.b)
+		case "occurredAt":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_Event_occurredAt(ctx, field) })
+				if err != nil {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*time.Time, error) {
+					return ec.Resolvers.Event().OccurredAt(ctx, obj)
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				ec.marshalNTime2ᚖtimeᚐTime(ctx, field.Selections, v).MarshalGQL(&w.b)
+				return true
+			}() {
+				return false
+			}
 		default:
 			return false
 		}

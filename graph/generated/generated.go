@@ -18,6 +18,7 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
+	"logistics/internal/sandbox"
 	"logistics/internal/workflowdef"
 	"math"
 	"strconv"
@@ -42,6 +43,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
+	Event() EventResolver
 	EventConnection() EventConnectionResolver
 	HubConnection() HubConnectionResolver
 	Item() ItemResolver
@@ -89,14 +91,15 @@ type ComplexityRoot struct {
 	}
 
 	Event struct {
-		Actor     func(childComplexity int) int
-		CreatedAt func(childComplexity int) int
-		Data      func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Sequence  func(childComplexity int) int
-		SubjectID func(childComplexity int) int
-		Type      func(childComplexity int) int
-		UpdatedAt func(childComplexity int) int
+		Actor      func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		Data       func(childComplexity int) int
+		ID         func(childComplexity int) int
+		OccurredAt func(childComplexity int) int
+		Sequence   func(childComplexity int) int
+		SubjectID  func(childComplexity int) int
+		Type       func(childComplexity int) int
+		UpdatedAt  func(childComplexity int) int
 	}
 
 	EventConnection struct {
@@ -260,6 +263,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AdvanceSandboxClock      func(childComplexity int, by string) int
 		CreateAPIToken           func(childComplexity int, input model.CreateAPITokenInput) int
 		CreateHub                func(childComplexity int, input ent.CreateHubInput) int
 		CreateItem               func(childComplexity int, input ent.CreateItemInput) int
@@ -276,12 +280,15 @@ type ComplexityRoot struct {
 		DeletePart               func(childComplexity int, id resourceid.ID) int
 		DeleteTrackingEntry      func(childComplexity int, id resourceid.ID) int
 		DeleteWebhookEndpoint    func(childComplexity int, id resourceid.ID) int
+		FreezeSandboxClock       func(childComplexity int) int
 		RegisterTrustedDocuments func(childComplexity int, manifest string, clientName string, clientVersion string) int
 		ResendWebhookEvent       func(childComplexity int, endpointID resourceid.ID, eventID *resourceid.ID, deliveryID *resourceid.ID) int
+		ResumeSandboxClock       func(childComplexity int) int
 		RetireTrustedDocument    func(childComplexity int, hash string) int
 		RevokeAPIToken           func(childComplexity int, id resourceid.ID) int
 		RotateWebhookSecret      func(childComplexity int, id resourceid.ID) int
 		SendWebhookTestEvent     func(childComplexity int, endpointID resourceid.ID) int
+		SetSandboxClock          func(childComplexity int, to time.Time) int
 		TransitionOrder          func(childComplexity int, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) int
 		UpdateHub                func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
 		UpdateItem               func(childComplexity int, id resourceid.ID, input ent.UpdateItemInput, revision *int) int
@@ -552,6 +559,7 @@ type ComplexityRoot struct {
 		Orders                 func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.OrderOrder, where *ent.OrderWhereInput) int
 		PartAggregate          func(childComplexity int, where *ent.PartWhereInput, groupBy []model.PartGroupField, bucket *model.TimeBucket, having []*model.PartHaving, orderBy []*model.PartGroupOrder, first *int, timeZone *string) int
 		Parts                  func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.PartOrder, where *ent.PartWhereInput) int
+		SandboxClock           func(childComplexity int) int
 		Scopes                 func(childComplexity int) int
 		TrackingEntries        func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.TrackingEntryOrder, where *ent.TrackingEntryWhereInput) int
 		TrackingEntryAggregate func(childComplexity int, where *ent.TrackingEntryWhereInput, groupBy []model.TrackingEntryGroupField, bucket *model.TimeBucket, having []*model.TrackingEntryHaving, orderBy []*model.TrackingEntryGroupOrder, first *int, timeZone *string) int
@@ -562,6 +570,13 @@ type ComplexityRoot struct {
 		WebhookEndpoints       func(childComplexity int) int
 		WorkflowAggregate      func(childComplexity int, where *ent.WorkflowWhereInput, groupBy []model.WorkflowGroupField, bucket *model.TimeBucket, having []*model.WorkflowHaving, orderBy []*model.WorkflowGroupOrder, first *int, timeZone *string) int
 		Workflows              func(childComplexity int, after *entgql.Cursor[resourceid.ID], first *int, before *entgql.Cursor[resourceid.ID], last *int, orderBy []*ent.WorkflowOrder, where *ent.WorkflowWhereInput) int
+	}
+
+	SandboxClock struct {
+		AheadSeconds func(childComplexity int) int
+		Frozen       func(childComplexity int) int
+		Now          func(childComplexity int) int
+		RealTime     func(childComplexity int) int
 	}
 
 	StockChange struct {
@@ -794,6 +809,9 @@ type ComplexityRoot struct {
 type ApiTokenResolver interface {
 	Prefix(ctx context.Context, obj *ent.APIToken) (string, error)
 }
+type EventResolver interface {
+	OccurredAt(ctx context.Context, obj *ent.Event) (*time.Time, error)
+}
 type EventConnectionResolver interface {
 	Aggregate(ctx context.Context, obj *ent.EventConnection) (*model.EventGroup, error)
 }
@@ -829,6 +847,10 @@ type MutationResolver interface {
 	RevokeAPIToken(ctx context.Context, id resourceid.ID) (*ent.APIToken, error)
 	RegisterTrustedDocuments(ctx context.Context, manifest string, clientName string, clientVersion string) (*model.TrustedDocumentRegistration, error)
 	RetireTrustedDocument(ctx context.Context, hash string) (*ent.TrustedDocument, error)
+	FreezeSandboxClock(ctx context.Context) (*sandbox.State, error)
+	ResumeSandboxClock(ctx context.Context) (*sandbox.State, error)
+	AdvanceSandboxClock(ctx context.Context, by string) (*sandbox.State, error)
+	SetSandboxClock(ctx context.Context, to time.Time) (*sandbox.State, error)
 	CreateWebhookEndpoint(ctx context.Context, input model.WebhookEndpointInput) (*model.WebhookEndpointWithSecret, error)
 	UpdateWebhookEndpoint(ctx context.Context, id resourceid.ID, input model.WebhookEndpointInput) (*ent.WebhookEndpoint, error)
 	DeleteWebhookEndpoint(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
@@ -880,6 +902,7 @@ type QueryResolver interface {
 	Scopes(ctx context.Context) ([]string, error)
 	TrustedDocuments(ctx context.Context, first *int, after *entgql.Cursor[resourceid.ID], clientName *string, includeRetired *bool) (*model.TrustedDocumentConnection, error)
 	TrustedDocument(ctx context.Context, hash string) (*ent.TrustedDocument, error)
+	SandboxClock(ctx context.Context) (*sandbox.State, error)
 	WebhookEndpoints(ctx context.Context) ([]*ent.WebhookEndpoint, error)
 	WebhookEndpoint(ctx context.Context, id resourceid.ID) (*ent.WebhookEndpoint, error)
 }
@@ -1037,6 +1060,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.occurredAt":
+		if e.ComplexityRoot.Event.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.OccurredAt(childComplexity), true
 	case "Event.sequence":
 		if e.ComplexityRoot.Event.Sequence == nil {
 			break
@@ -1697,6 +1726,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemNumbers.ReservedQuantity(childComplexity), true
 
+	case "Mutation.advanceSandboxClock":
+		if e.ComplexityRoot.Mutation.AdvanceSandboxClock == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_advanceSandboxClock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AdvanceSandboxClock(childComplexity, args["by"].(string)), true
 	case "Mutation.createApiToken":
 		if e.ComplexityRoot.Mutation.CreateAPIToken == nil {
 			break
@@ -1873,6 +1913,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(resourceid.ID)), true
+	case "Mutation.freezeSandboxClock":
+		if e.ComplexityRoot.Mutation.FreezeSandboxClock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.FreezeSandboxClock(childComplexity), true
 	case "Mutation.registerTrustedDocuments":
 		if e.ComplexityRoot.Mutation.RegisterTrustedDocuments == nil {
 			break
@@ -1895,6 +1941,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResendWebhookEvent(childComplexity, args["endpointId"].(resourceid.ID), args["eventId"].(*resourceid.ID), args["deliveryId"].(*resourceid.ID)), true
+	case "Mutation.resumeSandboxClock":
+		if e.ComplexityRoot.Mutation.ResumeSandboxClock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeSandboxClock(childComplexity), true
 	case "Mutation.retireTrustedDocument":
 		if e.ComplexityRoot.Mutation.RetireTrustedDocument == nil {
 			break
@@ -1939,6 +1991,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SendWebhookTestEvent(childComplexity, args["endpointId"].(resourceid.ID)), true
+	case "Mutation.setSandboxClock":
+		if e.ComplexityRoot.Mutation.SetSandboxClock == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setSandboxClock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetSandboxClock(childComplexity, args["to"].(time.Time)), true
 	case "Mutation.transitionOrder":
 		if e.ComplexityRoot.Mutation.TransitionOrder == nil {
 			break
@@ -3163,6 +3226,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Parts(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.PartOrder), args["where"].(*ent.PartWhereInput)), true
+	case "Query.sandboxClock":
+		if e.ComplexityRoot.Query.SandboxClock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SandboxClock(childComplexity), true
 	case "Query.scopes":
 		if e.ComplexityRoot.Query.Scopes == nil {
 			break
@@ -3258,6 +3327,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Workflows(childComplexity, args["after"].(*entgql.Cursor[resourceid.ID]), args["first"].(*int), args["before"].(*entgql.Cursor[resourceid.ID]), args["last"].(*int), args["orderBy"].([]*ent.WorkflowOrder), args["where"].(*ent.WorkflowWhereInput)), true
+
+	case "SandboxClock.aheadSeconds":
+		if e.ComplexityRoot.SandboxClock.AheadSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxClock.AheadSeconds(childComplexity), true
+	case "SandboxClock.frozen":
+		if e.ComplexityRoot.SandboxClock.Frozen == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxClock.Frozen(childComplexity), true
+	case "SandboxClock.now":
+		if e.ComplexityRoot.SandboxClock.Now == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxClock.Now(childComplexity), true
+	case "SandboxClock.realTime":
+		if e.ComplexityRoot.SandboxClock.RealTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxClock.RealTime(childComplexity), true
 
 	case "StockChange.eventID":
 		if e.ComplexityRoot.StockChange.EventID == nil {
@@ -12214,6 +12308,43 @@ type Mutation {
   deleteTrackingEntry("The entry's id (trk_…)." id: ID!): ID! @hasScope(scope: "tracking:write")
 }
 `, BuiltIn: false},
+	{Name: "../schema/sandbox.graphqls", Input: `# The sandbox's test clock and simulated carriers (internal/sandbox,
+# docs/sandbox.md): the same code as REST /v1/sandbox/clock and the console.
+# Sandbox only: in production every field here answers NOT_FOUND.
+
+"The sandbox's test clock: real time until frozen, advanced or set; it never goes back. Events carry its time in occurredAt."
+type SandboxClock {
+  "The sandbox's time: what events and tracking entries written now carry."
+  now: Time!
+  "true while the clock stands still (until advanced, set or resumed)."
+  frozen: Boolean!
+  "The real time the clock was read at."
+  realTime: Time!
+  "How far now is ahead of realTime, in seconds."
+  aheadSeconds: Float!
+}
+
+extend type Event {
+  "When it happened by the environment's clock: the sandbox's test clock, so ahead of createdAt (the real time it was written) once the clock has moved; elsewhere equal to createdAt."
+  occurredAt: Time!
+}
+
+extend type Query {
+  "The sandbox's test clock. Sandbox only (NOT_FOUND in production)."
+  sandboxClock: SandboxClock! @hasScope(scope: "sandbox:write")
+}
+
+extend type Mutation {
+  "Stop the sandbox's clock at its current time. Sandbox only."
+  freezeSandboxClock: SandboxClock! @hasScope(scope: "sandbox:write")
+  "Let a frozen clock run again from where it stands. Sandbox only."
+  resumeSandboxClock: SandboxClock! @hasScope(scope: "sandbox:write")
+  "Move the clock forward by a duration and write everything that fell due, in time order: simulated carriers' entries, then the webhook retries it reached. Sandbox only."
+  advanceSandboxClock("A Go duration, more than zero and at most 8784h: 90m, 36h, 72h30m." by: String!): SandboxClock! @hasScope(scope: "sandbox:write")
+  "Move the clock forward to a time (never back: a time before the clock's is BAD_USER_INPUT) and write everything that fell due. Sandbox only."
+  setSandboxClock("The new time, at most a year ahead." to: Time!): SandboxClock! @hasScope(scope: "sandbox:write")
+}
+`, BuiltIn: false},
 	{Name: "../schema/scalars.graphqls", Input: `"""
 An exact decimal number with at most three fractional digits (quantities,
 weights). Written as a JSON number; input also accepts a string such as "0.3".
@@ -12546,6 +12677,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_data(ctx, field)
 	case "sequence":
 		return ec.fieldContext_Event_sequence(ctx, field)
+	case "occurredAt":
+		return ec.fieldContext_Event_occurredAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -13352,6 +13485,20 @@ func (ec *executionContext) childFields_PartRef(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type PartRef", field.Name)
 }
 
+func (ec *executionContext) childFields_SandboxClock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "now":
+		return ec.fieldContext_SandboxClock_now(ctx, field)
+	case "frozen":
+		return ec.fieldContext_SandboxClock_frozen(ctx, field)
+	case "realTime":
+		return ec.fieldContext_SandboxClock_realTime(ctx, field)
+	case "aheadSeconds":
+		return ec.fieldContext_SandboxClock_aheadSeconds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SandboxClock", field.Name)
+}
+
 func (ec *executionContext) childFields_StockChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "sequence":
@@ -14074,6 +14221,20 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_advanceSandboxClock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "by",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["by"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14427,6 +14588,20 @@ func (ec *executionContext) field_Mutation_sendWebhookTestEvent_args(ctx context
 		return nil, err
 	}
 	args["endpointId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setSandboxClock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg0
 	return args, nil
 }
 
@@ -16675,6 +16850,29 @@ func (ec *executionContext) _Event_sequence(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Event_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Event_occurredAt(ctx context.Context, field graphql.CollectedField, obj *ent.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().OccurredAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalNTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _EventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
@@ -20623,6 +20821,230 @@ func (ec *executionContext) fieldContext_Mutation_retireTrustedDocument(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_retireTrustedDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_freezeSandboxClock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_freezeSandboxClock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().FreezeSandboxClock(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandbox.State
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandbox.State
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+			return ec.marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_freezeSandboxClock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxClock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeSandboxClock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeSandboxClock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().ResumeSandboxClock(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandbox.State
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandbox.State
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+			return ec.marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeSandboxClock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxClock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_advanceSandboxClock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_advanceSandboxClock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AdvanceSandboxClock(ctx, fc.Args["by"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandbox.State
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandbox.State
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+			return ec.marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_advanceSandboxClock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxClock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_advanceSandboxClock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setSandboxClock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setSandboxClock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetSandboxClock(ctx, fc.Args["to"].(time.Time))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandbox.State
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandbox.State
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+			return ec.marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setSandboxClock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxClock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setSandboxClock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26177,6 +26599,56 @@ func (ec *executionContext) fieldContext_Query_trustedDocument(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_sandboxClock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sandboxClock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SandboxClock(ctx)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandbox.State
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandbox.State
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+			return ec.marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sandboxClock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxClock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_webhookEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26363,6 +26835,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SandboxClock_now(ctx context.Context, field graphql.CollectedField, obj *sandbox.State) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxClock_now(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Now, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxClock_now(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxClock", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxClock_frozen(ctx context.Context, field graphql.CollectedField, obj *sandbox.State) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxClock_frozen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Frozen, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxClock_frozen(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxClock", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxClock_realTime(ctx context.Context, field graphql.CollectedField, obj *sandbox.State) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxClock_realTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RealTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxClock_realTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxClock", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxClock_aheadSeconds(ctx context.Context, field graphql.CollectedField, obj *sandbox.State) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxClock_aheadSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AheadSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxClock_aheadSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxClock", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _StockChange_sequence(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
@@ -41344,6 +41908,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "occurredAt":
+			out.Values[i] = ec._Event_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42695,6 +43264,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "retireTrustedDocument":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_retireTrustedDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "freezeSandboxClock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_freezeSandboxClock(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeSandboxClock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeSandboxClock(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "advanceSandboxClock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_advanceSandboxClock(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setSandboxClock":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setSandboxClock(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -45113,6 +45710,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "sandboxClock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_sandboxClock(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhookEndpoints":
 			field := field
 
@@ -45170,6 +45789,59 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sandboxClockImplementors = []string{"SandboxClock"}
+
+func (ec *executionContext) _SandboxClock(ctx context.Context, sel ast.SelectionSet, obj *sandbox.State) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sandboxClockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SandboxClock")
+		case "now":
+			out.Values[i] = ec._SandboxClock_now(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "frozen":
+			out.Values[i] = ec._SandboxClock_frozen(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "realTime":
+			out.Values[i] = ec._SandboxClock_realTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aheadSeconds":
+			out.Values[i] = ec._SandboxClock_aheadSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -48284,6 +48956,16 @@ func (ec *executionContext) unmarshalNPartWhereInput2ᚖlogisticsᚋentᚐPartWh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx context.Context, sel ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SandboxClock(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNStockChange2ᚖlogisticsᚋgraphᚋmodelᚐStockChange(ctx context.Context, sel ast.SelectionSet, v *model.StockChange) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -48367,6 +49049,28 @@ func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v an
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalTime(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalTime(*v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

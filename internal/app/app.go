@@ -34,6 +34,7 @@ import (
 	"logistics/internal/playground"
 	"logistics/internal/postgres"
 	"logistics/internal/requestlog"
+	"logistics/internal/sandbox"
 	"logistics/internal/schedturns"
 	"logistics/internal/service"
 	"logistics/internal/sqlite"
@@ -85,6 +86,10 @@ type App struct {
 	// its dispatcher runs from StartWebhooks until Close.
 	Webhooks    *webhooks.Manager
 	stopWebhook func()
+	// Sandbox is the sandbox's test clock and simulated carriers
+	// (internal/sandbox); its runner writes the entries that fall due from
+	// StartWebhooks until Close.
+	Sandbox *sandbox.Clock
 	// Tracing is the OpenTelemetry tracer provider, nil when tracing is
 	// off (no OTEL_* endpoint: internal/tracing.Start).
 	Tracing *tracing.Provider
@@ -145,6 +150,8 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tr
 		Workers: cfg.WebhookWorkers, Poll: cfg.WebhookPoll, SecretGrace: cfg.WebhookSecretGrace,
 		Now: opt.Now, Jitter: opt.Jitter, Tracer: tp.Tracer(),
 	}, log)
+	a.Service.Shipped = sandbox.Schedule
+	a.Sandbox = &sandbox.Clock{Svc: a.Service, Hasten: a.Webhooks.Hasten}
 	var envs []*environment.Env
 	for _, e := range []struct {
 		name           environment.Name
@@ -187,6 +194,9 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tr
 		}
 		a.Metrics.DBStats(string(e.name), db.SQL)
 		env := &environment.Env{Name: e.name, BaseURL: u, DB: db, Events: eventlog.New(string(e.name), log)}
+		if e.name == environment.Sandbox {
+			env.Clock = sandbox.Now // occurred_at follows the test clock
+		}
 		envs = append(envs, env)
 		a.Webhooks.Register(env) // before anything writes an event
 		if err := db.Migrate(ctx); err != nil {
@@ -255,8 +265,9 @@ func open(ctx context.Context, cfg Config, log *slog.Logger, opt Options, tp *tr
 	return a, nil
 }
 
-// StartWebhooks runs the webhook dispatcher until Close. serve starts it (the
-// other subcommands open the app without sending webhooks); so do tests.
+// StartWebhooks runs the webhook dispatcher, and the sandbox's runner of
+// simulated carriers, until Close. serve starts them (the other subcommands
+// open the app without sending webhooks); so do tests.
 func (a *App) StartWebhooks() {
 	if a.stopWebhook != nil {
 		return
@@ -267,7 +278,12 @@ func (a *App) StartWebhooks() {
 		defer close(done)
 		a.Webhooks.Run(ctx, a.Envs.All())
 	}()
-	a.stopWebhook = func() { cancel(); <-done }
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		a.Sandbox.Run(ctx, a.Envs.Get(environment.Sandbox), time.Second, a.Log)
+	}()
+	a.stopWebhook = func() { cancel(); <-done; <-ran }
 }
 
 // registerMetrics exposes each environment's connection pool at /metrics,
@@ -620,7 +636,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		MaxFields: a.Config.MaxFields, MaxListLength: a.Config.MaxListLength,
 		MaxResponseBytes: a.Config.MaxRespBytes, MaxExecutionTime: a.Config.MaxExecTime,
 		MaxBodyBytes: a.Config.MaxBodyBytes, Logger: a.Log, Auth: a.Auth.Store, NoFastPath: a.Config.NoFastPath,
-		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks,
+		FastPathCounts: &a.FastPath, Webhooks: a.Webhooks, Sandbox: a.Sandbox,
 		Streams: a.Streams, Authenticator: a.Auth, KeepAlive: a.Config.SubscriptionKeepAlive, Recheck: a.Config.AuthCacheTTL,
 		OutBuffer: min(a.Config.SubscriptionBuffer, 256), AllowOrigin: a.Origins.Allowed,
 		Extensions: []graphql.HandlerExtension{metrics.GraphQLOperations{}},
@@ -628,7 +644,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		Trusted:    a.trustedOptions(env), Parses: &a.Parses,
 	})
 	api.Handle(env.Path("/graphql"), gql)
-	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Documents: a.Documents, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
+	rest.Mount(api, env.Path(""), rest.Deps{Service: a.Service, Webhooks: a.Webhooks, Sandbox: a.Sandbox, Documents: a.Documents, Log: a.Log, Version: a.Version, MaxBodyBytes: a.Config.MaxBodyBytes,
 		Commit: BuildInfo().Commit, BuildDate: BuildInfo().Date,
 		WriteTimeout: a.Config.WriteTimeout, HoldAfterCommit: a.faults.HoldAfterCommit, HoldBeforeCommit: a.faults.HoldBeforeCommit,
 		Servers: []rest.Server{

@@ -65,7 +65,7 @@ func Mount(mux *http.ServeMux, d Deps) {
 	}
 	mux.HandleFunc("GET "+d.Prefix, index)
 	mux.HandleFunc("GET "+d.Prefix+"/{$}", index)
-	for _, f := range []string{"app.js", "app.css", "webhooks.js", "documents.js"} {
+	for _, f := range []string{"app.js", "app.css", "webhooks.js", "documents.js", "clock.js"} {
 		body, err := webFS.ReadFile("web/" + f)
 		if err != nil {
 			panic(err)

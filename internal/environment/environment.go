@@ -41,6 +41,9 @@ type Env struct {
 	// Events wakes the environment's event waiters when events commit
 	// (nil: nobody is woken; readers still poll).
 	Events *eventlog.Log
+	// Clock is the environment's clock for occurred_at: the sandbox's test
+	// clock (internal/sandbox); nil in production, which runs on real time.
+	Clock eventlog.Clock
 }
 
 // Path returns the absolute path of p ("/graphql") under the base address.
@@ -146,6 +149,7 @@ func NewContext(ctx context.Context, env *Env) context.Context {
 	if env.Events != nil {
 		ctx = eventlog.NewContext(ctx, env.Events)
 	}
+	ctx = eventlog.NewClockContext(ctx, env.Clock)
 	return ent.NewContext(ctx, env.DB.Client)
 }
 

@@ -27,6 +27,13 @@ type Event struct {
 	Sequence    int64         `json:"sequence"`
 	Environment string        `json:"environment"`
 	CreatedAt   string        `json:"created_at"`
+	// OccurredAt is when it happened by the environment's clock: the
+	// sandbox's test clock (docs/sandbox.md), so it runs ahead of
+	// created_at, the real time it was written, once the clock has been
+	// moved; elsewhere the two are equal. Always written; optional in the
+	// OpenAPI schema only so that receivers validating the older payload
+	// keep passing (the breaking-change gate).
+	OccurredAt string `json:"occurred_at,omitempty"`
 	// Actor is who made the change: tok_… (an API key), usr_… (a console
 	// user), or empty for the system (demo data, built-in workflows).
 	Actor     string `json:"actor"`
@@ -106,6 +113,10 @@ func FromRow(env string, e *ent.Event) Event {
 	out := Event{
 		ID: e.ID, Type: e.Type, Environment: env, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Actor: e.Actor, SubjectID: e.SubjectID,
+	}
+	out.OccurredAt = out.CreatedAt
+	if e.OccurredAt != nil {
+		out.OccurredAt = e.OccurredAt.UTC().Format(time.RFC3339Nano)
 	}
 	if e.Sequence != nil {
 		out.Sequence = int64(*e.Sequence)

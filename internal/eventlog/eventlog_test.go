@@ -973,7 +973,7 @@ func TestOwnInsertStoresAsEnt(t *testing.T) {
 				if i%2 == 1 {
 					out[i] = "…"
 				}
-			case event.FieldCreatedAt, event.FieldUpdatedAt:
+			case event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldOccurredAt:
 				if i%2 == 1 {
 					tm, err := time.Parse("2006-01-02 15:04:05.999999999-07:00", s.String)
 					if err != nil || tm.Location() != time.UTC && tm.Format("-07:00") != "+00:00" {

@@ -55,6 +55,10 @@ type batch struct {
 	rows   []*ent.EventCreate
 	notify *Log // may be nil (tests, tools)
 	tx     *ent.Tx
+	clock  Clock // nil: real time
+	// occurred is the transaction's occurred_at, read from clock once (or
+	// set by SetOccurred); nil until then.
+	occurred *time.Time
 }
 
 // Begin prepares tx to record events: it returns the context to run the
@@ -62,7 +66,7 @@ type batch struct {
 // writes them. Every transaction that may record events must be started
 // through it (service.WithTx and the GraphQL transactioner are).
 func Begin(ctx context.Context, tx *ent.Tx) context.Context {
-	b := &batch{notify: FromContext(ctx), tx: tx}
+	b := &batch{notify: FromContext(ctx), tx: tx, clock: ClockFromContext(ctx)}
 	tx.OnCommit(b.hook)
 	return context.WithValue(ctx, batchKey{}, b)
 }
@@ -86,13 +90,18 @@ func Record(ctx context.Context, c Change) error {
 		data[keyPrevious] = c.Previous
 	}
 	now := time.Now().UTC()
+	occurred, err := b.occurredAt(ctx, now)
+	if err != nil {
+		return err
+	}
 	row := b.tx.Event.Create().
 		SetType(c.Type).
 		SetSubjectID(string(c.SubjectID)).
 		SetActor(c.Actor).
 		SetData(data).
 		SetCreatedAt(now).
-		SetUpdatedAt(now)
+		SetUpdatedAt(now).
+		SetOccurredAt(occurred)
 	if tp := tracing.TraceParent(ctx); tp != nil {
 		// The trace of the change continues in the event's webhook attempts
 		// and subscription messages, whichever instance sends them.
@@ -216,7 +225,7 @@ func insertPending(ctx context.Context, c *ent.Client, rows []*ent.EventCreate, 
 			q.WriteByte('(')
 			view.WritePlaceholders(q, dialect.Postgres, len(args)+1, pendingArgs, ", ")
 			q.WriteString(", " + PendingOrderSQL + ")")
-			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent), nil
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent, v.occurred), nil
 		},
 		func(stmt string, args []any, k int, first bool) error {
 			q := stmt + " RETURNING " + stampSQL
@@ -268,9 +277,9 @@ func insertChunks(rows []*ent.EventCreate, head string, argsPerRow int,
 // pendingInsert begins insertPending's statement; each row has pendingArgs
 // arguments, then its pending_order.
 const pendingInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
-	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldPendingOrder + ") VALUES "
+	event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldOccurredAt + ", " + event.FieldPendingOrder + ") VALUES "
 
-const pendingArgs = 8
+const pendingArgs = 9
 
 // row is an event's columns as the event log's own INSERTs write them.
 type row struct {
@@ -282,6 +291,8 @@ type row struct {
 	// (NULL: tracing off, or no span), which database/sql passes on without
 	// the reflection a nil *string takes.
 	traceParent any
+	// occurred is occurred_at's argument: a time, or an untyped nil (NULL).
+	occurred any
 }
 
 // valuesOf reads r's columns and checks them as ent's builder would (the
@@ -298,6 +309,9 @@ func valuesOf(r *ent.EventCreate) (row, error) {
 	v.actor, _ = m.Actor()
 	v.created, _ = m.CreatedAt()
 	v.updated, _ = m.UpdatedAt()
+	if t, ok := m.OccurredAt(); ok {
+		v.occurred = t
+	}
 	if tp, ok := m.TraceParent(); ok {
 		if err := event.TraceParentValidator(tp); err != nil {
 			return v, fmt.Errorf("event %s: %w", v.typ, err)
@@ -335,7 +349,7 @@ func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate,
 				return nil, fmt.Errorf("event %s: not numbered", v.typ)
 			}
 			q.WriteString(numberedValues)
-			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent, seq), nil
+			return append(args, string(v.id), v.created, v.updated, v.typ, v.subject, v.actor, v.data, v.traceParent, v.occurred, seq), nil
 		},
 		func(stmt string, args []any, _ int, _ bool) error { return drv.Exec(ctx, stmt, args, nil) })
 	if err != nil {
@@ -348,9 +362,9 @@ func insertNumbered(ctx context.Context, c *ent.Client, rows []*ent.EventCreate,
 // numberedValues, with numberedArgs arguments.
 const (
 	numberedInsert = "INSERT INTO " + event.Table + " (" + event.FieldID + ", " + event.FieldCreatedAt + ", " + event.FieldUpdatedAt + ", " +
-		event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldSequence + ") VALUES "
-	numberedValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	numberedArgs   = 9
+		event.FieldType + ", " + event.FieldSubjectID + ", " + event.FieldActor + ", " + event.FieldData + ", " + event.FieldTraceParent + ", " + event.FieldOccurredAt + ", " + event.FieldSequence + ") VALUES "
+	numberedValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	numberedArgs   = 10
 )
 
 // insertedStamp runs insertPending's statement and returns the stamp its k

@@ -29,7 +29,7 @@ var schemas = []entgo.Interface{
 	schema.User{}, schema.APIToken{}, schema.Session{}, schema.IdempotencyKey{},
 	schema.Event{}, schema.WebhookEndpoint{}, schema.WebhookDelivery{}, schema.Hub{}, schema.Item{}, schema.Order{}, schema.OrderLine{},
 	schema.OrderEvent{}, schema.Part{}, schema.Reservation{}, schema.TrackingEntry{},
-	schema.Workflow{}, schema.TrustedDocument{},
+	schema.Workflow{}, schema.TrustedDocument{}, schema.SandboxClock{}, schema.SimulatedScan{},
 }
 
 // descriptors maps a type name ("Hub") to its fields in schema order.

@@ -39,6 +39,8 @@ const (
 	Webhook       = "whe" // a webhook endpoint
 	Delivery      = "whd" // a webhook delivery
 	Document      = "tdc" // a trusted GraphQL document
+	Clock         = "clk" // the sandbox's test clock
+	SimScan       = "sim" // a simulated carrier's scheduled tracking entry
 )
 
 // New returns a fresh id with the given prefix. The random part comes from

@@ -7,6 +7,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"logistics/ent"
 	"logistics/internal/apperr"
@@ -17,6 +18,10 @@ import (
 // Service holds what the write path needs besides the request context.
 type Service struct {
 	log *slog.Logger
+	// Shipped, when set, runs in the ship transition's transaction with the
+	// label_created entry it wrote: the sandbox's simulated carriers
+	// schedule a test tracking number's history there (internal/sandbox).
+	Shipped func(ctx context.Context, label *ent.TrackingEntry) error
 }
 
 // New returns a Service.
@@ -69,6 +74,20 @@ func WithTx(ctx context.Context, fn func(ctx context.Context) error) error {
 		return apperr.From(err)
 	}
 	return nil
+}
+
+// clockNow is the time of a write that gives none: the environment's clock
+// (the sandbox's test clock, read once per transaction) where it has one,
+// the real time otherwise.
+func clockNow(ctx context.Context, real time.Time) (time.Time, error) {
+	if eventlog.ClockFromContext(ctx) == nil {
+		return real, nil
+	}
+	t, err := eventlog.Occurred(ctx)
+	if err != nil {
+		return time.Time{}, apperr.From(err)
+	}
+	return t, nil
 }
 
 // checkID refuses an id of the wrong type with a 400 naming the field, so an

@@ -25,7 +25,11 @@ func (s *Service) CreateTrackingEntry(ctx context.Context, in ent.CreateTracking
 		now := writeNow()
 		create := client(ctx).TrackingEntry.Create().SetInput(in).SetCreatedAt(now).SetUpdatedAt(now)
 		if in.OccurredAt == nil {
-			create.SetOccurredAt(now)
+			at, err := clockNow(ctx, now)
+			if err != nil {
+				return err
+			}
+			create.SetOccurredAt(at)
 		}
 		var err error
 		if t, err = create.Save(ctx); err != nil {

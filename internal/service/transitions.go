@@ -43,8 +43,11 @@ func (s *Service) TransitionOrder(ctx context.Context, id resourceid.ID, transit
 	}
 	var o *ent.Order
 	err := WithTx(ctx, func(ctx context.Context) error {
-		var err error
-		o, err = s.transition(ctx, id, transition, opts, time.Now().UTC())
+		at, err := clockNow(ctx, time.Now().UTC())
+		if err != nil {
+			return err
+		}
+		o, err = s.transition(ctx, id, transition, opts, at)
 		return err
 	})
 	return o, err
@@ -517,7 +520,13 @@ func (s *Service) ship(ctx context.Context, o *ent.Order, lines []*ent.OrderLine
 	if err != nil {
 		return apperr.From(err)
 	}
-	return s.emitCreated(ctx, "tracking_entry.created", te.ID, nil)
+	if err := s.emitCreated(ctx, "tracking_entry.created", te.ID, nil); err != nil {
+		return err
+	}
+	if s.Shipped != nil {
+		return s.Shipped(ctx, te)
+	}
+	return nil
 }
 
 // applyDelivered moves the order of a delivered tracking entry along its

@@ -347,3 +347,40 @@ func numberedEvent(s *sql.Selector) {
 		sql.In(s.C(webhookdelivery.FieldEventID), sql.Select(ev.C(event.FieldID)).From(ev).Where(sql.NotNull(ev.C(event.FieldSequence)))),
 	))
 }
+
+// maxHasten is how many waiting retries one Hasten makes due at most.
+const maxHasten = 1000
+
+// Hasten makes the environment's retries waiting until the real time until
+// due now, and wakes the dispatcher: the sandbox's test clock, advanced,
+// sends at once the retries its new time has reached. A delivery in flight
+// (claimed: its next attempt is its lease's end) is left alone, so it is
+// not sent twice. It returns how many it made due.
+func (m *Manager) Hasten(ctx context.Context, env *environment.Env, until time.Time) (int, error) {
+	now := m.now()
+	ds, err := env.DB.Client.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtGT(now),
+			webhookdelivery.NextAttemptAtLTE(until), webhookdelivery.LastAttemptAtNotNil()).
+		Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).
+		Limit(maxHasten).All(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range ds {
+		if d.LastAttemptAt.Add(m.lease()).Equal(d.NextAttemptAt) {
+			continue // claimed: in flight, or its claimer died and its lease will end
+		}
+		k, err := env.DB.Client.WebhookDelivery.Update().
+			Where(webhookdelivery.ID(d.ID), webhookdelivery.Attempts(d.Attempts), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+			SetNextAttemptAt(now).Save(ctx)
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	if n > 0 {
+		notify(m.wake(env))
+	}
+	return n, nil
+}
