@@ -7346,6 +7346,10 @@ enum ItemOrderField {
   Order by status: whether the stock can be reserved: only available stock is.
   """
   STATUS
+  """
+  Order by expiresAt: best-before or expiry time; null when the stock does not expire.
+  """
+  EXPIRES_AT
 }
 """
 Whether the stock can be reserved: only available stock is.
@@ -9018,6 +9022,10 @@ enum OrderOrderField {
   Order by priority: how urgent the order is.
   """
   PRIORITY
+  """
+  Order by dueAt: when the order should be delivered; null when no date was agreed.
+  """
+  DUE_AT
 }
 """
 How urgent the order is.
