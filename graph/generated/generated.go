@@ -7347,7 +7347,7 @@ enum ItemOrderField {
   """
   STATUS
   """
-  Order by expiresAt: best-before or expiry time; null when the stock does not expire.
+  Order by expiresAt: best-before or expiry time; null when the stock does not expire. The nulls come last in either direction; only as the first orderBy field.
   """
   EXPIRES_AT
 }
@@ -9023,7 +9023,7 @@ enum OrderOrderField {
   """
   PRIORITY
   """
-  Order by dueAt: when the order should be delivered; null when no date was agreed.
+  Order by dueAt: when the order should be delivered; null when no date was agreed. The nulls come last in either direction; only as the first orderBy field.
   """
   DUE_AT
 }
