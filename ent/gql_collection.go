@@ -250,7 +250,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)
@@ -371,7 +371,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)
@@ -492,7 +492,7 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)
@@ -1025,7 +1025,7 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)
@@ -1664,7 +1664,7 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)
@@ -2128,7 +2128,7 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 			if segmented != nil {
 				where, err := nullsort.Predicate(segmented, args.after, args.before)
 				if err != nil {
-					return fmt.Errorf("cursor in path %q: %w", path, err)
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
 				}
 				if where != nil {
 					query.Where(where)

@@ -1168,7 +1168,7 @@ func (_m *ItemQuery) Paginate(
 	limit := paginateLimit(first, last)
 	segmented, err := pager.segmentedOrder()
 	if err != nil {
-		return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+		return nil, err
 	}
 	if segmented != nil {
 		var nodes []*Item
@@ -1638,7 +1638,7 @@ func (_m *OrderQuery) Paginate(
 	limit := paginateLimit(first, last)
 	segmented, err := pager.segmentedOrder()
 	if err != nil {
-		return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+		return nil, err
 	}
 	if segmented != nil {
 		var nodes []*Order
@@ -3386,7 +3386,7 @@ func (_m *TrackingEntryQuery) Paginate(
 	limit := paginateLimit(first, last)
 	segmented, err := pager.segmentedOrder()
 	if err != nil {
-		return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+		return nil, err
 	}
 	if segmented != nil {
 		var nodes []*TrackingEntry

@@ -12,7 +12,14 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
+
+// invalidPagination is a cursor's error as the client's (BAD_USER_INPUT),
+// for the nested connections' pages.
+func invalidPagination(err error) error {
+	return &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+}
 
 // segmentWhere is nullsort.Where for the pages' cursors.
 func segmentWhere(o *nullsort.Order, null bool, after, before *Cursor) (func(*sql.Selector), bool, error) {
@@ -35,7 +42,8 @@ func (p *itemPager) segmentedOrder() (*nullsort.Order, error) {
 	}
 	for i, o := range p.order {
 		if notNull, ok := segmented(o.Field.column); ok && i > 0 && !notNull {
-			return nil, fmt.Errorf("orderBy: %s sorts only as the first field", o.Field.String())
+			msg := fmt.Sprintf("orderBy: %s sorts only as the first field", o.Field.String())
+			return nil, &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": errInvalidPagination}}
 		}
 	}
 	notNull, ok := segmented(p.order[0].Field.column)
@@ -73,7 +81,8 @@ func (p *orderPager) segmentedOrder() (*nullsort.Order, error) {
 	}
 	for i, o := range p.order {
 		if notNull, ok := segmented(o.Field.column); ok && i > 0 && !notNull {
-			return nil, fmt.Errorf("orderBy: %s sorts only as the first field", o.Field.String())
+			msg := fmt.Sprintf("orderBy: %s sorts only as the first field", o.Field.String())
+			return nil, &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": errInvalidPagination}}
 		}
 	}
 	notNull, ok := segmented(p.order[0].Field.column)
@@ -111,7 +120,8 @@ func (p *trackingentryPager) segmentedOrder() (*nullsort.Order, error) {
 	}
 	for i, o := range p.order {
 		if notNull, ok := segmented(o.Field.column); ok && i > 0 && !notNull {
-			return nil, fmt.Errorf("orderBy: %s sorts only as the first field", o.Field.String())
+			msg := fmt.Sprintf("orderBy: %s sorts only as the first field", o.Field.String())
+			return nil, &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": errInvalidPagination}}
 		}
 	}
 	notNull, ok := segmented(p.order[0].Field.column)
