@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"slices"
+	"text/template"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
@@ -28,9 +29,9 @@ func main() {
 		// parent with pergroup.First (collection.tmpl), and read a list edge
 		// from the entity's own edge when no alias loaded it (edge.tmpl).
 		entgql.WithTemplates(append(slices.Clone(entgql.AllTemplates),
-			gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/collection.tmpl")),
+			gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Funcs(segmentedFuncs).ParseFiles("./ent/template/collection.tmpl")),
 			gen.MustParse(gen.NewTemplate("edge").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/edge.tmpl")),
-			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
+			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).Funcs(segmentedFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
 		// After WithTemplates, which replaces the template list: placed
 		// before it, the where-input template was dropped from the list, so
 		// nested connections (hub.items(where:)) declared where: in the
@@ -64,6 +65,27 @@ func main() {
 	if err != nil {
 		log.Fatalf("ent codegen: %v", err)
 	}
+}
+
+// segmentedFuncs name the order fields internal/nullsort pages: those
+// marked RangeKeyset (schema.RangeKeyset).
+var segmentedFuncs = template.FuncMap{
+	"segmentedFields":       segmentedFields,
+	"nodeHasSegmentedOrder": func(n *gen.Type) bool { return len(segmentedFields(n)) > 0 },
+}
+
+func segmentedFields(n *gen.Type) []*gen.Field {
+	var out []*gen.Field
+	for _, f := range n.Fields {
+		a, _ := f.Annotations["EntGQL"].(map[string]any)
+		if o, _ := a["OrderField"].(string); o == "" {
+			continue
+		}
+		if _, marked := f.Annotations["RangeKeyset"]; marked {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // requirePrefixes refuses a type without an id prefix, or two types sharing one.

@@ -15,6 +15,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/ent/workflow"
+	"logistics/internal/nullsort"
 	"logistics/internal/pergroup"
 	"logistics/internal/resourceid"
 
@@ -239,7 +240,22 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -248,15 +264,32 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(hub.ItemsColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(hub.ItemsColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedItems(alias, func(wq *ItemQuery) {
 				*wq = *query
@@ -328,7 +361,22 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -337,15 +385,32 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(hub.OrdersColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(hub.OrdersColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedOrders(alias, func(wq *OrderQuery) {
 				*wq = *query
@@ -417,7 +482,22 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -426,15 +506,32 @@ func (_q *HubQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(hub.TrackingEntriesColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(hub.TrackingEntriesColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedTrackingEntries(alias, func(wq *TrackingEntryQuery) {
 				*wq = *query
@@ -918,7 +1015,22 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -927,15 +1039,32 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(order.TrackingEntriesColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(order.TrackingEntriesColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedTrackingEntries(alias, func(wq *TrackingEntryQuery) {
 				*wq = *query
@@ -1525,7 +1654,22 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -1534,15 +1678,32 @@ func (_q *PartQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(part.ItemsColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(part.ItemsColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedItems(alias, func(wq *ItemQuery) {
 				*wq = *query
@@ -1957,7 +2118,22 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
 				continue
 			}
-			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+			segmented, err := pager.segmentedOrder()
+			if err != nil {
+				return fmt.Errorf("order in path %q: %w", path, err)
+			}
+			if segmented != nil && segmented.NotNull {
+				segmented = nil // one segment: entgql's own order and cursors
+			}
+			if segmented != nil {
+				where, err := nullsort.Predicate(segmented, args.after, args.before)
+				if err != nil {
+					return fmt.Errorf("cursor in path %q: %w", path, invalidPagination(err))
+				}
+				if where != nil {
+					query.Where(where)
+				}
+			} else if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
 				return err
 			}
 			path = append(path, edgesField, nodeField)
@@ -1966,15 +2142,32 @@ func (_q *WorkflowQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 					return err
 				}
 			}
+			if segmented != nil && len(query.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					query.ctx.AppendFieldOnce(c)
+				}
+			}
 			if limit := paginateLimit(args.first, args.last); limit > 0 {
 				if oneNode {
-					pager.applyOrder(query.Limit(limit))
+					if segmented != nil {
+						query.Limit(limit).Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+					} else {
+						pager.applyOrder(query.Limit(limit))
+					}
 				} else {
-					modify := pergroup.First(workflow.OrdersColumn, limit, pager.orderExpr(query))
+					orderExpr := pager.orderExpr(query)
+					if segmented != nil {
+						orderExpr = segmented.Expr()
+					}
+					modify := pergroup.First(workflow.OrdersColumn, limit, orderExpr)
 					query.modifiers = append(query.modifiers, modify)
 				}
 			} else {
-				query = pager.applyOrder(query)
+				if segmented != nil {
+					query.Order(func(s *sql.Selector) { s.OrderExpr(segmented.Expr()) })
+				} else {
+					query = pager.applyOrder(query)
+				}
 			}
 			_q.WithNamedOrders(alias, func(wq *OrderQuery) {
 				*wq = *query

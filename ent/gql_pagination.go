@@ -1165,10 +1165,54 @@ func (_m *ItemQuery) Paginate(
 	if !fetchRows || emptyPage {
 		return conn, nil
 	}
+	limit := paginateLimit(first, last)
+	segmented, err := pager.segmentedOrder()
+	if err != nil {
+		return nil, err
+	}
+	if segmented != nil {
+		var nodes []*Item
+		for _, null := range segmented.Segments() {
+			where, ok, err := segmentWhere(segmented, null, after, before)
+			if err != nil {
+				return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+			}
+			if !ok {
+				continue
+			}
+			sq := _m.Clone().Where(where)
+			if limit != 0 {
+				sq.Limit(limit - len(nodes))
+			}
+			if field := collectedField(ctx, edgesField, nodeField); field != nil {
+				if err := sq.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+					return nil, err
+				}
+			}
+			sq.Order(segmented.OrderBy(null))
+			if len(sq.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					sq.ctx.AppendFieldOnce(c)
+				}
+			}
+			part, err := sq.All(ctx)
+			if err != nil {
+				return nil, err
+			}
+			nodes = append(nodes, part...)
+			if limit != 0 && len(nodes) >= limit {
+				break
+			}
+		}
+		conn.build(nodes, pager, after, first, before, last)
+		if !wantCount && !wantInfoWithoutRows {
+			conn.TotalCount = 0
+		}
+		return conn, nil
+	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
 		return nil, err
 	}
-	limit := paginateLimit(first, last)
 	if limit != 0 {
 		_m.Limit(limit)
 	}
@@ -1260,6 +1304,20 @@ var (
 			}
 		},
 	}
+	// ItemOrderFieldExpiresAt orders Item by expires_at.
+	ItemOrderFieldExpiresAt = &ItemOrderField{
+		Value: func(_m *Item) (ent.Value, error) {
+			return _m.ExpiresAt, nil
+		},
+		column: item.FieldExpiresAt,
+		toTerm: item.ByExpiresAt,
+		toCursor: func(_m *Item) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.ExpiresAt,
+			}
+		},
+	}
 )
 
 // String implement fmt.Stringer interface.
@@ -1276,6 +1334,8 @@ func (f ItemOrderField) String() string {
 		str = "RESERVED_QUANTITY"
 	case ItemOrderFieldStatus.column:
 		str = "STATUS"
+	case ItemOrderFieldExpiresAt.column:
+		str = "EXPIRES_AT"
 	}
 	return str
 }
@@ -1302,6 +1362,8 @@ func (f *ItemOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *ItemOrderFieldReservedQuantity
 	case "STATUS":
 		*f = *ItemOrderFieldStatus
+	case "EXPIRES_AT":
+		*f = *ItemOrderFieldExpiresAt
 	default:
 		return fmt.Errorf("%s is not a valid ItemOrderField", str)
 	}
@@ -1573,10 +1635,54 @@ func (_m *OrderQuery) Paginate(
 	if !fetchRows || emptyPage {
 		return conn, nil
 	}
+	limit := paginateLimit(first, last)
+	segmented, err := pager.segmentedOrder()
+	if err != nil {
+		return nil, err
+	}
+	if segmented != nil {
+		var nodes []*Order
+		for _, null := range segmented.Segments() {
+			where, ok, err := segmentWhere(segmented, null, after, before)
+			if err != nil {
+				return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+			}
+			if !ok {
+				continue
+			}
+			sq := _m.Clone().Where(where)
+			if limit != 0 {
+				sq.Limit(limit - len(nodes))
+			}
+			if field := collectedField(ctx, edgesField, nodeField); field != nil {
+				if err := sq.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+					return nil, err
+				}
+			}
+			sq.Order(segmented.OrderBy(null))
+			if len(sq.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					sq.ctx.AppendFieldOnce(c)
+				}
+			}
+			part, err := sq.All(ctx)
+			if err != nil {
+				return nil, err
+			}
+			nodes = append(nodes, part...)
+			if limit != 0 && len(nodes) >= limit {
+				break
+			}
+		}
+		conn.build(nodes, pager, after, first, before, last)
+		if !wantCount && !wantInfoWithoutRows {
+			conn.TotalCount = 0
+		}
+		return conn, nil
+	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
 		return nil, err
 	}
-	limit := paginateLimit(first, last)
 	if limit != 0 {
 		_m.Limit(limit)
 	}
@@ -1682,6 +1788,20 @@ var (
 			}
 		},
 	}
+	// OrderOrderFieldDueAt orders Order by due_at.
+	OrderOrderFieldDueAt = &OrderOrderField{
+		Value: func(_m *Order) (ent.Value, error) {
+			return _m.DueAt, nil
+		},
+		column: order.FieldDueAt,
+		toTerm: order.ByDueAt,
+		toCursor: func(_m *Order) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.DueAt,
+			}
+		},
+	}
 )
 
 // String implement fmt.Stringer interface.
@@ -1700,6 +1820,8 @@ func (f OrderOrderField) String() string {
 		str = "CUSTOMER_REF"
 	case OrderOrderFieldPriority.column:
 		str = "PRIORITY"
+	case OrderOrderFieldDueAt.column:
+		str = "DUE_AT"
 	}
 	return str
 }
@@ -1728,6 +1850,8 @@ func (f *OrderOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *OrderOrderFieldCustomerRef
 	case "PRIORITY":
 		*f = *OrderOrderFieldPriority
+	case "DUE_AT":
+		*f = *OrderOrderFieldDueAt
 	default:
 		return fmt.Errorf("%s is not a valid OrderOrderField", str)
 	}
@@ -3259,10 +3383,54 @@ func (_m *TrackingEntryQuery) Paginate(
 	if !fetchRows || emptyPage {
 		return conn, nil
 	}
+	limit := paginateLimit(first, last)
+	segmented, err := pager.segmentedOrder()
+	if err != nil {
+		return nil, err
+	}
+	if segmented != nil {
+		var nodes []*TrackingEntry
+		for _, null := range segmented.Segments() {
+			where, ok, err := segmentWhere(segmented, null, after, before)
+			if err != nil {
+				return nil, &gqlerror.Error{Err: err, Message: err.Error(), Extensions: map[string]any{"code": errInvalidPagination}}
+			}
+			if !ok {
+				continue
+			}
+			sq := _m.Clone().Where(where)
+			if limit != 0 {
+				sq.Limit(limit - len(nodes))
+			}
+			if field := collectedField(ctx, edgesField, nodeField); field != nil {
+				if err := sq.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+					return nil, err
+				}
+			}
+			sq.Order(segmented.OrderBy(null))
+			if len(sq.ctx.Fields) > 0 {
+				for _, c := range segmented.Columns {
+					sq.ctx.AppendFieldOnce(c)
+				}
+			}
+			part, err := sq.All(ctx)
+			if err != nil {
+				return nil, err
+			}
+			nodes = append(nodes, part...)
+			if limit != 0 && len(nodes) >= limit {
+				break
+			}
+		}
+		conn.build(nodes, pager, after, first, before, last)
+		if !wantCount && !wantInfoWithoutRows {
+			conn.TotalCount = 0
+		}
+		return conn, nil
+	}
 	if _m, err = pager.applyCursors(_m, after, before); err != nil {
 		return nil, err
 	}
-	limit := paginateLimit(first, last)
 	if limit != 0 {
 		_m.Limit(limit)
 	}

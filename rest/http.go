@@ -372,6 +372,9 @@ func cursorFits(v any, keys []filter.SortKey) bool {
 		return false
 	}
 	for i, k := range keys {
+		if vs[i] == nil && !k.Nullable {
+			return false
+		}
 		if !valueFits(vs[i], k.Type) {
 			return false
 		}
@@ -392,7 +395,7 @@ func valueFits(v any, t filter.Type) bool {
 	case bool:
 		return t == filter.Bool
 	case nil:
-		return t == filter.Time // a nullable time (expires_at, due_at)
+		return t == filter.Time // a nullable time (expires_at, due_at): cursorFits checks the key
 	}
 	return false
 }

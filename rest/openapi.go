@@ -477,11 +477,27 @@ func eventWebhooks() obj {
 var exportFormatParam = obj{"name": export.Param, "in": "query", "schema": obj{"type": "string", "enum": []string{"csv", "ndjson"}, "default": "csv"},
 	"description": "csv or ndjson, as an attachment. Wins over Accept (text/csv or application/x-ndjson; without either, CSV). json or any other value is a 400."}
 
+// sortDoc describes a list's sort parameter: its sortable fields, and those
+// that may be null (their nulls come last, and they sort only first).
+func sortDoc(t *filter.Table) string {
+	s := "Comma-separated fields, - for descending; the id breaks ties. Sortable: " + strings.Join(t.SortFields(), ", ") + "."
+	var nullable []string
+	for _, f := range t.Fields {
+		if f.Sort != "" && f.Nullable {
+			nullable = append(nullable, f.Name)
+		}
+	}
+	if len(nullable) > 0 {
+		s += " " + strings.Join(nullable, ", ") + " may be null: the nulls come last in either direction, and it sorts only as the first field."
+	}
+	return s
+}
+
 func listParams(t *filter.Table) []obj {
 	params := []obj{
 		{"name": "limit", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}, "description": "Page size (not for exports)."},
 		{"name": "cursor", "in": "query", "schema": obj{"type": "string", "maxLength": filter.MaxParamLength}, "description": "next_cursor of the previous page (with the same sort; not for exports)."},
-		{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": "Comma-separated fields, - for descending; the id breaks ties. Sortable: " + strings.Join(t.SortFields(), ", ") + "."},
+		{"name": "sort", "in": "query", "schema": obj{"type": "string"}, "description": sortDoc(t)},
 	}
 	for _, f := range t.Fields {
 		ops := make([]string, 0, 8)

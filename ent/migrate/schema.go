@@ -319,9 +319,19 @@ var (
 				Columns: []*schema.Column{ItemsColumns[7]},
 			},
 			{
-				Name:    "item_expires_at",
+				Name:    "item_expires_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ItemsColumns[9]},
+				Columns: []*schema.Column{ItemsColumns[9], ItemsColumns[0]},
+			},
+			{
+				Name:    "item_expires_at_desc_id",
+				Unique:  false,
+				Columns: []*schema.Column{ItemsColumns[9], ItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						ItemsColumns[9].Name: true,
+					},
+				},
 			},
 		},
 	}
@@ -401,9 +411,19 @@ var (
 				Columns: []*schema.Column{OrdersColumns[7]},
 			},
 			{
-				Name:    "order_due_at",
+				Name:    "order_due_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{OrdersColumns[14]},
+				Columns: []*schema.Column{OrdersColumns[14], OrdersColumns[0]},
+			},
+			{
+				Name:    "order_due_at_desc_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[14], OrdersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						OrdersColumns[14].Name: true,
+					},
+				},
 			},
 			{
 				Name:    "order_ship_to_name",
@@ -833,9 +853,19 @@ var (
 				Columns: []*schema.Column{TrackingEntriesColumns[7]},
 			},
 			{
-				Name:    "trackingentry_occurred_at",
+				Name:    "trackingentry_occurred_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{TrackingEntriesColumns[9]},
+				Columns: []*schema.Column{TrackingEntriesColumns[9], TrackingEntriesColumns[0]},
+			},
+			{
+				Name:    "trackingentry_occurred_at_desc_id",
+				Unique:  false,
+				Columns: []*schema.Column{TrackingEntriesColumns[9], TrackingEntriesColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						TrackingEntriesColumns[9].Name: true,
+					},
+				},
 			},
 		},
 	}

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -30,8 +31,9 @@ func (Item) Fields() []ent.Field {
 		field.Enum("status").Values(itemStatuses.Names()...).Default("available").
 			Comment("Whether the stock can be reserved: only available stock is.").
 			Annotations(itemStatuses, entgql.OrderField("STATUS")),
-		// Not orderable: entgql's keyset cursors skip rows whose sort value is NULL.
-		field.Time("expires_at").Optional().Nillable().Comment("Best-before or expiry time; null when the stock does not expire."),
+		// Orderable with the nulls last (internal/nullsort pages it).
+		field.Time("expires_at").Optional().Nillable().Comment("Best-before or expiry time; null when the stock does not expire.").
+			Annotations(entgql.OrderField("EXPIRES_AT"), RangeKeyset{}),
 	}
 }
 
@@ -62,7 +64,9 @@ func (Item) Indexes() []ent.Index {
 		index.Fields("status"),
 		index.Fields("lot"),
 		index.Fields("serial"),
-		index.Fields("expires_at"),
+		// The sorts by expires_at, as orders' by due_at.
+		index.Fields("expires_at", "id"),
+		index.Fields("expires_at", "id").Annotations(entsql.DescColumns("expires_at")).StorageKey("item_expires_at_desc_id"),
 	}
 }
 

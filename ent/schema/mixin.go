@@ -21,6 +21,17 @@ type IDPrefix struct{ Prefix string }
 // Name implements schema.Annotation.
 func (IDPrefix) Name() string { return "IDPrefix" }
 
+// RangeKeyset marks an order field whose pages internal/nullsort reads: a
+// nullable one with the nulls last (the rows with a value, then those
+// without, each a range of the index on (field, id)); a NOT NULL one in one
+// segment, whose cursor predicate starts a range of that index instead of
+// filtering it from its first entry. Each needs the indexes (field, id) and
+// (field DESC, id).
+type RangeKeyset struct{}
+
+// Name implements schema.Annotation.
+func (RangeKeyset) Name() string { return "RangeKeyset" }
+
 // EnumValues describes each value of an enum field, for the GraphQL Docs
 // explorer (internal/gqlcodegen.Describe reads it by its name):
 //

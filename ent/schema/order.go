@@ -6,6 +6,7 @@ import (
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -47,8 +48,9 @@ func (Order) Fields() []ent.Field {
 		field.String("ship_to_postal_code").Default("").MaxLen(20).Comment("Recipient's postal code."),
 		field.String("ship_to_country").Default("").MaxLen(2).Validate(optionalCountry).
 			Comment("Recipient's country, ISO 3166-1 alpha-2; empty when unknown."),
-		// Not orderable: entgql's keyset cursors skip rows whose sort value is NULL.
-		field.Time("due_at").Optional().Nillable().Comment("When the order should be delivered; null when no date was agreed."),
+		// Orderable with the nulls last (internal/nullsort pages it).
+		field.Time("due_at").Optional().Nillable().Comment("When the order should be delivered; null when no date was agreed.").
+			Annotations(entgql.OrderField("DUE_AT"), RangeKeyset{}),
 	}
 }
 
@@ -78,7 +80,11 @@ func (Order) Indexes() []ent.Index {
 		index.Fields("workflow_id"),
 		index.Fields("customer_ref"),
 		index.Fields("priority"),
-		index.Fields("due_at"),
+		// The sorts by due_at (nulls last, the id breaks ties ascending):
+		// each segment of a page (internal/nullsort) is a range of one of
+		// them, ascending or descending, forward or backward.
+		index.Fields("due_at", "id"),
+		index.Fields("due_at", "id").Annotations(entsql.DescColumns("due_at")).StorageKey("order_due_at_desc_id"),
 		index.Fields("ship_to_name"),
 		index.Fields("ship_to_city"),
 		index.Fields("ship_to_postal_code"),

@@ -35,7 +35,7 @@ func (TrackingEntry) Fields() []ent.Field {
 		field.String("location").Default("").MaxLen(200).Comment("Where it happened, as the carrier reports it (e.g. a city)."),
 		field.String("description").Default("").MaxLen(1000).Comment("The carrier's text for the event."),
 		field.Time("occurred_at").Default(func() time.Time { return time.Now().UTC() }).
-			Comment("When it happened (default: when it was recorded).").Annotations(entgql.OrderField("OCCURRED_AT")),
+			Comment("When it happened (default: when it was recorded).").Annotations(entgql.OrderField("OCCURRED_AT"), RangeKeyset{}),
 	}
 }
 
@@ -67,7 +67,9 @@ func (TrackingEntry) Indexes() []ent.Index {
 		index.Fields("status"),
 		index.Fields("hub_id"),
 		index.Fields("location"),
-		index.Fields("occurred_at"),
+		// The sorts by occurred_at, as orders' by due_at (RangeKeyset).
+		index.Fields("occurred_at", "id"),
+		index.Fields("occurred_at", "id").Annotations(entsql.DescColumns("occurred_at")).StorageKey("trackingentry_occurred_at_desc_id"),
 	}
 }
 

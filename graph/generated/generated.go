@@ -7496,6 +7496,10 @@ enum ItemOrderField {
   Order by status: whether the stock can be reserved: only available stock is.
   """
   STATUS
+  """
+  Order by expiresAt: best-before or expiry time; null when the stock does not expire. The nulls come last in either direction; only as the first orderBy field.
+  """
+  EXPIRES_AT
 }
 """
 Whether the stock can be reserved: only available stock is.
@@ -9168,6 +9172,10 @@ enum OrderOrderField {
   Order by priority: how urgent the order is.
   """
   PRIORITY
+  """
+  Order by dueAt: when the order should be delivered; null when no date was agreed. The nulls come last in either direction; only as the first orderBy field.
+  """
+  DUE_AT
 }
 """
 How urgent the order is.

@@ -116,6 +116,7 @@ type Field struct {
 	Values      []string // enum values
 	Prefix      string   // id prefix of ID fields
 	Sort        string   // the ent OrderField ("QUANTITY"); "" when not sortable
+	Nullable    bool     // may be null: sorts with the nulls last, and only as the first key
 	Description string
 }
 
@@ -178,6 +179,9 @@ type SortKey struct {
 	Field string // the ent OrderField, "QUANTITY"
 	Desc  bool
 	Type  Type // the field's value type (to check cursors against)
+	// Nullable: the field may be null (a cursor's value then is), and the
+	// nulls come last in either direction.
+	Nullable bool
 }
 
 // ParseSort reads "field,-field" against the table's sortable fields.
@@ -202,7 +206,10 @@ func (t *Table) ParseSort(s string) ([]SortKey, error) {
 			return nil, apperr.Invalid("sort", "%q is given twice", name)
 		}
 		seen[name] = true
-		keys = append(keys, SortKey{Field: f.Sort, Desc: desc, Type: f.Type})
+		if f.Nullable && len(keys) > 0 {
+			return nil, apperr.Invalid("sort", "%q sorts only as the first key (its nulls come last, in either direction)", name)
+		}
+		keys = append(keys, SortKey{Field: f.Sort, Desc: desc, Type: f.Type, Nullable: f.Nullable})
 	}
 	return keys, nil
 }

@@ -172,10 +172,13 @@ func TestBuildTyped(t *testing.T) {
 
 func TestSort(t *testing.T) {
 	keys, err := ItemTable.ParseSort("-quantity,status,id")
-	if err != nil || len(keys) != 2 || keys[0] != (SortKey{"QUANTITY", true, Decimal}) || keys[1] != (SortKey{"STATUS", false, Enum}) {
+	if err != nil || len(keys) != 2 || keys[0] != (SortKey{"QUANTITY", true, Decimal, false}) || keys[1] != (SortKey{"STATUS", false, Enum, false}) {
 		t.Fatalf("ParseSort = %v, %v", keys, err)
 	}
-	for _, bad := range []string{"lot", "colour", "quantity,quantity", "-id", ","} {
+	if keys, err := ItemTable.ParseSort("-expires_at,quantity"); err != nil || len(keys) != 2 || keys[0] != (SortKey{"EXPIRES_AT", true, Time, true}) {
+		t.Fatalf("ParseSort(-expires_at,quantity) = %v, %v", keys, err)
+	}
+	for _, bad := range []string{"lot", "colour", "quantity,quantity", "-id", ",", "quantity,expires_at"} {
 		if _, err := ItemTable.ParseSort(bad); err == nil {
 			t.Errorf("ParseSort(%q) accepted", bad)
 		}

@@ -54,7 +54,7 @@ var (
 		Field{Name: "lot", Type: String, Description: "Lot number."},
 		Field{Name: "serial", Type: String, Description: "Serial number."},
 		Field{Name: "status", Type: Enum, Values: []string{"available", "quarantined", "damaged"}, Sort: "STATUS", Description: "Stock status."},
-		Field{Name: "expires_at", Type: Time, Description: "Expiry time (optional, so not sortable: keyset cursors skip NULLs)."},
+		Field{Name: "expires_at", Type: Time, Sort: "EXPIRES_AT", Nullable: true, Description: "Expiry time (optional). Sorts with the nulls last, in either direction, as the first sort key only."},
 	)}
 	OrderTable = &Table{Resource: "orders", WhereType: reflect.TypeFor[ent.OrderWhereInput](), Fields: common(resourceid.Order,
 		Field{Name: "number", Type: String, Sort: "NUMBER", Description: "Unique order number."},
@@ -68,7 +68,7 @@ var (
 		Field{Name: "ship_to_city", Type: String, Description: "ship_to.city."},
 		Field{Name: "ship_to_postal_code", Type: String, Description: "ship_to.postal_code."},
 		Field{Name: "ship_to_country", Type: String, Description: "ship_to.country."},
-		Field{Name: "due_at", Type: Time, Description: "When it is due (optional, so not sortable: keyset cursors skip NULLs)."},
+		Field{Name: "due_at", Type: Time, Sort: "DUE_AT", Nullable: true, Description: "When it is due (optional). Sorts with the nulls last, in either direction, as the first sort key only."},
 	)}
 	OrderLineTable = &Table{Resource: "order lines", WhereType: reflect.TypeFor[ent.OrderLineWhereInput](), Fields: common(resourceid.OrderLine,
 		Field{Name: "order_id", Type: ID, Prefix: resourceid.Order, Description: "The order's id."},

@@ -212,6 +212,9 @@ func (d *typeDoc) describeOrderField(enum *ast.Definition) {
 			if fd.comment != "" {
 				text = "Order by " + fd.name + ": " + lowerFirst(firstSentence(fd.comment))
 			}
+			if _, paged := fd.field.Annotations["RangeKeyset"]; paged && fd.field.Optional { // internal/nullsort
+				text += " The nulls come last in either direction; only as the first orderBy field."
+			}
 			setIfEmpty(&v.Description, text)
 		}
 	}
