@@ -86,8 +86,13 @@ func interleavedRatios(b *testing.B, ip *inProcess, token string, ws []aggregate
 			gh := h.Clone()
 			gh.Set("Content-Type", "application/json")
 			body, _ := json.Marshal(map[string]any{"query": a.graphql})
+			rh := h
+			if a.prefer != "" {
+				rh = h.Clone()
+				rh.Set("Prefer", a.prefer)
+			}
 			reqs := map[string]request{
-				ifREST:    {Method: http.MethodGet, Path: ip.base + a.rest, Header: h},
+				ifREST:    {Method: http.MethodGet, Path: ip.base + a.rest, Header: rh},
 				ifGraphQL: {Method: http.MethodPost, Path: ip.base + "/graphql", Body: body, Header: gh},
 			}
 			once := func(iface string) time.Duration {
@@ -151,6 +156,7 @@ func medianDuration(ds []time.Duration) time.Duration {
 type aggregateWorkload struct {
 	name, rest, graphql, sql string
 	more                     []string
+	prefer                   string // REST's Prefer header, if any (count=…)
 }
 
 func aggregateWorkloads(d string) []aggregateWorkload {

@@ -14,7 +14,9 @@ import (
 //   - W7, a substring search that matches nothing (every name is read unless
 //     an index answers);
 //   - W8, a page with its totalCount (the count reads every match), and
-//     W8i, the count of all items (GraphQL only: REST lists have no count);
+//     W8i, the count of all items (GraphQL's exact totalCount); W8b/W8p and
+//     W8ib/W8ip, the same counted bounded and planned (count(mode:),
+//     REST's Prefer: count=bounded|planned; on SQLite planned is bounded);
 //   - W9h, the quantity of stock by hub, and W9s, orders by status.
 //
 // Run it on a scale-1 and a scale-10 sandbox and compare the two with
@@ -31,6 +33,12 @@ func growthWorkloads(d string) []aggregateWorkload {
 	like := "lower(part_name) LIKE '%zqx%'" // SQLite runs with case-sensitive LIKE (_cslike=1)
 	if d == dialect.Postgres {
 		like = "part_name ILIKE '%zqx%'"
+	}
+	openPlanned := `SELECT count(*) FROM (SELECT id FROM orders WHERE status = 'open' LIMIT 1001) t`
+	itemsPlanned := `SELECT count(*) FROM (SELECT id FROM items LIMIT 1001) t`
+	if d == dialect.Postgres {
+		openPlanned = `EXPLAIN (FORMAT JSON) SELECT id FROM orders WHERE status = 'open'`
+		itemsPlanned = `EXPLAIN (FORMAT JSON) SELECT id FROM items`
 	}
 	return []aggregateWorkload{
 		{
@@ -49,6 +57,38 @@ func growthWorkloads(d string) []aggregateWorkload {
 			name:    "W8i-count-of-items",
 			graphql: `{ items(first: 1) { totalCount edges { node { id } } } }`,
 			sql:     `SELECT count(*) FROM items`,
+			more:    []string{`SELECT id FROM items ORDER BY id LIMIT 2`},
+		},
+		{
+			name:    "W8b-open-orders-bounded-count",
+			rest:    "/v1/orders?status=open&limit=50",
+			prefer:  "count=bounded",
+			graphql: `{ orders(first: 50, where: {status: "open"}) { count { value kind } edges { node { id number status } } } }`,
+			sql:     `SELECT count(*) FROM (SELECT id FROM orders WHERE status = 'open' LIMIT 1001) t`,
+			more:    []string{`SELECT id, number, status FROM orders WHERE status = 'open' ORDER BY id LIMIT 51`},
+		},
+		{
+			name:    "W8p-open-orders-planned-count",
+			rest:    "/v1/orders?status=open&limit=50",
+			prefer:  "count=planned",
+			graphql: `{ orders(first: 50, where: {status: "open"}) { count(mode: PLANNED) { value kind } edges { node { id number status } } } }`,
+			sql:     openPlanned,
+			more:    []string{`SELECT id, number, status FROM orders WHERE status = 'open' ORDER BY id LIMIT 51`},
+		},
+		{
+			name:    "W8ib-count-of-items-bounded",
+			rest:    "/v1/items?limit=1",
+			prefer:  "count=bounded",
+			graphql: `{ items(first: 1) { count { value kind } edges { node { id } } } }`,
+			sql:     `SELECT count(*) FROM (SELECT id FROM items LIMIT 1001) t`,
+			more:    []string{`SELECT id FROM items ORDER BY id LIMIT 2`},
+		},
+		{
+			name:    "W8ip-count-of-items-planned",
+			rest:    "/v1/items?limit=1",
+			prefer:  "count=planned",
+			graphql: `{ items(first: 1) { count(mode: PLANNED) { value kind } edges { node { id } } } }`,
+			sql:     itemsPlanned,
 			more:    []string{`SELECT id FROM items ORDER BY id LIMIT 2`},
 		},
 		{

@@ -25,12 +25,14 @@ func main() {
 		// entgql's templates, then ours (ent/template), which replace
 		// blocks of theirs by name: ent gives a template defined later the
 		// name's place. Ours count a page's rows only when the count is used
-		// (paginate.tmpl), read the first rows of nested connections per
+		// (paginate.tmpl), keep on each connection what count(mode:) needs
+		// (pagination.tmpl), read the first rows of nested connections per
 		// parent with pergroup.First (collection.tmpl), and read a list edge
 		// from the entity's own edge when no alias loaded it (edge.tmpl).
 		entgql.WithTemplates(append(slices.Clone(entgql.AllTemplates),
 			gen.MustParse(gen.NewTemplate("collection").Funcs(entgql.TemplateFuncs).Funcs(segmentedFuncs).ParseFiles("./ent/template/collection.tmpl")),
 			gen.MustParse(gen.NewTemplate("edge").Funcs(entgql.TemplateFuncs).ParseFiles("./ent/template/edge.tmpl")),
+			gen.MustParse(gen.NewTemplate("pagination").Funcs(entgql.TemplateFuncs).Funcs(segmentedFuncs).ParseFiles("./ent/template/pagination.tmpl")),
 			gen.MustParse(gen.NewTemplate("paginate").Funcs(entgql.TemplateFuncs).Funcs(segmentedFuncs).ParseFiles("./ent/template/paginate.tmpl")))...),
 		// After WithTemplates, which replaces the template list: placed
 		// before it, the where-input template was dropped from the list, so
@@ -38,8 +40,9 @@ func main() {
 		// schema but ignored it.
 		entgql.WithWhereInputs(true),
 		// Descriptions for the Docs explorer: type comments (schema.Comment),
-		// enum values (EnumValues) and every generated predicate.
-		entgql.WithSchemaHook(gqlcodegen.Describe),
+		// enum values (EnumValues) and every generated predicate; and each
+		// connection's count(mode:).
+		entgql.WithSchemaHook(gqlcodegen.Describe, gqlcodegen.Counts),
 	)
 	if err != nil {
 		log.Fatalf("entgql: %v", err)

@@ -16,6 +16,7 @@ import (
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
 	"logistics/ent/workflow"
+	"logistics/internal/count"
 	"logistics/internal/resourceid"
 	"strconv"
 
@@ -118,6 +119,21 @@ type EventConnection struct {
 	Edges      []*EventEdge `json:"edges"`
 	PageInfo   PageInfo     `json:"pageInfo"`
 	TotalCount int          `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *EventConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *EventConnection) build(nodes []*Event, pager *eventPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -328,6 +344,16 @@ func (_m *EventQuery) Paginate(
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
+	}
 	if !fetchRows || emptyPage {
 		return conn, nil
 	}
@@ -508,6 +534,21 @@ type HubConnection struct {
 	Edges      []*HubEdge `json:"edges"`
 	PageInfo   PageInfo   `json:"pageInfo"`
 	TotalCount int        `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *HubConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *HubConnection) build(nodes []*Hub, pager *hubPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -717,6 +758,16 @@ func (_m *HubQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -952,6 +1003,21 @@ type ItemConnection struct {
 	Edges      []*ItemEdge `json:"edges"`
 	PageInfo   PageInfo    `json:"pageInfo"`
 	TotalCount int         `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *ItemConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *ItemConnection) build(nodes []*Item, pager *itemPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -1161,6 +1227,16 @@ func (_m *ItemQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -1422,6 +1498,21 @@ type OrderConnection struct {
 	Edges      []*OrderEdge `json:"edges"`
 	PageInfo   PageInfo     `json:"pageInfo"`
 	TotalCount int          `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *OrderConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *OrderConnection) build(nodes []*Order, pager *orderPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -1631,6 +1722,16 @@ func (_m *OrderQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -1910,6 +2011,21 @@ type OrderEventConnection struct {
 	Edges      []*OrderEventEdge `json:"edges"`
 	PageInfo   PageInfo          `json:"pageInfo"`
 	TotalCount int               `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *OrderEventConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *OrderEventConnection) build(nodes []*OrderEvent, pager *ordereventPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -2119,6 +2235,16 @@ func (_m *OrderEventQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -2336,6 +2462,21 @@ type OrderLineConnection struct {
 	Edges      []*OrderLineEdge `json:"edges"`
 	PageInfo   PageInfo         `json:"pageInfo"`
 	TotalCount int              `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *OrderLineConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *OrderLineConnection) build(nodes []*OrderLine, pager *orderlinePager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -2546,6 +2687,16 @@ func (_m *OrderLineQuery) Paginate(
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
+	}
 	if !fetchRows || emptyPage {
 		return conn, nil
 	}
@@ -2744,6 +2895,21 @@ type PartConnection struct {
 	Edges      []*PartEdge `json:"edges"`
 	PageInfo   PageInfo    `json:"pageInfo"`
 	TotalCount int         `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *PartConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *PartConnection) build(nodes []*Part, pager *partPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -2953,6 +3119,16 @@ func (_m *PartQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -3170,6 +3346,21 @@ type TrackingEntryConnection struct {
 	Edges      []*TrackingEntryEdge `json:"edges"`
 	PageInfo   PageInfo             `json:"pageInfo"`
 	TotalCount int                  `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *TrackingEntryConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *TrackingEntryConnection) build(nodes []*TrackingEntry, pager *trackingentryPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -3379,6 +3570,16 @@ func (_m *TrackingEntryQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil
@@ -3640,6 +3841,21 @@ type WorkflowConnection struct {
 	Edges      []*WorkflowEdge `json:"edges"`
 	PageInfo   PageInfo        `json:"pageInfo"`
 	TotalCount int             `json:"totalCount"`
+	counter    func(context.Context, count.Mode) (count.Count, error)
+}
+
+// Count answers count(mode:): the connection's matches counted as mode
+// asks (internal/count). Only a connection Paginate answered has them; a
+// nested one answers count.ErrNested.
+func (c *WorkflowConnection) Count(ctx context.Context, mode count.Mode) (*count.Count, error) {
+	if c.counter == nil {
+		return nil, count.ErrNested
+	}
+	n, err := c.counter(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 func (c *WorkflowConnection) build(nodes []*Workflow, pager *workflowPager, after *Cursor, first *int, before *Cursor, last *int) {
@@ -3849,6 +4065,16 @@ func (_m *WorkflowQuery) Paginate(
 		}
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+	}
+	if pc := pageCounterOf(ctx); countSelected(ctx) && (!countDisabled(ctx) || pc != nil) {
+		counted := _m.Clone()
+		counted.ctx.Fields = nil
+		conn.counter = func(ctx context.Context, mode count.Mode) (count.Count, error) {
+			return pageCount(ctx, counted.Clone(), counted.driver, mode)
+		}
+		if pc != nil {
+			pc.counter = conn.counter
+		}
 	}
 	if !fetchRows || emptyPage {
 		return conn, nil

@@ -2,7 +2,84 @@
 
 package ent
 
-import "context"
+import (
+	"context"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/99designs/gqlgen/graphql"
+
+	"logistics/internal/count"
+)
+
+// countField is the connection field whose mode argument picks a count
+// (count(mode: BOUNDED)): Paginate keeps what it needs only when selected.
+const countField = "count"
+
+// countSelected tells whether the connection's selection has count, under
+// any alias (collectedField matches aliases only); outside GraphQL, true.
+func countSelected(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return true
+	}
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, nil) {
+		if f.Name == countField {
+			return true
+		}
+	}
+	return false
+}
+
+type pageCounterKey struct{}
+
+// PageCounter counts the list of the page that Paginate read in its
+// context: REST's Prefer: count=…, which reads its page through Paginate
+// with WithoutCount.
+type PageCounter struct {
+	counter func(context.Context, count.Mode) (count.Count, error)
+}
+
+// WithPageCounter returns a context in which Paginate leaves in pc what
+// counting its list (without the page's cursor) needs.
+func WithPageCounter(ctx context.Context) (context.Context, *PageCounter) {
+	pc := &PageCounter{}
+	return context.WithValue(ctx, pageCounterKey{}, pc), pc
+}
+
+func pageCounterOf(ctx context.Context) *PageCounter {
+	pc, _ := ctx.Value(pageCounterKey{}).(*PageCounter)
+	return pc
+}
+
+// Count counts the list as mode asks; ok is false when no page was read.
+func (pc *PageCounter) Count(ctx context.Context, mode count.Mode) (n count.Count, ok bool, err error) {
+	if pc.counter == nil {
+		return count.Count{}, false, nil
+	}
+	n, err = pc.counter(ctx, mode)
+	return n, true, err
+}
+
+// countable is every query: what pageCount needs of it.
+type countable interface {
+	Count(context.Context) (int, error)
+	prepareQuery(context.Context) error
+	sqlQuery(context.Context) *sql.Selector
+}
+
+// pageCount counts q's rows as mode asks: an exact count as totalCount
+// does (the query's Count), any other through internal/count.
+func pageCount(ctx context.Context, q countable, drv dialect.Driver, mode count.Mode) (count.Count, error) {
+	if mode == count.Exact {
+		n, err := q.Count(ctx)
+		return count.Count{Value: n, Mode: count.Exact}, err
+	}
+	if err := q.prepareQuery(ctx); err != nil {
+		return count.Count{}, err
+	}
+	return count.Cheap(ctx, drv, q.sqlQuery(ctx), "id", mode)
+}
 
 type withoutCountKey struct{}
 

@@ -26,7 +26,8 @@ import (
 //     expanded at every spread and nothing merged: an alias, a repeated field
 //     and a field selected again through a fragment each cost again;
 //   - every field's weight is 1, scalars and enums included (@cost(weight: 1)
-//     on those fields; objects, interfaces and unions weigh 1 by default);
+//     on those fields; objects, interfaces and unions weigh 1 by default),
+//     except a connection's totalCount, an exact count: ExactCountWeight;
 //     __typename costs nothing (it is no field of the schema);
 //   - n is 1 for a field that is not a list, and for a list the most
 //     elements it can have (listRuleFor, @listSize):
@@ -292,7 +293,22 @@ func (w *costWalk) field(f *ast.Field, sized *sizing, aggregate bool, chain int)
 	if sized != nil && rule.kind != notList && slices.Contains(sized.names, f.Name) {
 		n = sized.n
 	}
-	return satMul(n, satAdd(1, w.set(f.SelectionSet, inner, false, 0)))
+	return satMul(n, satAdd(weightOf(f.ObjectDefinition, f.Definition), w.set(f.SelectionSet, inner, false, 0)))
+}
+
+// ExactCountWeight is the weight of a connection's totalCount: an exact
+// count reads every match, at scale 10 a COUNT over 2 million items, so it
+// weighs what a default page of rows does (DefaultPageSize). count(mode:),
+// which reads at most internal/count.Cap+1 rows or none, weighs 1 as every
+// other field does (docs/design/0024-count-modes.md).
+const ExactCountWeight = DefaultPageSize
+
+// weightOf is the weight of field def of type parent (the SDL's @cost).
+func weightOf(parent *ast.Definition, def *ast.FieldDefinition) int {
+	if def != nil && def.Name == "totalCount" && parent != nil && isConnectionType(parent.Name) {
+		return ExactCountWeight
+	}
+	return 1
 }
 
 // isIntrospection tells the fields the SDL does not have: __schema,

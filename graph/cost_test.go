@@ -150,8 +150,8 @@ func TestCostReported(t *testing.T) {
 	costFixture(t, srv, 3)
 	gqlgen := srv.Twin(t, func(c *app.Config) { c.NoFastPath = true })
 
-	// hubs: 1 × (1 + totalCount 1 + edges 2 × (1 + node (1 + code 1 + name 1)))
-	// = 1 + 1 + 2 × 4 = 10; orders: 1 + edges 50 × (1 + node (1 + lines 100 × (1 + id 1 + part (1 + sku 1))))
+	// hubs: 1 × (1 + totalCount 50 + edges 2 × (1 + node (1 + code 1 + name 1)))
+	// = 1 + 50 + 2 × 4 = 59; orders: 1 + edges 50 × (1 + node (1 + lines 100 × (1 + id 1 + part (1 + sku 1))))
 	// = 1 + 50 × (1 + 1 + 100 × 4) = 20,101. Repeated and aliased fields count again.
 	q := `{ hubs(first: 2) { totalCount edges { node { code name } } }
   orders { edges { node { lines { id part { sku } } } } } }`
@@ -166,15 +166,15 @@ func TestCostReported(t *testing.T) {
 		}
 		// Actual: hubs 1 + totalCount 1 + edges 1 + 2 × (node, code, name)
 		// = 9; orders 1 + edges 1 + 3 × (node 1 + lines 1 + 2 × (id 1 + part 1 + sku 1)) = 26.
-		if c.Requested != 10+20_101 || *c.Actual != 9+26 || c.Limit != 60_000 {
-			t.Errorf("cost %d/%d/%d, want requested 20111, actual 35, limit 60000: %s", c.Requested, *c.Actual, c.Limit, r.raw)
+		if c.Requested != 59+20_101 || *c.Actual != 9+26 || c.Limit != 60_000 {
+			t.Errorf("cost %d/%d/%d, want requested 20160, actual 35, limit 60000: %s", c.Requested, *c.Actual, c.Limit, r.raw)
 		}
 	}
 	// Every response carries it, a variable page size included.
-	// a: 1 + totalCount 1 + edges 7 × (1 + cursor 1); b: 1 + totalCount 1 + 1.
+	// a: 1 + totalCount 50 + edges 7 × (1 + cursor 1); b: 1 + totalCount 50 + 50.
 	// Resolved: a: hubs, totalCount, edges and 2 cursors; b: hubs, totalCount.
 	r := postGQL(t, srv, `query($n: Int) { a: hubs(first: $n) { totalCount edges { cursor } } b: hubs(first: $n) { totalCount totalCount } }`, map[string]any{"n": 7})
-	if c := r.Extensions.Cost; c == nil || c.Requested != (2+7*2)+3 || *c.Actual != 5+2 {
+	if c := r.Extensions.Cost; c == nil || c.Requested != (51+7*2)+101 || *c.Actual != 5+2 {
 		t.Errorf("aliases and repeats: %s", r.raw)
 	}
 }
@@ -585,8 +585,9 @@ func TestAggregateCost(t *testing.T) {
 		{`{ orderAggregate(groupBy: [STATUS, PRIORITY], first: 10) { count keys { status } } }`, 40, 4},
 		// first not given: 100 groups at most; one group: 1 + 1 × (count 1 + sum (1 + quantity 1)).
 		{`{ itemAggregate { count sum { quantity } } }`, 100 * 4, 4},
-		// items(first: 2): 1 + totalCount 1 + aggregate (1 + count 1) = 4, all resolved.
-		{`{ items(first: 2) { totalCount aggregate { count } } }`, 4, 4},
+		// items(first: 2): 1 + totalCount 50 (an exact count) + aggregate (1 + count 1) = 53;
+		// 4 fields resolved.
+		{`{ items(first: 2) { totalCount aggregate { count } } }`, 53, 4},
 	} {
 		r := postGQL(t, srv, tc.q, nil)
 		if r.status != 200 || len(r.Errors) > 0 || r.Extensions.Cost == nil {

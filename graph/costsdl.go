@@ -29,7 +29,7 @@ var gqlgenOnly = map[string]bool{"goField": true, "goModel": true, "aggregate": 
 // SDL is the schema as served (GET /graphql/schema.graphql): every type of
 // graph/schema with the cost model declared in IBM cost directives —
 // @cost(weight: 1) on every field of a scalar or enum type (objects weigh 1
-// by default) and @listSize on every list and connection field, both from
+// by default; a connection's totalCount ExactCountWeight) and @listSize on every list and connection field, both from
 // listRuleFor, the table the server prices operations with. maxList is
 // Options.MaxListLength (the length of a plain list of objects).
 func SDL(maxList int) string {
@@ -57,7 +57,7 @@ func SDL(maxList int) string {
 				continue
 			}
 			if t := s.Types[f.Type.Name()]; t != nil && (t.Kind == ast.Scalar || t.Kind == ast.Enum) {
-				f.Directives = append(f.Directives, directive("cost", arg("weight", intValue(1))))
+				f.Directives = append(f.Directives, directive("cost", arg("weight", intValue(weightOf(d, f)))))
 			}
 			if dir := listSizeDirective(listRuleFor(s, d, f, maxList)); dir != nil {
 				f.Directives = append(f.Directives, dir)

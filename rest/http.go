@@ -405,6 +405,10 @@ type listJSON struct {
 	Data       []any   `json:"data"`
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
+	// With Prefer: count=… (countpref.go): the list's matches, and what
+	// kind of number that is (exact, at_least, estimate).
+	TotalCount     *int   `json:"total_count,omitempty"`
+	TotalCountKind string `json:"total_count_kind,omitempty"`
 }
 
 // encodeCursor is the next_cursor of a page that ends at c, in the order

@@ -146,6 +146,10 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 			s := randomString(r)
 			l.NextCursor = &s
 		}
+		if r.IntN(2) == 0 { // Prefer: count=…
+			n := r.IntN(3000)
+			l.TotalCount, l.TotalCountKind = &n, []string{"exact", "at_least", "estimate"}[r.IntN(3)]
+		}
 		sameAsEncodingJSON(t, l)
 	}
 }

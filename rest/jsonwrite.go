@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 
 	"logistics/internal/view"
@@ -33,6 +34,12 @@ func appendList(b []byte, l listJSON) ([]byte, bool) {
 	b = view.AppendBool(b, l.HasMore)
 	b = append(b, `,"next_cursor":`...)
 	b = view.AppendStringOrNull(b, l.NextCursor)
+	if l.TotalCount != nil {
+		b = append(b, `,"total_count":`...)
+		b = strconv.AppendInt(b, int64(*l.TotalCount), 10)
+		b = append(b, `,"total_count_kind":`...)
+		b = strconv.AppendQuote(b, l.TotalCountKind) // exact, at_least, estimate: nothing to escape
+	}
 	return append(b, '}'), true
 }
 

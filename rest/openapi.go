@@ -70,6 +70,11 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeOf(trackingentry.Status("")): {"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"},
 }
 
+// preferCountParam documents Prefer: count=… on the lists that count
+// (countpref.go).
+var preferCountParam = obj{"name": "Prefer", "in": "header", "schema": obj{"type": "string", "maxLength": maxPreferBytes},
+	"description": "count=exact (every match), count=bounded (exactly up to 1,000, then at_least 1,000), count=planned (PostgreSQL's planner estimate; SQLite: bounded) or count=estimated (exact up to 1,000, then the planner's estimate; SQLite: bounded), as PostgREST spells them: the answer adds total_count and total_count_kind, and Preference-Applied names the count that ran. Without it nothing is counted. Another count value is 400 invalid_count; other preferences are ignored. docs/rest.md#counts."}
+
 // idempotencyKeyParam documents Idempotency-Key on the POSTs that honour it
 // (rest.Mount: every JSON POST but the ones answering a secret).
 var idempotencyKeyParam = obj{"name": "Idempotency-Key", "in": "header", "schema": obj{"type": "string", "maxLength": 255},
@@ -267,15 +272,21 @@ func operation(rt route) obj {
 			"next_cursor": obj{"type": []string{"string", "null"}, "description": "Pass as cursor to get the next page; null on the last page."},
 		}
 		required := []string{"data", "has_more", "next_cursor"}
+		headers := obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}}
 		if rt.doc.table == filter.EventTable {
 			params = append(params, eventLogParams()...)
 			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
+		} else {
+			params = append(params, preferCountParam)
+			props["total_count"] = obj{"type": "integer", "description": "With Prefer: count=…: the list's matches (the whole list, not what follows the cursor), as total_count_kind says."}
+			props["total_count_kind"] = obj{"type": "string", "enum": []string{"exact", "at_least", "estimate"}, "description": "With Prefer: count=…: exact, at_least (a bounded count that reached 1,000) or estimate (PostgreSQL's planner)."}
+			headers["Preference-Applied"] = obj{"description": "With Prefer: count=…: the count that ran (count=exact|bounded|planned|estimated; on SQLite planned and estimated run as bounded).", "schema": obj{"type": "string"}}
 		}
 		desc, _ := op["description"].(string)
 		op["description"] = strings.TrimSpace(desc + " Every row as CSV or NDJSON: GET " + rt.path + "/export.")
 		op["responses"] = merge(obj{"200": obj{
 			"description": "A page of " + rt.doc.table.Resource + ".",
-			"headers":     obj{"X-Ignored-Filters": obj{"$ref": "#/components/headers/IgnoredFilters"}},
+			"headers":     headers,
 			"content":     jsonContent(obj{"type": "object", "required": required, "properties": props}),
 		}}, errs("400", "404", "406"))
 	case opExport:

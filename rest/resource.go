@@ -119,8 +119,19 @@ func (rs *resource[T, W, J, In]) list(d Deps) http.Handler {
 		if err != nil {
 			return err
 		}
-		// REST pages never need a row count: has_more comes from one row more.
-		r = r.WithContext(ent.WithoutCount(r.Context()))
+		// A page needs no row count (has_more comes from one row more)
+		// unless the client prefers one: then Paginate leaves pc what
+		// counting the list needs.
+		mode, counted, err := preferredCount(r)
+		if err != nil {
+			return err
+		}
+		ctx := ent.WithoutCount(r.Context())
+		var pc *ent.PageCounter
+		if counted && f == export.JSON {
+			ctx, pc = ent.WithPageCounter(ctx)
+		}
+		r = r.WithContext(ctx)
 		q, err := rs.readList(w, r, r.URL.RawQuery, f)
 		if err != nil {
 			return err
@@ -131,6 +142,12 @@ func (rs *resource[T, W, J, In]) list(d Deps) http.Handler {
 		out, release, err := rs.pageJSON(r, q)
 		if err != nil {
 			return err
+		}
+		if pc != nil {
+			if err := countList(w, r, pc, mode, &out); err != nil {
+				release()
+				return err
+			}
 		}
 		WriteJSON(w, http.StatusOK, out)
 		release()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"logistics/ent"
 	"logistics/graph/model"
+	"logistics/internal/count"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/workflowdef"
@@ -651,6 +652,32 @@ func (ec *executionContext) fast_ApiToken(ctx context.Context, sel ast.Selection
 	return true
 }
 
+func (ec *executionContext) fast_Count(ctx context.Context, sel ast.SelectionSet, obj *count.Count, w *fastWriter) bool {
+	fields := w.collect(ec.OperationContext, sel, countImplementors)
+	w.b.WriteByte('{')
+	for i, field := range fields {
+		if field.IsDeferred() {
+			return false
+		}
+		if field.Name != "__typename" { // gqlgen resolves it without field middleware
+			w.fields++
+		}
+		w.key(i == 0, field.Alias)
+		switch field.Name {
+		case "__typename":
+			w.b.WriteString(`"Count"`)
+		case "value":
+			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.Value), 10))
+		case "kind":
+			obj.Kind.MarshalGQL(&w.b)
+		default:
+			return false
+		}
+	}
+	w.b.WriteByte('}')
+	return true
+}
+
 func (ec *executionContext) fast_Event(ctx context.Context, sel ast.SelectionSet, obj *ent.Event, w *fastWriter) bool {
 	fields := w.collect(ec.OperationContext, sel, eventImplementors)
 	w.b.WriteByte('{')
@@ -745,6 +772,29 @@ func (ec *executionContext) fast_EventConnection(ctx context.Context, sel ast.Se
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_EventConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -943,6 +993,29 @@ func (ec *executionContext) fast_HubConnection(ctx context.Context, sel ast.Sele
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_HubConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1124,6 +1197,29 @@ func (ec *executionContext) fast_ItemConnection(ctx context.Context, sel ast.Sel
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_ItemConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1384,6 +1480,29 @@ func (ec *executionContext) fast_OrderConnection(ctx context.Context, sel ast.Se
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1525,6 +1644,29 @@ func (ec *executionContext) fast_OrderEventConnection(ctx context.Context, sel a
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderEventConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1682,6 +1824,29 @@ func (ec *executionContext) fast_OrderLineConnection(ctx context.Context, sel as
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_OrderLineConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -1877,6 +2042,29 @@ func (ec *executionContext) fast_PartConnection(ctx context.Context, sel ast.Sel
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_PartConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -2044,6 +2232,31 @@ func (ec *executionContext) fast_TrackingEntryConnection(ctx context.Context, se
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) {
+					return ec.fieldContext_TrackingEntryConnection_count(ctx, field)
+				})
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -2234,6 +2447,29 @@ func (ec *executionContext) fast_WorkflowConnection(ctx context.Context, sel ast
 			}
 		case "totalCount":
 			w.b.Write(strconv.AppendInt(w.scratch[:0], int64(obj.TotalCount), 10))
+		case "count":
+			if !func() bool {
+				fc, err := w.fieldContext(field, func() (*graphql.FieldContext, error) { return ec.fieldContext_WorkflowConnection_count(ctx, field) })
+				if err != nil {
+					return false
+				}
+				if !w.allow(ctx, "Count") {
+					return false
+				}
+				if !w.allowArgs(ctx, fc) {
+					return false
+				}
+				ctx := w.withField(ctx, fc)
+				v, err := func(ctx context.Context) (*count.Count, error) {
+					return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+				}(ctx)
+				if err != nil {
+					return false
+				}
+				return ec.fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, field.Selections, v, w)
+			}() {
+				return false
+			}
 		default:
 			return false
 		}
@@ -2545,6 +2781,14 @@ func (ec *executionContext) fastmarshalOAccount2ᚖlogisticsᚋgraphᚋmodelᚐA
 		return true
 	}
 	return ec.fast_Account(ctx, sel, v, w)
+}
+
+func (ec *executionContext) fastmarshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx context.Context, sel ast.SelectionSet, v *count.Count, w *fastWriter) bool {
+	if v == nil {
+		w.b.WriteString("null")
+		return true
+	}
+	return ec.fast_Count(ctx, sel, v, w)
 }
 
 func (ec *executionContext) fastmarshalOEvent2ᚖlogisticsᚋentᚐEvent(ctx context.Context, sel ast.SelectionSet, v *ent.Event, w *fastWriter) bool {

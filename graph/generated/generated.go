@@ -16,6 +16,7 @@ import (
 	"logistics/ent/trackingentry"
 	"logistics/ent/webhookdelivery"
 	"logistics/graph/model"
+	"logistics/internal/count"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/sandbox"
@@ -85,6 +86,11 @@ type ComplexityRoot struct {
 		Scopes      func(childComplexity int) int
 	}
 
+	Count struct {
+		Kind  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	CreatedApiToken struct {
 		Secret func(childComplexity int) int
 		Token  func(childComplexity int) int
@@ -104,6 +110,7 @@ type ComplexityRoot struct {
 
 	EventConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -161,6 +168,7 @@ type ComplexityRoot struct {
 
 	HubConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -218,6 +226,7 @@ type ComplexityRoot struct {
 
 	ItemConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -334,6 +343,7 @@ type ComplexityRoot struct {
 
 	OrderConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -359,6 +369,7 @@ type ComplexityRoot struct {
 
 	OrderEventConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -430,6 +441,7 @@ type ComplexityRoot struct {
 
 	OrderLineConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -499,6 +511,7 @@ type ComplexityRoot struct {
 
 	PartConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -619,6 +632,7 @@ type ComplexityRoot struct {
 
 	TrackingEntryConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -751,6 +765,7 @@ type ComplexityRoot struct {
 
 	WorkflowConnection struct {
 		Aggregate  func(childComplexity int) int
+		Count      func(childComplexity int, mode count.Mode) int
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -1023,6 +1038,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ApiToken.Scopes(childComplexity), true
 
+	case "Count.kind":
+		if e.ComplexityRoot.Count.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Count.Kind(childComplexity), true
+	case "Count.value":
+		if e.ComplexityRoot.Count.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Count.Value(childComplexity), true
+
 	case "CreatedApiToken.secret":
 		if e.ComplexityRoot.CreatedApiToken.Secret == nil {
 			break
@@ -1097,6 +1125,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventConnection.Aggregate(childComplexity), true
+	case "EventConnection.count":
+		if e.ComplexityRoot.EventConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_EventConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.EventConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "EventConnection.edges":
 		if e.ComplexityRoot.EventConnection.Edges == nil {
 			break
@@ -1335,6 +1374,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HubConnection.Aggregate(childComplexity), true
+	case "HubConnection.count":
+		if e.ComplexityRoot.HubConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_HubConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.HubConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "HubConnection.edges":
 		if e.ComplexityRoot.HubConnection.Edges == nil {
 			break
@@ -1558,6 +1608,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ItemConnection.Aggregate(childComplexity), true
+	case "ItemConnection.count":
+		if e.ComplexityRoot.ItemConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_ItemConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ItemConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "ItemConnection.edges":
 		if e.ComplexityRoot.ItemConnection.Edges == nil {
 			break
@@ -2266,6 +2327,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OrderConnection.Aggregate(childComplexity), true
+	case "OrderConnection.count":
+		if e.ComplexityRoot.OrderConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_OrderConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OrderConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "OrderConnection.edges":
 		if e.ComplexityRoot.OrderConnection.Edges == nil {
 			break
@@ -2365,6 +2437,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OrderEventConnection.Aggregate(childComplexity), true
+	case "OrderEventConnection.count":
+		if e.ComplexityRoot.OrderEventConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_OrderEventConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OrderEventConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "OrderEventConnection.edges":
 		if e.ComplexityRoot.OrderEventConnection.Edges == nil {
 			break
@@ -2638,6 +2721,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OrderLineConnection.Aggregate(childComplexity), true
+	case "OrderLineConnection.count":
+		if e.ComplexityRoot.OrderLineConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_OrderLineConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OrderLineConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "OrderLineConnection.edges":
 		if e.ComplexityRoot.OrderLineConnection.Edges == nil {
 			break
@@ -2904,6 +2998,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PartConnection.Aggregate(childComplexity), true
+	case "PartConnection.count":
+		if e.ComplexityRoot.PartConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_PartConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.PartConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "PartConnection.edges":
 		if e.ComplexityRoot.PartConnection.Edges == nil {
 			break
@@ -3539,6 +3644,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TrackingEntryConnection.Aggregate(childComplexity), true
+	case "TrackingEntryConnection.count":
+		if e.ComplexityRoot.TrackingEntryConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_TrackingEntryConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.TrackingEntryConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "TrackingEntryConnection.edges":
 		if e.ComplexityRoot.TrackingEntryConnection.Edges == nil {
 			break
@@ -4103,6 +4219,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkflowConnection.Aggregate(childComplexity), true
+	case "WorkflowConnection.count":
+		if e.ComplexityRoot.WorkflowConnection.Count == nil {
+			break
+		}
+
+		args, err := ec.field_WorkflowConnection_count_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.WorkflowConnection.Count(childComplexity, args["mode"].(count.Mode)), true
 	case "WorkflowConnection.edges":
 		if e.ComplexityRoot.WorkflowConnection.Edges == nil {
 			break
@@ -5761,6 +5888,34 @@ extend type Mutation {
   revokeApiToken("The key's id (tok_…)." id: ID!): ApiToken!
 }
 `, BuiltIn: false},
+	{Name: "../schema/count.graphqls", Input: `"How count(mode:) counts a connection's matches (docs/graphql.md#counts). totalCount is the exact count."
+enum CountMode {
+  "Exactly up to 1,000 matches, then AT_LEAST 1,000: reads at most 1,001 rows."
+  BOUNDED
+  "PostgreSQL's planner estimate (EXPLAIN's row estimate), reading no rows: ESTIMATE. On SQLite, which has none: BOUNDED."
+  PLANNED
+  "Exactly up to 1,000 matches; beyond, the planner's estimate (never under 1,000) as ESTIMATE. On SQLite: BOUNDED."
+  ESTIMATED
+}
+
+"What a Count's value is."
+enum CountKind {
+  "The number of matches."
+  EXACT
+  "A lower bound: there are at least this many matches (a bounded count that reached its cap)."
+  AT_LEAST
+  "The planner's estimate: it may be off either way."
+  ESTIMATE
+}
+
+"A connection's matches, counted as count(mode:) asked."
+type Count {
+  "The number, a lower bound or an estimate, as kind says."
+  value: Int!
+  "What value is."
+  kind: CountKind!
+}
+`, BuiltIn: false},
 	{Name: "../schema/documents.graphqls", Input: `# Trusted documents (internal/documents): the same code as REST
 # /v1/trusted-documents, the CLI and the console. Per environment. Clients
 # send a trusted document by its hash alone (extensions.persistedQuery or
@@ -6142,6 +6297,15 @@ type EventConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -6682,6 +6846,15 @@ type HubConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -7445,6 +7618,15 @@ type ItemConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -8128,6 +8310,15 @@ type OrderConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 Possible directions in which to order a list of items when provided an ` + "`" + `orderBy` + "`" + ` argument.
@@ -8216,6 +8407,15 @@ type OrderEventConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -8750,6 +8950,15 @@ type OrderLineConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -10100,6 +10309,15 @@ type PartConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -10940,6 +11158,15 @@ type TrackingEntryConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -11851,6 +12078,15 @@ type WorkflowConnection {
   Identifies the total count of items in the connection.
   """
   totalCount: Int!
+  """
+  The matches counted as mode asks, cheaper than totalCount (which counts every match): BOUNDED counts up to 1,000, PLANNED asks PostgreSQL's planner, ESTIMATED counts up to 1,000 and then asks the planner. kind says what value is. Root connections only: a nested one answers null with the error count_unavailable.
+  """
+  count(
+    """
+    How to count (default BOUNDED).
+    """
+    mode: CountMode! = BOUNDED
+  ): Count
 }
 """
 An edge in a connection.
@@ -12657,6 +12893,16 @@ func (ec *executionContext) childFields_ApiToken(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
 }
 
+func (ec *executionContext) childFields_Count(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_Count_value(ctx, field)
+	case "kind":
+		return ec.fieldContext_Count_kind(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Count", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "token":
@@ -12699,6 +12945,8 @@ func (ec *executionContext) childFields_EventConnection(ctx context.Context, fie
 		return ec.fieldContext_EventConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_EventConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_EventConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_EventConnection_aggregate(ctx, field)
 	}
@@ -12813,6 +13061,8 @@ func (ec *executionContext) childFields_HubConnection(ctx context.Context, field
 		return ec.fieldContext_HubConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_HubConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_HubConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_HubConnection_aggregate(ctx, field)
 	}
@@ -12927,6 +13177,8 @@ func (ec *executionContext) childFields_ItemConnection(ctx context.Context, fiel
 		return ec.fieldContext_ItemConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_ItemConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_ItemConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_ItemConnection_aggregate(ctx, field)
 	}
@@ -13085,6 +13337,8 @@ func (ec *executionContext) childFields_OrderConnection(ctx context.Context, fie
 		return ec.fieldContext_OrderConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_OrderConnection_aggregate(ctx, field)
 	}
@@ -13135,6 +13389,8 @@ func (ec *executionContext) childFields_OrderEventConnection(ctx context.Context
 		return ec.fieldContext_OrderEventConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderEventConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderEventConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_OrderEventConnection_aggregate(ctx, field)
 	}
@@ -13277,6 +13533,8 @@ func (ec *executionContext) childFields_OrderLineConnection(ctx context.Context,
 		return ec.fieldContext_OrderLineConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_OrderLineConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_OrderLineConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_OrderLineConnection_aggregate(ctx, field)
 	}
@@ -13415,6 +13673,8 @@ func (ec *executionContext) childFields_PartConnection(ctx context.Context, fiel
 		return ec.fieldContext_PartConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_PartConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_PartConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_PartConnection_aggregate(ctx, field)
 	}
@@ -13577,6 +13837,8 @@ func (ec *executionContext) childFields_TrackingEntryConnection(ctx context.Cont
 		return ec.fieldContext_TrackingEntryConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_TrackingEntryConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_TrackingEntryConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_TrackingEntryConnection_aggregate(ctx, field)
 	}
@@ -13841,6 +14103,8 @@ func (ec *executionContext) childFields_WorkflowConnection(ctx context.Context, 
 		return ec.fieldContext_WorkflowConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_WorkflowConnection_totalCount(ctx, field)
+	case "count":
+		return ec.fieldContext_WorkflowConnection_count(ctx, field)
 	case "aggregate":
 		return ec.fieldContext_WorkflowConnection_aggregate(ctx, field)
 	}
@@ -14067,6 +14331,34 @@ func (ec *executionContext) dir_hasScope_args(ctx context.Context, rawArgs map[s
 	return args, nil
 }
 
+func (ec *executionContext) field_EventConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_HubConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Hub_items_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14226,6 +14518,20 @@ func (ec *executionContext) field_Hub_trackingEntries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_ItemConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
 	return args, nil
 }
 
@@ -14861,6 +15167,48 @@ func (ec *executionContext) field_Mutation_updateWebhookEndpoint_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_OrderConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OrderEventConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OrderLineConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Order_trackingEntries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14912,6 +15260,20 @@ func (ec *executionContext) field_Order_trackingEntries_args(ctx context.Context
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_PartConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
 	return args, nil
 }
 
@@ -16209,6 +16571,20 @@ func (ec *executionContext) field_Subscription_trackingEntryAdded_args(ctx conte
 	return args, nil
 }
 
+func (ec *executionContext) field_TrackingEntryConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_WebhookEndpoint_deliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -16228,6 +16604,20 @@ func (ec *executionContext) field_WebhookEndpoint_deliveries_args(ctx context.Co
 		return nil, err
 	}
 	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_WorkflowConnection_count_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "mode",
+		func(ctx context.Context, v any) (count.Mode, error) {
+			return ec.unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mode"] = arg0
 	return args, nil
 }
 
@@ -16621,6 +17011,52 @@ func (ec *executionContext) fieldContext_ApiToken_revokedAt(_ context.Context, f
 	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Count_value(ctx context.Context, field graphql.CollectedField, obj *count.Count) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Count_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Count_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Count", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Count_kind(ctx context.Context, field graphql.CollectedField, obj *count.Count) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Count_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v count.Kind) graphql.Marshaler {
+			return ec.marshalNCountKind2logisticsᚋinternalᚋcountᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Count_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Count", field, false, false, errors.New("field of type CountKind does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedApiToken_token(ctx context.Context, field graphql.CollectedField, obj *model.CreatedAPIToken) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16968,6 +17404,50 @@ func (ec *executionContext) _EventConnection_totalCount(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_EventConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _EventConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EventConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EventConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EventConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_EventConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _EventConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.EventConnection) (ret graphql.Marshaler) {
@@ -17942,6 +18422,50 @@ func (ec *executionContext) fieldContext_HubConnection_totalCount(_ context.Cont
 	return graphql.NewScalarFieldContext("HubConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _HubConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.HubConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HubConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_HubConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "HubConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_HubConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _HubConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.HubConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18849,6 +19373,50 @@ func (ec *executionContext) _ItemConnection_totalCount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ItemConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ItemConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ItemConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.ItemConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ItemConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ItemConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.ItemConnection) (ret graphql.Marshaler) {
@@ -22329,6 +22897,50 @@ func (ec *executionContext) fieldContext_OrderConnection_totalCount(_ context.Co
 	return graphql.NewScalarFieldContext("OrderConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OrderConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.OrderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OrderConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22740,6 +23352,50 @@ func (ec *executionContext) _OrderEventConnection_totalCount(ctx context.Context
 }
 func (ec *executionContext) fieldContext_OrderEventConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("OrderEventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OrderEventConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.OrderEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderEventConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderEventConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderEventConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OrderEventConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _OrderEventConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderEventConnection) (ret graphql.Marshaler) {
@@ -23889,6 +24545,50 @@ func (ec *executionContext) fieldContext_OrderLineConnection_totalCount(_ contex
 	return graphql.NewScalarFieldContext("OrderLineConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OrderLineConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.OrderLineConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrderLineConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OrderLineConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrderLineConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OrderLineConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrderLineConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.OrderLineConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24982,6 +25682,50 @@ func (ec *executionContext) _PartConnection_totalCount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_PartConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PartConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PartConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.PartConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PartConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PartConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PartConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_PartConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _PartConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.PartConnection) (ret graphql.Marshaler) {
@@ -27796,6 +28540,50 @@ func (ec *executionContext) fieldContext_TrackingEntryConnection_totalCount(_ co
 	return graphql.NewScalarFieldContext("TrackingEntryConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _TrackingEntryConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.TrackingEntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrackingEntryConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrackingEntryConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrackingEntryConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_TrackingEntryConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TrackingEntryConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.TrackingEntryConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30041,6 +30829,50 @@ func (ec *executionContext) _WorkflowConnection_totalCount(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_WorkflowConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WorkflowConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WorkflowConnection_count(ctx context.Context, field graphql.CollectedField, obj *ent.WorkflowConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkflowConnection_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Count(ctx, fc.Args["mode"].(count.Mode))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *count.Count) graphql.Marshaler {
+			return ec.marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WorkflowConnection_count(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkflowConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Count(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_WorkflowConnection_count_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _WorkflowConnection_aggregate(ctx context.Context, field graphql.CollectedField, obj *ent.WorkflowConnection) (ret graphql.Marshaler) {
@@ -41821,6 +42653,49 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var countImplementors = []string{"Count"}
+
+func (ec *executionContext) _Count(ctx context.Context, sel ast.SelectionSet, obj *count.Count) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, countImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Count")
+		case "value":
+			out.Values[i] = ec._Count_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Count_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createdApiTokenImplementors = []string{"CreatedApiToken"}
 
 func (ec *executionContext) _CreatedApiToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedAPIToken) graphql.Marshaler {
@@ -41967,6 +42842,11 @@ func (ec *executionContext) _EventConnection(ctx context.Context, sel ast.Select
 		case "totalCount":
 			out.Values[i] = ec._EventConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._EventConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "aggregate":
@@ -42380,6 +43260,11 @@ func (ec *executionContext) _HubConnection(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "count":
+			out.Values[i] = ec._HubConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "aggregate":
 			out.Values[i] = ec._HubConnection_aggregate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -42789,6 +43674,11 @@ func (ec *executionContext) _ItemConnection(ctx context.Context, sel ast.Selecti
 		case "totalCount":
 			out.Values[i] = ec._ItemConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ItemConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "aggregate":
@@ -43609,6 +44499,11 @@ func (ec *executionContext) _OrderConnection(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "count":
+			out.Values[i] = ec._OrderConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "aggregate":
 			out.Values[i] = ec._OrderConnection_aggregate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -43786,6 +44681,11 @@ func (ec *executionContext) _OrderEventConnection(ctx context.Context, sel ast.S
 		case "totalCount":
 			out.Values[i] = ec._OrderEventConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._OrderEventConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "aggregate":
@@ -44305,6 +45205,11 @@ func (ec *executionContext) _OrderLineConnection(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "count":
+			out.Values[i] = ec._OrderLineConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "aggregate":
 			out.Values[i] = ec._OrderLineConnection_aggregate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -44810,6 +45715,11 @@ func (ec *executionContext) _PartConnection(ctx context.Context, sel ast.Selecti
 		case "totalCount":
 			out.Values[i] = ec._PartConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PartConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "aggregate":
@@ -46134,6 +47044,11 @@ func (ec *executionContext) _TrackingEntryConnection(ctx context.Context, sel as
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "count":
+			out.Values[i] = ec._TrackingEntryConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "aggregate":
 			out.Values[i] = ec._TrackingEntryConnection_aggregate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -47046,6 +47961,11 @@ func (ec *executionContext) _WorkflowConnection(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "count":
+			out.Values[i] = ec._WorkflowConnection_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "aggregate":
 			out.Values[i] = ec._WorkflowConnection_aggregate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -47874,6 +48794,26 @@ func (ec *executionContext) unmarshalNComparisonOperator2logisticsᚋgraphᚋmod
 }
 
 func (ec *executionContext) marshalNComparisonOperator2logisticsᚋgraphᚋmodelᚐComparisonOperator(ctx context.Context, sel ast.SelectionSet, v model.ComparisonOperator) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCountKind2logisticsᚋinternalᚋcountᚐKind(ctx context.Context, v any) (count.Kind, error) {
+	var res count.Kind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCountKind2logisticsᚋinternalᚋcountᚐKind(ctx context.Context, sel ast.SelectionSet, v count.Kind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx context.Context, v any) (count.Mode, error) {
+	var res count.Mode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCountMode2logisticsᚋinternalᚋcountᚐMode(ctx context.Context, sel ast.SelectionSet, v count.Mode) graphql.Marshaler {
 	return v
 }
 
@@ -49759,6 +50699,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOCount2ᚖlogisticsᚋinternalᚋcountᚐCount(ctx context.Context, sel ast.SelectionSet, v *count.Count) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Count(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[resourceid.ID], error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"logistics/ent"
+	"logistics/internal/count"
 )
 
 // Kind is the class of an error.
@@ -230,6 +231,8 @@ func From(err error) *Error {
 		// A where input with an empty object inside (not: {}, and: [{}]):
 		// ent's <T>WhereInput.P refuses it; the input is at fault.
 		return Invalid("where", "an empty filter object (%s) filters nothing: give it a field, or leave it out", strings.TrimPrefix(err.Error(), "ent: empty predicate "))
+	case errors.Is(err, count.ErrNested):
+		return &Error{Kind: KindBadRequest, Code: "count_unavailable", Message: err.Error(), cause: err}
 	case errors.Is(err, context.Canceled):
 		return &Error{Kind: KindBadRequest, Code: "request_cancelled", Message: "the request was cancelled", cause: err}
 	case errors.Is(err, context.DeadlineExceeded):

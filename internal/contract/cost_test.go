@@ -38,9 +38,10 @@ func TestCostFromDirectives(t *testing.T) {
 	}
 	// Worked by hand from the directives (docs/graphql.md's example).
 	for q, want := range map[string]int{
-		`{ hubs(first: 2) { totalCount edges { node { code name } } } }`: 10,
+		`{ hubs(first: 2) { totalCount edges { node { code name } } } }`: 1 + 50 + 2*4,
 		`{ hubs { __typename pageInfo { hasNextPage } } }`:               3,
 		`{ orders(last: 3) { edges { node { lines { id } } } } }`:        1 + 3*(1+1+100*2),
+		`{ items { count(mode: PLANNED) { value kind } } }`:              1 + 3,
 	} {
 		if got := specCost(t, schema, q, nil); got != want {
 			t.Errorf("%s: SpecCost %d, want %d", q, got, want)

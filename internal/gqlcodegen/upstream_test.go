@@ -26,6 +26,8 @@ var upstreamBlocks = []struct {
 		"7a7391e05ce8a3af02962f17e658dd0ec2d6a4912c7e17eb42caf7ea655f26a4"},
 	{"entgo.io/contrib", "entgql/template/edge.tmpl", "gql_edge", "edge.tmpl",
 		"34f00194fdac72be34e228400b0d401dc6b9e5f49232dfdcd1d61cf14d88812a"},
+	{"entgo.io/contrib", "entgql/template/pagination.tmpl", "gql_pagination", "pagination.tmpl",
+		"784f4dc4d3e8b93663bcd61e7118ac730d85c52e75e9fba02ca4e69d6fb581d2"},
 	{"entgo.io/contrib", "entgql/template/pagination.tmpl", "gql_pagination/helper/paginate", "paginate.tmpl",
 		"054df42fbc283e10081f435636a7cce29787f756be98208fa1b982ae55b398c5"},
 	{"entgo.io/ent", "entc/gen/template/dialect/sql/decode.tmpl", "dialect/sql/decode/one", "decode.tmpl",
