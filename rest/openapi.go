@@ -20,6 +20,7 @@ import (
 	"logistics/internal/export"
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
+	"logistics/internal/sandboxreset"
 	"logistics/internal/service"
 	"logistics/internal/view"
 	"logistics/internal/webhooks"
@@ -42,6 +43,7 @@ var schemaTypes = map[string]any{
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
 	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
 	"Status": statusJSON{}, "WebhookTest": webhooks.TestObject{},
+	"SandboxReset": sandboxreset.Result{}, "SandboxResetInput": sandboxResetIn{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
@@ -50,6 +52,7 @@ var operationIDs = map[string]string{
 	"POST /v1/webhook-endpoints/{id}/resend":        "resendWebhookEvent",
 	"POST /v1/webhook-endpoints/{id}/test":          "sendWebhookTestEvent",
 	"GET /v1/webhook-endpoints/{id}/deliveries":     "listWebhookDeliveries",
+	"POST /v1/sandbox/reset":                        "resetSandbox",
 }
 
 // enumValues are the allowed values of the enum types of request bodies.

@@ -111,6 +111,9 @@ func routes(d Deps) []route {
 		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
 
+		// Sandbox-only doors (rest/sandbox.go): production answers 404.
+		{"POST", "/v1/sandbox/reset", "sandbox:write", handleResetSandbox(d), opDoc{"Empty the sandbox and load its demo data again, in one transaction (confirm: \"sandbox\"; sandbox.reset is recorded first). Keys, users, webhook endpoints, workflows and the event log survive. Sandbox only: production answers 404", opAction, "SandboxReset", "SandboxResetInput", nil}},
+
 		// Trusted GraphQL documents (rest/documents.go, docs/graphql.md).
 		{"GET", "/v1/trusted-documents", "documents:read", handleListDocuments(d), opDoc{"List the trusted GraphQL documents", opDocuments, "TrustedDocument", "", nil}},
 		{"POST", "/v1/trusted-documents", "documents:write", handleRegisterDocuments(d), opDoc{"Trust the documents of a persisted-documents manifest, all or nothing", opDocuments, "TrustedDocumentRegistration", "", nil}},
@@ -190,6 +193,9 @@ func Mount(mux *http.ServeMux, prefix string, d Deps) {
 			h = d.idempotent(h) // an import is all or nothing already, and not JSON
 		}
 		h = need(rt.scope, h) // scope first: a refused request never claims an idempotency key
+		if isSandboxOnly(rt.path) {
+			h = sandboxOnly(d, h) // 404 in production, whatever the caller holds
+		}
 		mux.Handle(rt.method+" "+prefix+rt.path, h)
 		if _, ok := allow[rt.path]; !ok {
 			paths = append(paths, rt.path)

@@ -33,6 +33,8 @@ var Policy = []Resource{
 	// environment runs only trusted ones (docs/graphql.md: Trusted
 	// documents). It guards no data: no read scope, no types.
 	{Name: "graphql", Only: []string{"graphql:adhoc"}},
+	// sandbox:write drives the sandbox's own machinery (reset, test clock); production answers 404 for it.
+	{Name: "sandbox", Only: []string{"sandbox:write"}},
 }
 
 // Resource is one row of the policy table.
