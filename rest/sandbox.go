@@ -2,31 +2,14 @@ package rest
 
 import (
 	"net/http"
-	"strings"
 
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/sandboxreset"
 )
 
-// Sandbox-only doors: every route under sandboxPrefix. Production answers
-// 404 for each, before authentication's scope check, as it does for a path
-// that does not exist: production has no such thing (docs/sandbox.md).
-const sandboxPrefix = "/v1/sandbox/"
-
-// sandboxOnly answers 404 outside the sandbox.
-func sandboxOnly(d Deps, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if env := environment.FromContext(r.Context()); env == nil || env.Name != environment.Sandbox {
-			d.fail(w, r, sandboxreset.NotFound())
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// isSandboxOnly reports whether the route at path is sandbox-only.
-func isSandboxOnly(path string) bool { return strings.HasPrefix(path, sandboxPrefix) }
+// Sandbox-only doors: the routes guarded by sandbox:write, for which
+// production answers 404 (auth.Require), whatever the caller holds.
 
 // sandboxResetIn is the body of POST /v1/sandbox/reset.
 type sandboxResetIn struct {

@@ -10,7 +10,6 @@ package sandboxreset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -98,7 +97,7 @@ type Result struct {
 // sandbox, then the confirmation, scale and seed, as 4xx naming the field.
 func Check(env *environment.Env, opt Options) (Options, error) {
 	if env == nil || env.Name != environment.Sandbox {
-		return opt, NotFound()
+		return opt, auth.ErrSandboxOnly()
 	}
 	var errs []apperr.FieldError
 	if opt.Confirm != Confirm {
@@ -123,12 +122,6 @@ func Check(env *environment.Env, opt Options) (Options, error) {
 	return opt, nil
 }
 
-// NotFound is the answer of every sandbox-only door outside the sandbox:
-// production has no such thing.
-func NotFound() error {
-	return apperr.NotFound("not found: resetting is for the sandbox only")
-}
-
 // lockTables is PostgreSQL's guard against the writers of other instances:
 // EXCLUSIVE lets readers read the old data until the commit but makes every
 // writer of these tables wait for it, so no row written meanwhile survives
@@ -148,7 +141,9 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 		return nil, err
 	}
 	start := time.Now()
-	ctx = environment.NewContext(ctx, env)
+	if environment.FromContext(ctx) != env {
+		ctx = environment.NewContext(ctx, env)
+	}
 	res := &Result{Environment: string(env.Name), Scale: opt.Scale, Seed: opt.Seed}
 	actor := auth.Actor(ctx)
 	err = service.WithTx(ctx, func(ctx context.Context) error {
@@ -194,14 +189,15 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 		if err != nil {
 			return err
 		}
+		if afterLoad != nil {
+			if err := afterLoad(ctx); err != nil {
+				return err
+			}
+		}
 		res.Loaded = &Loaded{Hubs: counts.Hubs, Parts: counts.Parts, Items: counts.Items, Orders: counts.Orders}
 		return eventlog.Record(ctx, eventlog.Change{Type: "demo_data.loaded", Actor: actor, Object: counts.EventObject()})
 	})
 	if err != nil {
-		var ae *apperr.Error
-		if errors.As(err, &ae) {
-			return nil, err
-		}
 		return nil, apperr.From(err)
 	}
 	if env.DB.Dialect == dialect.Postgres {
@@ -211,6 +207,10 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 	res.TookMs = time.Since(start).Milliseconds()
 	return res, nil
 }
+
+// afterLoad, when set (tests), runs after the demo data is written, in the
+// reset's transaction: its error fails the reset there.
+var afterLoad func(context.Context) error
 
 // busy is the answer to a reset that could not lock the tables in time.
 func busy(err error) error {
