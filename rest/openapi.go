@@ -447,6 +447,7 @@ func eventWebhooks() obj {
 			"type": "object",
 			"properties": obj{
 				"type": obj{"const": t.Name},
+				"test": obj{"type": "boolean", "const": true, "description": "Present, and true, only on a test event sent to one endpoint on request (POST /v1/webhook-endpoints/{id}/test, the console): not in the event log, sequence 0, its id a delivery's (whd_…). Absent on every event of the log."},
 				"data": obj{"type": "object", "required": []string{"object"}, "properties": obj{
 					"object":              object,
 					"previous_attributes": obj{"type": "object", "additionalProperties": true, "description": "For an update: the changed fields of object with their values before the change."},

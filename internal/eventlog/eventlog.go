@@ -32,10 +32,6 @@ type Event struct {
 	Actor     string `json:"actor"`
 	SubjectID string `json:"subject_id"`
 	Data      Data   `json:"data"`
-	// Test is true on a test event sent to one endpoint on request
-	// ("Send a test event": webhook.test or an example of any type of the
-	// catalog), which is not in the log; absent on every event of the log.
-	Test bool `json:"test,omitempty"`
 }
 
 // Data is an event's payload.

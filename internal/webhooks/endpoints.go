@@ -475,10 +475,10 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID, typ string) (*
 			return nil, err
 		}
 	}
-	body, err := json.Marshal(eventlog.Event{
+	body, err := json.Marshal(TestEnvelope{Event: eventlog.Event{
 		ID: did, Type: typ, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), Actor: auth.Actor(ctx),
-		SubjectID: subject, Data: data, Test: true,
-	})
+		SubjectID: subject, Data: data,
+	}, Test: true})
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -489,6 +489,15 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID, typ string) (*
 	}
 	m.wakeCtx(ctx)
 	return d, nil
+}
+
+// TestEnvelope is the body of a test delivery: the envelope of every event,
+// and test: true after its members. Events of the log never carry test (it
+// is not a member of eventlog.Event, nor of its exports): its presence is
+// what marks a test, as Stripe's livemode marks test mode.
+type TestEnvelope struct {
+	eventlog.Event
+	Test bool `json:"test"`
 }
 
 // catalogType returns the catalog's entry of name.
