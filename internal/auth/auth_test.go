@@ -55,7 +55,7 @@ func TestLimiterForgetsFullBuckets(t *testing.T) {
 
 func TestParseScopes(t *testing.T) {
 	all, err := ParseScopes([]string{"all"})
-	if err != nil || len(all) != 17 || !slices.Equal(all, AllScopes()) || !slices.Contains(all, "webhooks:write") {
+	if err != nil || len(all) != 18 || !slices.Equal(all, AllScopes()) || !slices.Contains(all, "webhooks:write") {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	got, err := ParseScopes([]string{" orders:write", "hubs:read", "orders:write", ""})
@@ -86,7 +86,7 @@ func TestPrincipalHas(t *testing.T) {
 	if nobody.Has("") {
 		t.Error("nil principal has a scope")
 	}
-	if RoleScopes("viewer")[1] != "parts:read" || len(RoleScopes("member")) != 16 || slices.Contains(RoleScopes("member"), "graphql:adhoc") || !slices.Contains(RoleScopes("admin"), "graphql:adhoc") || slices.Contains(RoleScopes("viewer"), "graphql:adhoc") || !slices.Contains(RoleScopes("viewer"), "webhooks:read") || slices.Contains(RoleScopes("viewer"), "webhooks:write") {
+	if RoleScopes("viewer")[1] != "parts:read" || len(RoleScopes("member")) != 17 || slices.Contains(RoleScopes("member"), "graphql:adhoc") || !slices.Contains(RoleScopes("admin"), "graphql:adhoc") || slices.Contains(RoleScopes("viewer"), "graphql:adhoc") || !slices.Contains(RoleScopes("viewer"), "webhooks:read") || slices.Contains(RoleScopes("viewer"), "webhooks:write") {
 		t.Error("RoleScopes")
 	}
 }
