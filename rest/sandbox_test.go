@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,5 +149,44 @@ func TestSandboxOnlyDoorsInProduction(t *testing.T) {
 	}
 	if n := s.Env(environment.Production).DB.Client.Event.Query().Where(event.Type("sandbox.reset")).CountX(ctx); n != 0 {
 		t.Errorf("production recorded %d sandbox.reset events", n)
+	}
+}
+
+// GraphQL's doors: resetSandbox in the sandbox, and a test event of a
+// catalog type through sendWebhookTestEvent.
+func TestSandboxResetAndTestEventsThroughGraphQL(t *testing.T) {
+	s := apptest.New(t, apptest.Options{Config: func(c *app.Config) { c.WebhookAllowPrivate = true }})
+	if r := s.GraphQL(t, environment.Sandbox, `mutation { resetSandbox(input: {confirm: "no"}) { scale } }`, nil); len(r.Errors) == 0 {
+		t.Error("resetSandbox without the confirmation succeeded")
+	}
+	var out struct {
+		ResetSandbox struct {
+			Seed   int `json:"seed"`
+			Loaded struct {
+				Hubs int `json:"hubs"`
+			} `json:"loaded"`
+		} `json:"resetSandbox"`
+	}
+	s.MustGraphQL(t, environment.Sandbox, `mutation { resetSandbox(input: {confirm: "sandbox", scale: 0.001, seed: 5}) { seed loaded { hubs } } }`, nil, &out)
+	if out.ResetSandbox.Seed != 5 || out.ResetSandbox.Loaded.Hubs == 0 {
+		t.Errorf("resetSandbox: %+v", out)
+	}
+	rc := newReceiver(t, http.StatusNoContent)
+	ep := s.Create(t, environment.Sandbox, "/v1/webhook-endpoints", map[string]any{"url": rc.URL + "/hooks", "event_types": []string{"webhook.test"}})
+	var sent struct {
+		SendWebhookTestEvent struct {
+			EventType string `json:"eventType"`
+		} `json:"sendWebhookTestEvent"`
+	}
+	s.MustGraphQL(t, environment.Sandbox, `mutation($id: ID!) { sendWebhookTestEvent(endpointId: $id, type: "hub.created") { eventType } }`, map[string]any{"id": ep}, &sent)
+	if sent.SendWebhookTestEvent.EventType != "hub.created" {
+		t.Errorf("sendWebhookTestEvent: %+v", sent)
+	}
+	if r := s.GraphQL(t, environment.Sandbox, `mutation($id: ID!) { sendWebhookTestEvent(endpointId: $id, type: "hub.exploded") { eventType } }`, map[string]any{"id": ep}); len(r.Errors) == 0 {
+		t.Error("a test event of a type outside the catalog was sent")
+	}
+	got := rc.byType(t, []string{"hub.created"}, 20*time.Second)["hub.created"]
+	if len(got) != 1 || !strings.Contains(string(got[0].body), `"test":true`) {
+		t.Errorf("delivered: %d hub.created test events", len(got))
 	}
 }
