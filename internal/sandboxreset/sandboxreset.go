@@ -146,6 +146,9 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 	}
 	res := &Result{Environment: string(env.Name), Scale: opt.Scale, Seed: opt.Seed}
 	actor := auth.Actor(ctx)
+	// Inside a caller's transaction (a GraphQL mutation, a keyed POST) the
+	// commit comes later: ANALYZE would wait for the table locks held by it.
+	ownTx := ent.TxFromContext(ctx) == nil
 	err = service.WithTx(ctx, func(ctx context.Context) error {
 		tx := ent.TxFromContext(ctx)
 		c := tx.Client()
@@ -200,7 +203,7 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 	if err != nil {
 		return nil, apperr.From(err)
 	}
-	if env.DB.Dialect == dialect.Postgres {
+	if env.DB.Dialect == dialect.Postgres && ownTx {
 		// Statistics for the new rows; the reset has committed either way.
 		_ = demodata.Analyze(context.WithoutCancel(ctx), env.DB.SQL)
 	}
