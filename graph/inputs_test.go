@@ -104,6 +104,11 @@ var mutationInputs = []string{
 	"deleteWebhookEndpoint.id", "rotateWebhookSecret.id",
 	"resendWebhookEvent.endpointId", "resendWebhookEvent.eventId", "resendWebhookEvent.deliveryId",
 	"sendWebhookTestEvent.endpointId",
+	// A test event's type: one of the catalog, whose read scope it needs.
+	"sendWebhookTestEvent.type",
+	// A reset: the sandbox only, behind the typed confirmation; scale and
+	// seed bounded (sandboxreset.Check).
+	"resetSandbox.input.confirm", "resetSandbox.input.scale", "resetSandbox.input.seed",
 	// API tokens (console sessions only).
 	"createApiToken.input.environment", "createApiToken.input.expiresAt", "createApiToken.input.name",
 	"createApiToken.input.scopes",

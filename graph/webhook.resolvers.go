@@ -48,8 +48,12 @@ func (r *mutationResolver) ResendWebhookEvent(ctx context.Context, endpointID re
 }
 
 // SendWebhookTestEvent is the resolver for the sendWebhookTestEvent field.
-func (r *mutationResolver) SendWebhookTestEvent(ctx context.Context, endpointID resourceid.ID) (*ent.WebhookDelivery, error) {
-	return r.Webhooks.SendTest(ctx, endpointID)
+func (r *mutationResolver) SendWebhookTestEvent(ctx context.Context, endpointID resourceid.ID, typeArg *string) (*ent.WebhookDelivery, error) {
+	var typ string
+	if typeArg != nil {
+		typ = *typeArg
+	}
+	return r.Webhooks.SendTest(ctx, endpointID, typ)
 }
 
 // WebhookEndpoints is the resolver for the webhookEndpoints field.

@@ -344,6 +344,8 @@ func TestContract(t *testing.T) {
 	c.do("GET", "/v1/events?after=0&limit=5", none, nil, nil, 200)
 	c.do("POST", "/v1/webhook-endpoints/{id}/resend", one(ep.ID), map[string]any{"event_id": demo.Data[0].ID}, nil, 202)
 
+	// A reset of the sandbox: sandbox.reset, then demo_data.loaded again.
+	c.do("POST", "/v1/sandbox/reset", none, map[string]any{"confirm": "sandbox", "scale": 0.001}, nil, 200)
 	// The sandbox's clock (moved last: the events above are in real time).
 	c.do("GET", "/v1/sandbox/clock", none, nil, nil, 200)
 	c.do("POST", "/v1/sandbox/clock/advance", none, map[string]any{"by": "1h"}, nil, 200)
@@ -378,6 +380,22 @@ func TestContract(t *testing.T) {
 		}
 	}
 
+	// A test event of every type, to an endpoint that receives nothing
+	// else: the schema of its type, marked test, and shaped as a real
+	// delivery of the type is (checkTestEvents).
+	probe := newReceiver(t, http.StatusNoContent)
+	var pe struct {
+		ID     string `json:"id"`
+		Secret string `json:"secret"`
+	}
+	if err := json.Unmarshal(c.do("POST", "/v1/webhook-endpoints", none, map[string]any{"url": probe.URL + "/hooks", "event_types": []string{"webhook.test"}}, nil, 201), &pe); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range types {
+		c.do("POST", "/v1/webhook-endpoints/{id}/test", one(pe.ID), map[string]any{"type": typ}, nil, 202)
+	}
+	checkTestEvents(t, c.doc, pe.Secret, types, probe.byType(t, types, 30*time.Second), got)
+
 	// Every representation was checked against its schema, and marks what
 	// it always has as required (else the checks above prove little).
 	schemas := c.doc.raw["components"].(map[string]any)["schemas"].(map[string]any)
@@ -392,6 +410,115 @@ func TestContract(t *testing.T) {
 			t.Errorf("no answer was checked against schema %s", name)
 		}
 	}
+}
+
+// checkTestEvents checks the test events of every type in types, as the
+// receiver got them (tests), against the document's webhooks schema of
+// their type and against a real delivery of the type (real): "test": true
+// and sequence 0 mark them, and without that member each has the shape of
+// one real delivery at least — the same members in the same order at the
+// top and in data, the same JSON types below (a real item.updated from an
+// edit and one from a stock effect differ).
+func checkTestEvents(t *testing.T, doc *servedDoc, secret string, types []string, tests, real map[string][]delivery) {
+	t.Helper()
+	for _, typ := range types {
+		if len(tests[typ]) != 1 {
+			t.Errorf("%s: %d test events delivered, want 1", typ, len(tests[typ]))
+			continue
+		}
+		d := tests[typ][0]
+		if err := standardwebhooks.Verify(secret, d.header, d.body, time.Now(), 5*time.Minute); err != nil {
+			t.Errorf("test %s: signature: %v", typ, err)
+		}
+		keys := []string{"webhooks", typ, "post", "requestBody", "content", "application/json", "schema"}
+		if err := doc.validate(keys, d.body); err != nil {
+			t.Errorf("test %s: the body does not match the document's webhooks schema: %v\n%s", typ, err, d.body)
+		}
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(d.body, &env); err != nil {
+			t.Fatal(err)
+		}
+		if string(env["test"]) != "true" || string(env["sequence"]) != "0" {
+			t.Errorf("test %s: test %s, sequence %s; want true and 0", typ, env["test"], env["sequence"])
+		}
+		if typ == "webhook.test" {
+			continue // no real one to compare with
+		}
+		unmarked := bytes.Replace(d.body, []byte(`,"test":true`), nil, 1)
+		var errs []string
+		for _, r := range real[typ] {
+			err := sameMembers(unmarked, r.body)
+			if err == nil {
+				errs = nil
+				break
+			}
+			errs = append(errs, err.Error())
+		}
+		if len(errs) > 0 {
+			t.Errorf("test %s is not shaped as a real one: %s\n--- test\n%s\n--- real\n%s", typ, strings.Join(errs, "; "), d.body, real[typ][0].body)
+		}
+	}
+}
+
+// sameMembers compares two bodies of one event type: the same members in
+// the same order at the top and in data, and below data the same members
+// of every object, each of the same JSON type unless one is null (what is
+// nullable the schema checks); previous_attributes, which holds what one
+// change changed, only names members of object.
+func sameMembers(a, b []byte) error {
+	ka, kb := memberOrder(a), memberOrder(b)
+	for _, p := range []string{"", "data"} {
+		if !slices.Equal(ka[p], kb[p]) {
+			return fmt.Errorf("members of %q: %v and %v", p, ka[p], kb[p])
+		}
+	}
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		return err
+	}
+	var cmp func(path string, x, y any) error
+	cmp = func(path string, x, y any) error {
+		if x == nil || y == nil {
+			return nil
+		}
+		if reflect.TypeOf(x) != reflect.TypeOf(y) {
+			return fmt.Errorf("%s: %T and %T", path, x, y)
+		}
+		switch x := x.(type) {
+		case map[string]any:
+			y := y.(map[string]any)
+			if path == ".data.previous_attributes" {
+				obj, _ := va.(map[string]any)["data"].(map[string]any)["object"].(map[string]any)
+				for k := range x {
+					if _, ok := obj[k]; !ok {
+						return fmt.Errorf("%s.%s: not a member of object", path, k)
+					}
+				}
+				return nil
+			}
+			if len(x) != len(y) {
+				return fmt.Errorf("%s: %d and %d members", path, len(x), len(y))
+			}
+			for k, v := range x {
+				w, ok := y[k]
+				if !ok {
+					return fmt.Errorf("%s.%s: in one, not the other", path, k)
+				}
+				if err := cmp(path+"."+k, v, w); err != nil {
+					return err
+				}
+			}
+		case []any:
+			if y := y.([]any); len(x) > 0 && len(y) > 0 {
+				return cmp(path+"[0]", x[0], y[0])
+			}
+		}
+		return nil
+	}
+	return cmp("", va, vb)
 }
 
 // The body example of docs/webhooks.md is a real delivery's shape: the same

@@ -92,6 +92,11 @@ var bodyFields = []string{
 	"PATCH /v1/webhook-endpoints/{id} filters.order_line", "PATCH /v1/webhook-endpoints/{id} filters.tracking_entry",
 	"PATCH /v1/webhook-endpoints/{id} filters.workflow",
 	"POST /v1/webhook-endpoints/{id}/resend event_id", "POST /v1/webhook-endpoints/{id}/resend delivery_id",
+	// A test event's type: one of the catalog, whose read scope it needs.
+	"POST /v1/webhook-endpoints/{id}/test type",
+	// A reset: the sandbox only, behind the typed confirmation; scale and
+	// seed bounded (sandboxreset.Check).
+	"POST /v1/sandbox/reset confirm", "POST /v1/sandbox/reset scale", "POST /v1/sandbox/reset seed",
 	// A trusted-documents manifest: a whole body of one of three formats,
 	// parsed with its size bounded and every hash checked against its text
 	// before anything is stored (internal/documents).

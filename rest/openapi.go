@@ -21,6 +21,7 @@ import (
 	"logistics/internal/filter"
 	"logistics/internal/resourceid"
 	"logistics/internal/sandbox"
+	"logistics/internal/sandboxreset"
 	"logistics/internal/service"
 	"logistics/internal/view"
 	"logistics/internal/webhooks"
@@ -41,10 +42,11 @@ var schemaTypes = map[string]any{
 	"WorkflowInput": workflowIn{}, "TransitionInput": transitionIn{}, "OrderEvent": orderEventJSON{},
 	"ImportResult":    service.ImportResult{},
 	"WebhookEndpoint": webhooks.EndpointJSON{}, "WebhookEndpointInput": webhooks.EndpointInput{},
-	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{},
+	"WebhookDelivery": webhooks.DeliveryJSON{}, "WebhookResendInput": resendIn{}, "WebhookTestInput": testIn{},
 	"WebhookDeliveryStats": webhooks.DeliveryStats{},
 	"Status":               statusJSON{}, "WebhookTest": webhooks.TestObject{},
 	"SandboxClock": sandbox.State{}, "SandboxClockAdvanceInput": clockAdvanceIn{}, "SandboxClockSetInput": clockSetIn{},
+	"SandboxReset": sandboxreset.Result{}, "SandboxResetInput": sandboxResetIn{},
 }
 
 // operationIDs name the operations the kind and schema alone cannot.
@@ -59,7 +61,11 @@ var operationIDs = map[string]string{
 	"POST /v1/sandbox/clock/resume":                   "resumeSandboxClock",
 	"POST /v1/sandbox/clock/advance":                  "advanceSandboxClock",
 	"POST /v1/sandbox/clock/set":                      "setSandboxClock",
+	"POST /v1/sandbox/reset":                          "resetSandbox",
 }
+
+// optionalBodies are the commands whose body may be left out.
+var optionalBodies = map[string]bool{"POST /v1/webhook-endpoints/{id}/test": true}
 
 // enumValues are the allowed values of the enum types of request bodies.
 var enumValues = map[reflect.Type][]string{
@@ -349,10 +355,16 @@ func operation(rt route) obj {
 	case opCommand:
 		params = append(params, idempotencyKeyParam)
 		if rt.doc.input != "" {
-			op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+			// A command whose body only adds to it (a test event's type) may go without one.
+			op["requestBody"] = obj{"required": !optionalBodies[rt.method+" "+rt.path], "content": jsonContent(ref(rt.doc.input))}
 		}
 		op["responses"] = merge(obj{"202": obj{"description": "Queued.", "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "404", "409", "413", "415", "422"))
+	case opRun:
+		params = append(params, idempotencyKeyParam)
+		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(rt.doc.input))}
+		op["responses"] = merge(obj{"200": obj{"description": "Done.", "content": jsonContent(ref(rt.doc.schema))}},
+			errs("400", "404", "413", "415", "422"))
 	case opPlainList:
 		op["responses"] = merge(obj{"200": obj{"description": "The list, newest first.", "content": jsonContent(obj{
 			"type": "object", "required": []string{"data", "has_more", "next_cursor"},
@@ -451,7 +463,7 @@ func eventLogParams() []obj {
 // testEvent is the webhooks section's entry of webhook.test: not an event
 // of the log (sequence 0), but the same envelope.
 var testEvent = eventlog.Type{Name: webhooks.TestEventType, Object: "WebhookTest",
-	Description: "A test sent to one endpoint by POST /v1/webhook-endpoints/{id}/test (or the console): not in the event log, so its sequence is 0 and its id a delivery's (whd_…)."}
+	Description: "A test sent to one endpoint by POST /v1/webhook-endpoints/{id}/test (or the console): not in the event log, so its sequence is 0, its id a delivery's (whd_…) and test is true. The same request with a type sends an example of that type instead, marked the same way."}
 
 // eventWebhooks is the OpenAPI webhooks section: one entry per event type, the
 // body each webhook delivery (and GET /v1/events) carries for it.
@@ -466,6 +478,7 @@ func eventWebhooks() obj {
 			"type": "object",
 			"properties": obj{
 				"type": obj{"const": t.Name},
+				"test": obj{"type": "boolean", "const": true, "description": "Present, and true, only on a test event sent to one endpoint on request (POST /v1/webhook-endpoints/{id}/test, the console): not in the event log, sequence 0, its id a delivery's (whd_…). Absent on every event of the log."},
 				"data": obj{"type": "object", "required": []string{"object"}, "properties": obj{
 					"object":              object,
 					"previous_attributes": obj{"type": "object", "additionalProperties": true, "description": "For an update: the changed fields of object with their values before the change."},

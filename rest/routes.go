@@ -52,6 +52,7 @@ const (
 	// opSandbox is a sandbox-only call answering 200 with the test clock
 	// (rest/sandbox.go); 404 in production.
 	opSandbox
+	opRun // POST of a JSON command that runs at once, answering 200 with its result
 )
 
 // routes is the whole /v1 table, on one screen.
@@ -111,9 +112,12 @@ func routes(d Deps) []route {
 		{"DELETE", "/v1/webhook-endpoints/{id}", "webhooks:write", handleDeleteWebhook(d), opDoc{"Delete a webhook endpoint and its deliveries", opDelete, "WebhookEndpoint", "", nil}},
 		{"POST", "/v1/webhook-endpoints/{id}/rotate-secret", "webhooks:write", handleRotateWebhookSecret(d), opDoc{"Replace the signing secret (shown once); the old one keeps signing for the grace period", opSecret, "WebhookEndpoint", "", nil}},
 		{"POST", "/v1/webhook-endpoints/{id}/resend", "webhooks:write", handleResendWebhook(d), opDoc{"Send an event (or a delivery's event) to the endpoint again", opCommand, "WebhookDelivery", "WebhookResendInput", nil}},
-		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a webhook.test event to the endpoint", opCommand, "WebhookDelivery", "", nil}},
+		{"POST", "/v1/webhook-endpoints/{id}/test", "webhooks:write", handleTestWebhook(d), opDoc{"Send a test event to the endpoint: webhook.test, or with {\"type\": …} an example of any type of the catalog, shaped as the real one and marked \"test\": true (not in the event log)", opCommand, "WebhookDelivery", "WebhookTestInput", nil}},
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries", "webhooks:read", handleListWebhookDeliveries(d), opDoc{"List the endpoint's latest deliveries (status=pending|succeeded|failed|skipped, limit ≤ 100)", opPlainList, "WebhookDelivery", "", nil}},
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries/stats", "webhooks:read", handleWebhookDeliveryStats(d), opDoc{"Count the endpoint's deliveries by status (skipped: its filter did not match the event's resource)", opGet, "WebhookDeliveryStats", "", nil}},
+
+		// Sandbox-only doors (rest/sandbox.go): sandbox:write, which production answers with 404.
+		{"POST", "/v1/sandbox/reset", "sandbox:write", handleResetSandbox(d), opDoc{"Empty the sandbox and load its demo data again, in one transaction (confirm: \"sandbox\"; sandbox.reset is recorded first). Keys, users, webhook endpoints, workflows and the event log survive. Sandbox only: production answers 404", opRun, "SandboxReset", "SandboxResetInput", nil}},
 
 		// Trusted GraphQL documents (rest/documents.go, docs/graphql.md).
 		{"GET", "/v1/trusted-documents", "documents:read", handleListDocuments(d), opDoc{"List the trusted GraphQL documents", opDocuments, "TrustedDocument", "", nil}},

@@ -8,6 +8,7 @@ import (
 	"logistics/internal/apperr"
 	"logistics/internal/environment"
 	"logistics/internal/sandbox"
+	"logistics/internal/sandboxreset"
 )
 
 // The sandbox's test clock: /v1/sandbox/clock. The handlers call the same
@@ -88,4 +89,33 @@ func clockSet(d Deps, r *http.Request) (sandbox.State, error) {
 		return sandbox.State{}, apperr.Validation(apperr.FieldError{Field: "to", Message: "is required: an RFC 3339 time"})
 	}
 	return d.Sandbox.Set(r.Context(), *in.To)
+}
+
+// sandboxResetIn is the body of POST /v1/sandbox/reset.
+type sandboxResetIn struct {
+	// Confirm must be "sandbox": a reset erases the sandbox's data.
+	Confirm *string `json:"confirm"`
+	// Scale of the demo data loaded (default 0.05, at most 1).
+	Scale *float64 `json:"scale"`
+	// Seed of the demo data (default 0: the dataset of every first start).
+	Seed *int64 `json:"seed"`
+}
+
+func handleResetSandbox(d Deps) http.Handler {
+	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
+		var in sandboxResetIn
+		if _, err := d.decode(r, &in); err != nil {
+			return err
+		}
+		if in.Confirm == nil {
+			return apperr.Validation(apperr.FieldError{Field: "confirm", Message: `is required: send "confirm": "` + sandboxreset.Confirm + `"`})
+		}
+		res, err := sandboxreset.Reset(r.Context(), environment.FromContext(r.Context()),
+			sandboxreset.Options{Confirm: *in.Confirm, Scale: deref(in.Scale), Seed: deref(in.Seed)})
+		if err != nil {
+			return err
+		}
+		WriteJSON(w, http.StatusOK, res)
+		return nil
+	})
 }

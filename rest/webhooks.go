@@ -183,13 +183,26 @@ func handleResendWebhook(d Deps) http.Handler {
 	})
 }
 
+// testIn is the optional body of POST /v1/webhook-endpoints/{id}/test.
+type testIn struct {
+	// Type is the event type to send an example of (any type of the
+	// catalog; default webhook.test).
+	Type *string `json:"type"`
+}
+
 func handleTestWebhook(d Deps) http.Handler {
 	return d.handle(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := webhookID(r)
 		if err != nil {
 			return err
 		}
-		del, err := d.Webhooks.SendTest(r.Context(), id)
+		var in testIn
+		if r.ContentLength != 0 { // no body: webhook.test, as before
+			if _, err := d.decode(r, &in); err != nil {
+				return err
+			}
+		}
+		del, err := d.Webhooks.SendTest(r.Context(), id, deref(in.Type))
 		if err != nil {
 			return err
 		}

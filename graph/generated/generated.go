@@ -20,6 +20,7 @@ import (
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"logistics/internal/sandbox"
+	"logistics/internal/sandboxreset"
 	"logistics/internal/workflowdef"
 	"math"
 	"strconv"
@@ -292,11 +293,12 @@ type ComplexityRoot struct {
 		FreezeSandboxClock       func(childComplexity int) int
 		RegisterTrustedDocuments func(childComplexity int, manifest string, clientName string, clientVersion string) int
 		ResendWebhookEvent       func(childComplexity int, endpointID resourceid.ID, eventID *resourceid.ID, deliveryID *resourceid.ID) int
+		ResetSandbox             func(childComplexity int, input model.ResetSandboxInput) int
 		ResumeSandboxClock       func(childComplexity int) int
 		RetireTrustedDocument    func(childComplexity int, hash string) int
 		RevokeAPIToken           func(childComplexity int, id resourceid.ID) int
 		RotateWebhookSecret      func(childComplexity int, id resourceid.ID) int
-		SendWebhookTestEvent     func(childComplexity int, endpointID resourceid.ID) int
+		SendWebhookTestEvent     func(childComplexity int, endpointID resourceid.ID, typeArg *string) int
 		SetSandboxClock          func(childComplexity int, to time.Time) int
 		TransitionOrder          func(childComplexity int, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) int
 		UpdateHub                func(childComplexity int, id resourceid.ID, input ent.UpdateHubInput, revision *int) int
@@ -592,6 +594,33 @@ type ComplexityRoot struct {
 		RealTime     func(childComplexity int) int
 	}
 
+	SandboxReset struct {
+		Environment func(childComplexity int) int
+		Erased      func(childComplexity int) int
+		Loaded      func(childComplexity int) int
+		Scale       func(childComplexity int) int
+		Seed        func(childComplexity int) int
+		TookMs      func(childComplexity int) int
+	}
+
+	SandboxResetErased struct {
+		Hubs            func(childComplexity int) int
+		Items           func(childComplexity int) int
+		OrderEvents     func(childComplexity int) int
+		OrderLines      func(childComplexity int) int
+		Orders          func(childComplexity int) int
+		Parts           func(childComplexity int) int
+		Reservations    func(childComplexity int) int
+		TrackingEntries func(childComplexity int) int
+	}
+
+	SandboxResetLoaded struct {
+		Hubs   func(childComplexity int) int
+		Items  func(childComplexity int) int
+		Orders func(childComplexity int) int
+		Parts  func(childComplexity int) int
+	}
+
 	StockChange struct {
 		EventID  func(childComplexity int) int
 		Item     func(childComplexity int) int
@@ -866,12 +895,13 @@ type MutationResolver interface {
 	ResumeSandboxClock(ctx context.Context) (*sandbox.State, error)
 	AdvanceSandboxClock(ctx context.Context, by string) (*sandbox.State, error)
 	SetSandboxClock(ctx context.Context, to time.Time) (*sandbox.State, error)
+	ResetSandbox(ctx context.Context, input model.ResetSandboxInput) (*sandboxreset.Result, error)
 	CreateWebhookEndpoint(ctx context.Context, input model.WebhookEndpointInput) (*model.WebhookEndpointWithSecret, error)
 	UpdateWebhookEndpoint(ctx context.Context, id resourceid.ID, input model.WebhookEndpointInput) (*ent.WebhookEndpoint, error)
 	DeleteWebhookEndpoint(ctx context.Context, id resourceid.ID) (resourceid.ID, error)
 	RotateWebhookSecret(ctx context.Context, id resourceid.ID) (*model.WebhookEndpointWithSecret, error)
 	ResendWebhookEvent(ctx context.Context, endpointID resourceid.ID, eventID *resourceid.ID, deliveryID *resourceid.ID) (*ent.WebhookDelivery, error)
-	SendWebhookTestEvent(ctx context.Context, endpointID resourceid.ID) (*ent.WebhookDelivery, error)
+	SendWebhookTestEvent(ctx context.Context, endpointID resourceid.ID, typeArg *string) (*ent.WebhookDelivery, error)
 	TransitionOrder(ctx context.Context, id resourceid.ID, transition string, trackingNumber *string, carrier *string, revision *int) (*ent.Order, error)
 	CreateWorkflow(ctx context.Context, input model.WorkflowInput) (*ent.Workflow, error)
 }
@@ -2002,6 +2032,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResendWebhookEvent(childComplexity, args["endpointId"].(resourceid.ID), args["eventId"].(*resourceid.ID), args["deliveryId"].(*resourceid.ID)), true
+	case "Mutation.resetSandbox":
+		if e.ComplexityRoot.Mutation.ResetSandbox == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resetSandbox_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResetSandbox(childComplexity, args["input"].(model.ResetSandboxInput)), true
 	case "Mutation.resumeSandboxClock":
 		if e.ComplexityRoot.Mutation.ResumeSandboxClock == nil {
 			break
@@ -2051,7 +2092,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SendWebhookTestEvent(childComplexity, args["endpointId"].(resourceid.ID)), true
+		return e.ComplexityRoot.Mutation.SendWebhookTestEvent(childComplexity, args["endpointId"].(resourceid.ID), args["type"].(*string)), true
 	case "Mutation.setSandboxClock":
 		if e.ComplexityRoot.Mutation.SetSandboxClock == nil {
 			break
@@ -3458,6 +3499,117 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SandboxClock.RealTime(childComplexity), true
 
+	case "SandboxReset.environment":
+		if e.ComplexityRoot.SandboxReset.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.Environment(childComplexity), true
+	case "SandboxReset.erased":
+		if e.ComplexityRoot.SandboxReset.Erased == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.Erased(childComplexity), true
+	case "SandboxReset.loaded":
+		if e.ComplexityRoot.SandboxReset.Loaded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.Loaded(childComplexity), true
+	case "SandboxReset.scale":
+		if e.ComplexityRoot.SandboxReset.Scale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.Scale(childComplexity), true
+	case "SandboxReset.seed":
+		if e.ComplexityRoot.SandboxReset.Seed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.Seed(childComplexity), true
+	case "SandboxReset.tookMs":
+		if e.ComplexityRoot.SandboxReset.TookMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxReset.TookMs(childComplexity), true
+
+	case "SandboxResetErased.hubs":
+		if e.ComplexityRoot.SandboxResetErased.Hubs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.Hubs(childComplexity), true
+	case "SandboxResetErased.items":
+		if e.ComplexityRoot.SandboxResetErased.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.Items(childComplexity), true
+	case "SandboxResetErased.orderEvents":
+		if e.ComplexityRoot.SandboxResetErased.OrderEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.OrderEvents(childComplexity), true
+	case "SandboxResetErased.orderLines":
+		if e.ComplexityRoot.SandboxResetErased.OrderLines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.OrderLines(childComplexity), true
+	case "SandboxResetErased.orders":
+		if e.ComplexityRoot.SandboxResetErased.Orders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.Orders(childComplexity), true
+	case "SandboxResetErased.parts":
+		if e.ComplexityRoot.SandboxResetErased.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.Parts(childComplexity), true
+	case "SandboxResetErased.reservations":
+		if e.ComplexityRoot.SandboxResetErased.Reservations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.Reservations(childComplexity), true
+	case "SandboxResetErased.trackingEntries":
+		if e.ComplexityRoot.SandboxResetErased.TrackingEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetErased.TrackingEntries(childComplexity), true
+
+	case "SandboxResetLoaded.hubs":
+		if e.ComplexityRoot.SandboxResetLoaded.Hubs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetLoaded.Hubs(childComplexity), true
+	case "SandboxResetLoaded.items":
+		if e.ComplexityRoot.SandboxResetLoaded.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetLoaded.Items(childComplexity), true
+	case "SandboxResetLoaded.orders":
+		if e.ComplexityRoot.SandboxResetLoaded.Orders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetLoaded.Orders(childComplexity), true
+	case "SandboxResetLoaded.parts":
+		if e.ComplexityRoot.SandboxResetLoaded.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SandboxResetLoaded.Parts(childComplexity), true
+
 	case "StockChange.eventID":
 		if e.ComplexityRoot.StockChange.EventID == nil {
 			break
@@ -4445,6 +4597,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ec.unmarshalInputPartHaving,
 			ec.unmarshalInputPartOrder,
 			ec.unmarshalInputPartWhereInput,
+			ec.unmarshalInputResetSandboxInput,
 			ec.unmarshalInputTrackingEntryGroupOrder,
 			ec.unmarshalInputTrackingEntryHaving,
 			ec.unmarshalInputTrackingEntryOrder,
@@ -12589,6 +12742,73 @@ extend type Mutation {
   setSandboxClock("The new time, at most a year ahead." to: Time!): SandboxClock! @hasScope(scope: "sandbox:write")
 }
 `, BuiltIn: false},
+	{Name: "../schema/sandbox_reset.graphqls", Input: `# The sandbox's reset (internal/sandboxreset): the same code as REST POST
+# /v1/sandbox/reset, the console and the CLI. Sandbox only: in production
+# the mutation is NOT_FOUND (sandbox:write, auth.Require).
+
+"What a reset of the sandbox erased and loaded (docs/sandbox.md: Reset)."
+type SandboxReset {
+  "Always sandbox."
+  environment: String!
+  "The scale of the demo data loaded (1: about 50 hubs, 20,000 parts, 200,000 items, 50,000 orders)."
+  scale: Float!
+  "The seed of the demo data loaded (0: the dataset of every first start)."
+  seed: Int!
+  "The rows erased."
+  erased: SandboxResetErased!
+  "The demo rows loaded."
+  loaded: SandboxResetLoaded
+  "How long the reset took, in milliseconds."
+  tookMs: Int!
+}
+
+"The rows a reset erased."
+type SandboxResetErased {
+  "Hubs erased."
+  hubs: Int!
+  "Parts erased."
+  parts: Int!
+  "Stock items erased."
+  items: Int!
+  "Orders erased."
+  orders: Int!
+  "Order lines erased."
+  orderLines: Int!
+  "Tracking entries erased."
+  trackingEntries: Int!
+  "Order transitions erased."
+  orderEvents: Int!
+  "Reservations erased."
+  reservations: Int!
+}
+
+"The demo rows a reset loaded."
+type SandboxResetLoaded {
+  "Hubs loaded."
+  hubs: Int!
+  "Parts loaded."
+  parts: Int!
+  "Stock items loaded."
+  items: Int!
+  "Orders loaded."
+  orders: Int!
+}
+
+"What to reset the sandbox to."
+input ResetSandboxInput {
+  "Must be \"sandbox\": a reset erases every hub, part, item, order and tracking entry of the sandbox."
+  confirm: String!
+  "The scale of the demo data (default 0.05, at most 1)."
+  scale: Float
+  "The seed of the demo data (default 0: the dataset of every first start; at most 2147483647)."
+  seed: Int
+}
+
+extend type Mutation {
+  "Empty the sandbox and load its demo data again, in one transaction: sandbox.reset is recorded first, then demo_data.loaded. API keys, users, webhook endpoints, workflows and the event log survive. Sandbox only: NOT_FOUND in production."
+  resetSandbox("The confirmation, scale and seed." input: ResetSandboxInput!): SandboxReset! @hasScope(scope: "sandbox:write")
+}
+`, BuiltIn: false},
 	{Name: "../schema/scalars.graphqls", Input: `"""
 An exact decimal number with at most three fractional digits (quantities,
 weights). Written as a JSON number; input also accepts a string such as "0.3".
@@ -12803,8 +13023,8 @@ extend type Mutation {
   rotateWebhookSecret("The endpoint's id (whe_…)." id: ID!): WebhookEndpointWithSecret! @hasScope(scope: "webhooks:write")
   "Send an event (eventId) or a delivery's event (deliveryId) to the endpoint again."
   resendWebhookEvent("The endpoint's id (whe_…)." endpointId: ID!, "The event to send (evt_…)." eventId: ID, "A delivery whose event to send again (whd_…)." deliveryId: ID): WebhookDelivery! @hasScope(scope: "webhooks:write")
-  "Send a webhook.test event to the endpoint."
-  sendWebhookTestEvent("The endpoint's id (whe_…)." endpointId: ID!): WebhookDelivery! @hasScope(scope: "webhooks:write")
+  "Send a test event to the endpoint, marked \"test\": true and not in the event log: webhook.test, or an example of any type of the catalog (type), shaped as the real one. The type needs its read scope, as receiving it does."
+  sendWebhookTestEvent("The endpoint's id (whe_…)." endpointId: ID!, "The event type to send an example of (docs/events.md); default webhook.test." type: String): WebhookDelivery! @hasScope(scope: "webhooks:write")
 }
 `, BuiltIn: false},
 	{Name: "../schema/workflow.graphqls", Input: `extend type Order {
@@ -13765,6 +13985,60 @@ func (ec *executionContext) childFields_SandboxClock(ctx context.Context, field 
 		return ec.fieldContext_SandboxClock_aheadSeconds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SandboxClock", field.Name)
+}
+
+func (ec *executionContext) childFields_SandboxReset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "environment":
+		return ec.fieldContext_SandboxReset_environment(ctx, field)
+	case "scale":
+		return ec.fieldContext_SandboxReset_scale(ctx, field)
+	case "seed":
+		return ec.fieldContext_SandboxReset_seed(ctx, field)
+	case "erased":
+		return ec.fieldContext_SandboxReset_erased(ctx, field)
+	case "loaded":
+		return ec.fieldContext_SandboxReset_loaded(ctx, field)
+	case "tookMs":
+		return ec.fieldContext_SandboxReset_tookMs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SandboxReset", field.Name)
+}
+
+func (ec *executionContext) childFields_SandboxResetErased(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hubs":
+		return ec.fieldContext_SandboxResetErased_hubs(ctx, field)
+	case "parts":
+		return ec.fieldContext_SandboxResetErased_parts(ctx, field)
+	case "items":
+		return ec.fieldContext_SandboxResetErased_items(ctx, field)
+	case "orders":
+		return ec.fieldContext_SandboxResetErased_orders(ctx, field)
+	case "orderLines":
+		return ec.fieldContext_SandboxResetErased_orderLines(ctx, field)
+	case "trackingEntries":
+		return ec.fieldContext_SandboxResetErased_trackingEntries(ctx, field)
+	case "orderEvents":
+		return ec.fieldContext_SandboxResetErased_orderEvents(ctx, field)
+	case "reservations":
+		return ec.fieldContext_SandboxResetErased_reservations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SandboxResetErased", field.Name)
+}
+
+func (ec *executionContext) childFields_SandboxResetLoaded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hubs":
+		return ec.fieldContext_SandboxResetLoaded_hubs(ctx, field)
+	case "parts":
+		return ec.fieldContext_SandboxResetLoaded_parts(ctx, field)
+	case "items":
+		return ec.fieldContext_SandboxResetLoaded_items(ctx, field)
+	case "orders":
+		return ec.fieldContext_SandboxResetLoaded_orders(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SandboxResetLoaded", field.Name)
 }
 
 func (ec *executionContext) childFields_StockChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14849,6 +15123,20 @@ func (ec *executionContext) field_Mutation_resendWebhookEvent_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_resetSandbox_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ResetSandboxInput, error) {
+			return ec.unmarshalNResetSandboxInput2logisticsᚋgraphᚋmodelᚐResetSandboxInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retireTrustedDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14902,6 +15190,14 @@ func (ec *executionContext) field_Mutation_sendWebhookTestEvent_args(ctx context
 		return nil, err
 	}
 	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "type",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["type"] = arg1
 	return args, nil
 }
 
@@ -21627,6 +21923,68 @@ func (ec *executionContext) fieldContext_Mutation_setSandboxClock(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_resetSandbox(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resetSandbox(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResetSandbox(ctx, fc.Args["input"].(model.ResetSandboxInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "sandbox:write")
+				if err != nil {
+					var zeroVal *sandboxreset.Result
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *sandboxreset.Result
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, nil, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *sandboxreset.Result) graphql.Marshaler {
+			return ec.marshalNSandboxReset2ᚖlogisticsᚋinternalᚋsandboxresetᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resetSandbox(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxReset(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resetSandbox_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21947,7 +22305,7 @@ func (ec *executionContext) _Mutation_sendWebhookTestEvent(ctx context.Context, 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SendWebhookTestEvent(ctx, fc.Args["endpointId"].(resourceid.ID))
+			return ec.Resolvers.Mutation().SendWebhookTestEvent(ctx, fc.Args["endpointId"].(resourceid.ID), fc.Args["type"].(*string))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
@@ -27679,6 +28037,438 @@ func (ec *executionContext) _SandboxClock_aheadSeconds(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_SandboxClock_aheadSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SandboxClock", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxReset_environment(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_environment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Environment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_environment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxReset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxReset_scale(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_scale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scale, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_scale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxReset", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxReset_seed(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_seed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxReset", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxReset_erased(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_erased(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Erased, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v sandboxreset.Erased) graphql.Marshaler {
+			return ec.marshalNSandboxResetErased2logisticsᚋinternalᚋsandboxresetᚐErased(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_erased(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SandboxReset",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxResetErased(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SandboxReset_loaded(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_loaded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Loaded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *sandboxreset.Loaded) graphql.Marshaler {
+			return ec.marshalOSandboxResetLoaded2ᚖlogisticsᚋinternalᚋsandboxresetᚐLoaded(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_loaded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SandboxReset",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SandboxResetLoaded(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SandboxReset_tookMs(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxReset_tookMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TookMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxReset_tookMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxReset", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_hubs(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_hubs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hubs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_hubs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_parts(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_items(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_orders(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_orders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Orders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_orders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_orderLines(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_orderLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderLines, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_orderLines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_trackingEntries(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_trackingEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_trackingEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_orderEvents(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_orderEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderEvents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_orderEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetErased_reservations(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetErased_reservations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reservations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetErased_reservations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetLoaded_hubs(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Loaded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetLoaded_hubs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hubs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetLoaded_hubs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetLoaded", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetLoaded_parts(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Loaded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetLoaded_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetLoaded_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetLoaded", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetLoaded_items(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Loaded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetLoaded_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetLoaded_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetLoaded", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SandboxResetLoaded_orders(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Loaded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SandboxResetLoaded_orders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Orders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SandboxResetLoaded_orders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SandboxResetLoaded", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _StockChange_sequence(ctx context.Context, field graphql.CollectedField, obj *model.StockChange) (ret graphql.Marshaler) {
@@ -39959,6 +40749,50 @@ func (ec *executionContext) unmarshalInputPartWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputResetSandboxInput(ctx context.Context, obj any) (model.ResetSandboxInput, error) {
+	var it model.ResetSandboxInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"confirm", "scale", "seed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "confirm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("confirm"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Confirm = data
+		case "scale":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scale"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scale = data
+		case "seed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seed"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seed = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTrackingEntryGroupOrder(ctx context.Context, obj any) (model.TrackingEntryGroupOrder, error) {
 	var it model.TrackingEntryGroupOrder
 	if obj == nil {
@@ -44194,6 +45028,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "resetSandbox":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resetSandbox(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createWebhookEndpoint":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createWebhookEndpoint(ctx, field)
@@ -46782,6 +47623,195 @@ func (ec *executionContext) _SandboxClock(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var sandboxResetImplementors = []string{"SandboxReset"}
+
+func (ec *executionContext) _SandboxReset(ctx context.Context, sel ast.SelectionSet, obj *sandboxreset.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sandboxResetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SandboxReset")
+		case "environment":
+			out.Values[i] = ec._SandboxReset_environment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scale":
+			out.Values[i] = ec._SandboxReset_scale(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seed":
+			out.Values[i] = ec._SandboxReset_seed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "erased":
+			out.Values[i] = ec._SandboxReset_erased(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "loaded":
+			out.Values[i] = ec._SandboxReset_loaded(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tookMs":
+			out.Values[i] = ec._SandboxReset_tookMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sandboxResetErasedImplementors = []string{"SandboxResetErased"}
+
+func (ec *executionContext) _SandboxResetErased(ctx context.Context, sel ast.SelectionSet, obj *sandboxreset.Erased) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sandboxResetErasedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SandboxResetErased")
+		case "hubs":
+			out.Values[i] = ec._SandboxResetErased_hubs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parts":
+			out.Values[i] = ec._SandboxResetErased_parts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "items":
+			out.Values[i] = ec._SandboxResetErased_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "orders":
+			out.Values[i] = ec._SandboxResetErased_orders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "orderLines":
+			out.Values[i] = ec._SandboxResetErased_orderLines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trackingEntries":
+			out.Values[i] = ec._SandboxResetErased_trackingEntries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "orderEvents":
+			out.Values[i] = ec._SandboxResetErased_orderEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reservations":
+			out.Values[i] = ec._SandboxResetErased_reservations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sandboxResetLoadedImplementors = []string{"SandboxResetLoaded"}
+
+func (ec *executionContext) _SandboxResetLoaded(ctx context.Context, sel ast.SelectionSet, obj *sandboxreset.Loaded) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sandboxResetLoadedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SandboxResetLoaded")
+		case "hubs":
+			out.Values[i] = ec._SandboxResetLoaded_hubs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parts":
+			out.Values[i] = ec._SandboxResetLoaded_parts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "items":
+			out.Values[i] = ec._SandboxResetLoaded_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "orders":
+			out.Values[i] = ec._SandboxResetLoaded_orders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var stockChangeImplementors = []string{"StockChange"}
 
 func (ec *executionContext) _StockChange(ctx context.Context, sel ast.SelectionSet, obj *model.StockChange) graphql.Marshaler {
@@ -49197,6 +50227,22 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNItem2ᚖlogisticsᚋentᚐItem(ctx context.Context, sel ast.SelectionSet, v *ent.Item) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -49904,6 +50950,11 @@ func (ec *executionContext) unmarshalNPartWhereInput2ᚖlogisticsᚋentᚐPartWh
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNResetSandboxInput2logisticsᚋgraphᚋmodelᚐResetSandboxInput(ctx context.Context, v any) (model.ResetSandboxInput, error) {
+	res, err := ec.unmarshalInputResetSandboxInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandboxᚐState(ctx context.Context, sel ast.SelectionSet, v *sandbox.State) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -49912,6 +50963,20 @@ func (ec *executionContext) marshalNSandboxClock2ᚖlogisticsᚋinternalᚋsandb
 		return graphql.Null
 	}
 	return ec._SandboxClock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSandboxReset2ᚖlogisticsᚋinternalᚋsandboxresetᚐResult(ctx context.Context, sel ast.SelectionSet, v *sandboxreset.Result) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SandboxReset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSandboxResetErased2logisticsᚋinternalᚋsandboxresetᚐErased(ctx context.Context, sel ast.SelectionSet, v sandboxreset.Erased) graphql.Marshaler {
+	return ec._SandboxResetErased(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNStockChange2ᚖlogisticsᚋgraphᚋmodelᚐStockChange(ctx context.Context, sel ast.SelectionSet, v *model.StockChange) graphql.Marshaler {
@@ -52484,6 +53549,13 @@ func (ec *executionContext) unmarshalOPartWhereInput2ᚖlogisticsᚋentᚐPartWh
 	}
 	res, err := ec.unmarshalInputPartWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSandboxResetLoaded2ᚖlogisticsᚋinternalᚋsandboxresetᚐLoaded(ctx context.Context, sel ast.SelectionSet, v *sandboxreset.Loaded) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SandboxResetLoaded(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -589,6 +589,16 @@ type PartRef struct {
 	Sku string `json:"sku"`
 }
 
+// What to reset the sandbox to.
+type ResetSandboxInput struct {
+	// Must be "sandbox": a reset erases every hub, part, item, order and tracking entry of the sandbox.
+	Confirm string `json:"confirm"`
+	// The scale of the demo data (default 0.05, at most 1).
+	Scale *float64 `json:"scale,omitempty"`
+	// The seed of the demo data (default 0: the dataset of every first start; at most 2147483647).
+	Seed *int `json:"seed,omitempty"`
+}
+
 // One change of an item's stock or attributes.
 type StockChange struct {
 	// The event's sequence: pass it as after: to resume after this change.

@@ -45,7 +45,7 @@ func TestVisibleEvents(t *testing.T) {
 		{nil, nil, false},
 		{[]string{"hubs:write"}, []string{"hub"}, false},
 		{[]string{"orders:read", "webhooks:write"}, []string{"order", "order_line", "webhook", "webhook_endpoint"}, false},
-		{[]string{"hubs:read", "parts:read", "items:read", "orders:read"}, []string{"demo_data", "hub", "item", "items", "order", "order_line", "part"}, false},
+		{[]string{"hubs:read", "parts:read", "items:read", "orders:read"}, []string{"demo_data", "hub", "item", "items", "order", "order_line", "part", "sandbox"}, false},
 		{ReadScopes(), nil, true},
 	} {
 		nouns, all := VisibleEvents(&Principal{Scopes: c.scopes})

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"logistics/internal/apperr"
+	"logistics/internal/environment"
 )
 
 // Realm is the realm of every WWW-Authenticate challenge.
@@ -33,7 +34,7 @@ var Policy = []Resource{
 	// environment runs only trusted ones (docs/graphql.md: Trusted
 	// documents). It guards no data: no read scope, no types.
 	{Name: "graphql", Only: []string{"graphql:adhoc"}},
-	// sandbox:write moves the sandbox's test clock (docs/sandbox.md); production answers 404.
+	// sandbox:write drives the sandbox's own machinery (reset, test clock); production answers 404 for it.
 	{Name: "sandbox", Only: []string{"sandbox:write"}},
 }
 
@@ -181,10 +182,26 @@ func RoleScopes(role string) []string {
 // adhocScope is documents.AdhocScope (auth imports no domain package).
 const adhocScope = "graphql:adhoc"
 
+// SandboxScope guards the sandbox-only doors (a reset, the test clock):
+// outside the sandbox they do not exist, so Require answers NOT_FOUND (404)
+// for it there, to every caller, before looking at credentials.
+const SandboxScope = "sandbox:write"
+
+// ErrSandboxOnly is the answer of a sandbox-only door outside the sandbox.
+func ErrSandboxOnly() *apperr.Error {
+	return apperr.NotFound("not found: this is for the sandbox only")
+}
+
 // Require checks that the request's caller holds scope ("" = any valid
 // caller). It fails with UNAUTHENTICATED (401) when there is no caller and
-// FORBIDDEN (403, insufficient_scope) when the scope is missing.
+// FORBIDDEN (403, insufficient_scope) when the scope is missing; for
+// SandboxScope outside the sandbox, with NOT_FOUND (404).
 func Require(ctx context.Context, scope string) error {
+	if scope == SandboxScope {
+		if env := environment.FromContext(ctx); env == nil || env.Name != environment.Sandbox {
+			return ErrSandboxOnly()
+		}
+	}
 	p, _ := ctx.Value(ctxKey{}).(*Principal)
 	if p == nil {
 		return ErrMissing()

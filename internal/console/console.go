@@ -19,6 +19,7 @@ import (
 
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/eventlog"
 )
 
 //go:embed web
@@ -60,12 +61,13 @@ func Mount(mux *http.ServeMux, d Deps) {
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
-		_ = page.Execute(w, map[string]string{"Prefix": d.Prefix, "GraphQL": d.GraphQL,
-			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground, "SandboxGraphQL": d.SandboxGraphQL, "Favicon": d.Favicon})
+		_ = page.Execute(w, map[string]any{"Prefix": d.Prefix, "GraphQL": d.GraphQL,
+			"Playground": d.Playground, "SandboxPlayground": d.SandboxPlayground, "SandboxGraphQL": d.SandboxGraphQL, "Favicon": d.Favicon,
+			"EventTypes": testEventTypes()})
 	}
 	mux.HandleFunc("GET "+d.Prefix, index)
 	mux.HandleFunc("GET "+d.Prefix+"/{$}", index)
-	for _, f := range []string{"app.js", "app.css", "webhooks.js", "documents.js", "clock.js"} {
+	for _, f := range []string{"app.js", "app.css", "webhooks.js", "documents.js", "clock.js", "reset.js"} {
 		body, err := webFS.ReadFile("web/" + f)
 		if err != nil {
 			panic(err)
@@ -228,4 +230,14 @@ func (d Deps) logout() http.Handler {
 		auth.ClearSessionCookies(w, d.Cookies)
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// testEventTypes are the types "Send test event" offers: webhook.test, then
+// every type of the event catalog.
+func testEventTypes() []string {
+	out := []string{"webhook.test"}
+	for _, t := range eventlog.Catalog {
+		out = append(out, t.Name)
+	}
+	return out
 }

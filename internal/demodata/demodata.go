@@ -11,6 +11,7 @@ package demodata
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -81,8 +82,8 @@ const MaxScale = 100
 // is written before the orders that reserve from it), the second writes.
 func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 	c := db.Client
-	if scale <= 0 || math.IsNaN(scale) || scale > MaxScale {
-		return Counts{}, fmt.Errorf("demodata: scale must be above 0 and at most %d, not %v", MaxScale, scale)
+	if err := CheckScale(scale); err != nil {
+		return Counts{}, err
 	}
 	if n, err := c.Hub.Query().Count(ctx); err != nil {
 		return Counts{}, err
@@ -93,14 +94,58 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 	if err != nil {
 		return Counts{}, fmt.Errorf("demodata: the built-in workflow: %w", err)
 	}
-	var counting counter
-	held := generate(scale, nil, &counting)
 	tx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return Counts{}, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if db.Dialect == dialect.SQLite {
+	counts, err := Write(ctx, tx, db.Dialect, wf.ID, scale, 0)
+	if err != nil {
+		return Counts{}, err
+	}
+	if err := writeEvent(ctx, tx, db.Dialect, counts); err != nil {
+		return Counts{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Counts{}, err
+	}
+	if db.Dialect == dialect.Postgres {
+		if err := Analyze(ctx, db.SQL); err != nil {
+			return Counts{}, err
+		}
+	}
+	return counts, nil
+}
+
+// CheckScale refuses a scale Load does not take.
+func CheckScale(scale float64) error {
+	if scale <= 0 || math.IsNaN(scale) || scale > MaxScale {
+		return fmt.Errorf("demodata: scale must be above 0 and at most %d, not %v", MaxScale, scale)
+	}
+	return nil
+}
+
+// Execer runs a statement of a transaction: database/sql's Tx, or an ent
+// transaction's client (ExecContext), whose commit records the events.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Write generates the dataset of the given scale and seed and inserts its
+// rows through tx, an open transaction of an empty database of dialect dia,
+// whose orders follow the workflow version workflowID (the built-in
+// fulfilment one). It writes no event: Load writes demo_data.loaded with
+// the counts, a sandbox reset records it through the event log. Seed 0 is
+// the dataset every scale always had; another seed gives another dataset,
+// as deterministic. A tx that also prepares statements (database/sql's)
+// reuses one per table for full batches.
+func Write(ctx context.Context, tx Execer, dia string, workflowID resourceid.ID, scale float64, seed uint64) (Counts, error) {
+	if err := CheckScale(scale); err != nil {
+		return Counts{}, err
+	}
+	var counting counter
+	held := generate(scale, seed, nil, &counting)
+	if dia == dialect.SQLite {
 		// A page cache that holds the new dataset keeps the one big
 		// transaction from spilling index pages to the WAL over and over;
 		// set back to database.Open's size before the commit.
@@ -108,29 +153,34 @@ func Load(ctx context.Context, db *database.DB, scale float64) (Counts, error) {
 			return Counts{}, err
 		}
 	}
-	l := newLoader(ctx, tx, db.Dialect, wf.ID)
-	generate(scale, held, l)
-	if err := l.finish(counting.Counts); err != nil {
+	l := newLoader(ctx, tx, dia, workflowID)
+	generate(scale, seed, held, l)
+	if err := l.finish(); err != nil {
 		return Counts{}, err
 	}
-	if db.Dialect == dialect.SQLite {
+	if dia == dialect.SQLite {
 		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
 			return Counts{}, err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return Counts{}, err
-	}
-	if db.Dialect == dialect.Postgres {
-		// The planner's statistics, which autovacuum would gather only
-		// later (or never, where it is off): without them PostgreSQL took
-		// 50 order ids for 50,000 lines and joined parts by scanning them all
-		// (10.7 ms for the lines of a page of orders, 1.3 ms after ANALYZE).
-		if _, err := db.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
-			return Counts{}, fmt.Errorf("demodata: analyze: %w", err)
-		}
-	}
 	return counting.Counts, nil
+}
+
+// Analyze gathers PostgreSQL's planner statistics after a load, which
+// autovacuum would gather only later (or never, where it is off): without
+// them PostgreSQL took 50 order ids for 50,000 lines and joined parts by
+// scanning them all (10.7 ms for the lines of a page of orders, 1.3 ms
+// after ANALYZE).
+func Analyze(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("demodata: analyze: %w", err)
+	}
+	return nil
+}
+
+// EventObject is data.object of the demo_data.loaded event.
+func (c Counts) EventObject() map[string]any {
+	return map[string]any{"hubs": c.Hubs, "parts": c.Parts, "items": c.Items, "orders": c.Orders}
 }
 
 // Dataset is a generated dataset held in memory: the rows Load writes, for
@@ -275,9 +325,9 @@ var path = map[string][]string{
 // Generate builds the dataset of the given scale in memory: the rows Load
 // writes, in the same order.
 func Generate(scale float64) *Dataset {
-	held := generate(scale, nil, &counter{})
+	held := generate(scale, 0, nil, &counter{})
 	d := &Dataset{}
-	generate(scale, held, d)
+	generate(scale, 0, held, d)
 	return d
 }
 
@@ -301,10 +351,10 @@ type generator struct {
 // what the orders reserved of the items they reserved from. An item's row
 // carries what final says it ends with (nil: as it was stocked, the
 // orders' reservations not yet known).
-func generate(scale float64, final map[int32]held, out sink) map[int32]held {
+func generate(scale float64, seed uint64, final map[int32]held, out sink) map[int32]held {
 	x := &generator{
-		g:          &gen{r: rand.New(rand.NewPCG(0x6c6f6769, uint64(math.Float64bits(scale))))},
-		exceptions: &gen{r: rand.New(rand.NewPCG(0x65786370, uint64(math.Float64bits(scale)))), tick: exceptionTicks},
+		g:          &gen{r: rand.New(rand.NewPCG(0x6c6f6769+seed, uint64(math.Float64bits(scale))))},
+		exceptions: &gen{r: rand.New(rand.NewPCG(0x65786370+seed, uint64(math.Float64bits(scale)))), tick: exceptionTicks},
 		out:        out,
 	}
 	g := x.g

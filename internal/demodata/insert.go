@@ -29,7 +29,7 @@ import (
 // a batch of orders and go in after them, parents before children.
 type loader struct {
 	ctx        context.Context
-	tx         *sql.Tx
+	tx         Execer
 	dia        string
 	workflowID resourceid.ID
 	err        error
@@ -45,7 +45,7 @@ type rows struct {
 	full *sql.Stmt
 }
 
-func newLoader(ctx context.Context, tx *sql.Tx, dia string, workflowID resourceid.ID) *loader {
+func newLoader(ctx context.Context, tx Execer, dia string, workflowID resourceid.ID) *loader {
 	t := func(name string, cols ...string) *rows {
 		return &rows{name: name, cols: cols, args: make([]any, 0, batch*len(cols))}
 	}
@@ -128,9 +128,9 @@ func (l *loader) flush(t *rows) {
 	for l.err == nil && len(t.args) > 0 {
 		n := min(len(t.args)/len(t.cols), batch)
 		args := t.args[:n*len(t.cols)]
-		if n == batch {
+		if p, ok := l.tx.(preparer); ok && n == batch {
 			if t.full == nil {
-				t.full, l.err = l.tx.PrepareContext(l.ctx, insertSQL(l.dia, t.name, t.cols, batch))
+				t.full, l.err = p.PrepareContext(l.ctx, insertSQL(l.dia, t.name, t.cols, batch))
 				if l.err != nil {
 					break
 				}
@@ -148,9 +148,13 @@ func (l *loader) flush(t *rows) {
 	}
 }
 
-// finish writes what is left and the load's own event, and closes the
-// statements.
-func (l *loader) finish(c Counts) error {
+// preparer is a transaction that prepares statements (database/sql's Tx).
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// finish writes what is left and closes the statements.
+func (l *loader) finish() error {
 	for _, t := range []*rows{l.hubs, l.parts, l.items} {
 		l.flush(t)
 	}
@@ -160,18 +164,20 @@ func (l *loader) finish(c Counts) error {
 			t.full.Close()
 		}
 	}
-	if l.err != nil {
-		return l.err
-	}
-	data, _ := json.Marshal(map[string]any{"object": map[string]any{"hubs": c.Hubs, "parts": c.Parts, "items": c.Items, "orders": c.Orders}})
+	return l.err
+}
+
+// writeEvent writes Load's demo_data.loaded event with the counts c.
+func writeEvent(ctx context.Context, tx *sql.Tx, dia string, c Counts) error {
+	data, _ := json.Marshal(map[string]any{"object": c.EventObject()})
 	// The event takes its number from the log's counter, in this
 	// transaction: the counter row stays locked until the load commits.
-	seq, err := eventlog.ReserveSQL(l.ctx, l.tx, l.dia, 1)
+	seq, err := eventlog.ReserveSQL(ctx, tx, dia, 1)
 	if err != nil {
 		return fmt.Errorf("demodata: %w", err)
 	}
 	cols := []string{event.FieldID, event.FieldCreatedAt, event.FieldUpdatedAt, event.FieldType, event.FieldSubjectID, event.FieldActor, event.FieldData, event.FieldSequence}
-	_, err = l.tx.ExecContext(l.ctx, insertSQL(l.dia, event.Table, cols, 1),
+	_, err = tx.ExecContext(ctx, insertSQL(dia, event.Table, cols, 1),
 		resourceid.New(resourceid.Event), Base, Base, "demo_data.loaded", "", Actor, string(data), seq)
 	return err
 }

@@ -36,6 +36,7 @@ var Catalog = []Type{
 	{"workflow.created", "Workflow", "A workflow version was created (a new key, or a new version of one)."},
 	{"webhook_endpoint.disabled", "WebhookEndpoint", "A webhook endpoint was turned off by the service: it answered 410 Gone, or every attempt of a delivery's retry schedule failed; data.reason says which."},
 	{"demo_data.loaded", "", "The sandbox's demo data was loaded; object holds the counts."},
+	{"sandbox.reset", "SandboxReset", "The sandbox was emptied and its demo data loaded again (docs/sandbox.md: Reset), in one transaction: this event comes first, demo_data.loaded follows; object holds what was erased and the scale and seed loaded. Sandbox only."},
 }
 
 // Known reports whether name is in the catalog.

@@ -507,9 +507,25 @@ type TestObject struct {
 	Message    string        `json:"message"`
 }
 
-// SendTest queues a webhook.test delivery to the endpoint (not an event of
-// the log: only this endpoint receives it).
-func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookDelivery, error) {
+// SendTest queues a test delivery to the endpoint (not an event of the
+// log: only this endpoint receives it): typ "" or webhook.test sends a
+// webhook.test event; any other type of the catalog an example of that
+// type, shaped as the real one (examples.go). Either is marked "test": true.
+// The event rule holds: the caller must hold the read scope of typ.
+func (m *Manager) SendTest(ctx context.Context, id resourceid.ID, typ string) (*ent.WebhookDelivery, error) {
+	if typ == "" {
+		typ = TestEventType
+	}
+	var t eventlog.Type
+	if typ != TestEventType {
+		var ok bool
+		if t, ok = catalogType(typ); !ok {
+			return nil, apperr.Validation(apperr.FieldError{Field: "type", Message: quote(typ) + " is not an event type of the catalog (docs/events.md), nor " + TestEventType})
+		}
+		if err := auth.RequireEventType(ctx, typ); err != nil {
+			return nil, err
+		}
+	}
 	ep, err := m.get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -525,21 +541,46 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID) (*ent.WebhookD
 	}
 	// The envelope of every event (eventlog.Event), so that a receiver
 	// parses a test as it parses the rest: sequence 0, as it is not in the
-	// log; data.object is a TestObject.
-	body, err := json.Marshal(eventlog.Event{
-		ID: did, Type: TestEventType, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), Actor: auth.Actor(ctx),
-		SubjectID: string(ep.ID), Data: eventlog.Data{Object: TestObject{EndpointID: ep.ID, Message: "a test event sent from the Logistics Service"}},
-	})
+	// log, its id the delivery's; data.object of webhook.test is a TestObject.
+	subject, data := string(ep.ID), eventlog.Data{Object: TestObject{EndpointID: ep.ID, Message: "a test event sent from the Logistics Service"}}
+	if typ != TestEventType {
+		if subject, data, err = m.exampleEvent(ctx, t, ep, name); err != nil {
+			return nil, err
+		}
+	}
+	body, err := json.Marshal(TestEnvelope{Event: eventlog.Event{
+		ID: did, Type: typ, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), Actor: auth.Actor(ctx),
+		SubjectID: subject, Data: data,
+	}, Test: true})
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	d, err := client(ctx).WebhookDelivery.Create().SetID(did).SetEndpointID(ep.ID).SetEventType(TestEventType).
+	d, err := client(ctx).WebhookDelivery.Create().SetID(did).SetEndpointID(ep.ID).SetEventType(typ).
 		SetPayload(body).SetNextAttemptAt(m.now()).SetCreatedAt(m.now()).Save(ctx)
 	if err != nil {
 		return nil, apperr.From(err)
 	}
 	m.wakeCtx(ctx)
 	return d, nil
+}
+
+// TestEnvelope is the body of a test delivery: the envelope of every event,
+// and test: true after its members. Events of the log never carry test (it
+// is not a member of eventlog.Event, nor of its exports): its presence is
+// what marks a test, as Stripe's livemode marks test mode.
+type TestEnvelope struct {
+	eventlog.Event
+	Test bool `json:"test"`
+}
+
+// catalogType returns the catalog's entry of name.
+func catalogType(name string) (eventlog.Type, bool) {
+	for _, t := range eventlog.Catalog {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return eventlog.Type{}, false
 }
 
 // Deliveries lists an endpoint's latest deliveries, newest first; status

@@ -1,5 +1,6 @@
 // The console's Webhooks section: endpoints of the chosen environment, their
-// signing secret shown once, recent deliveries, resend and test events. It
+// signing secret shown once, recent deliveries, resend and test events (of
+// the type chosen in #test-event-type: any of the catalog). It
 // reuses app.js's gql, $, show, text and fmt, and loads when the profile
 // card appears (no change to app.js needed).
 "use strict";
@@ -76,7 +77,8 @@ function showWebhookSecret(secret) {
 
 async function sendTest(w) {
   try {
-    await whGQL("mutation($id: ID!) { sendWebhookTestEvent(endpointId: $id) { id } }", { id: w.id });
+    const type = $("test-event-type").value || "webhook.test";
+    await whGQL("mutation($id: ID!, $type: String) { sendWebhookTestEvent(endpointId: $id, type: $type) { id } }", { id: w.id, type });
     openDeliveries(w);
   } catch (e) { webhookFail(e); }
 }
