@@ -548,8 +548,14 @@ func (m *Manager) SendTest(ctx context.Context, id resourceid.ID, typ string) (*
 			return nil, err
 		}
 	}
+	// occurred_at as a real event of this moment carries it: the sandbox
+	// clock's time there, the real time in production.
+	occurred, err := eventlog.Occurred(ctx)
+	if err != nil {
+		return nil, apperr.From(err)
+	}
 	body, err := json.Marshal(TestEnvelope{Event: eventlog.Event{
-		ID: did, Type: typ, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), Actor: auth.Actor(ctx),
+		ID: did, Type: typ, Sequence: 0, Environment: name, CreatedAt: ts(m.now()), OccurredAt: ts(occurred), Actor: auth.Actor(ctx),
 		SubjectID: subject, Data: data,
 	}, Test: true})
 	if err != nil {
