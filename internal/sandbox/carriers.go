@@ -127,7 +127,12 @@ const maxRun = 10000
 // occurred_at its due time, so its events, webhooks and subscriptions are a
 // client's entry's. On PostgreSQL several instances may run it at once: a
 // row deleted by another is skipped.
-func (k *Clock) RunDue(ctx context.Context) error {
+func (k *Clock) RunDue(ctx context.Context) error { return k.runDue(ctx, nil) }
+
+// runDue is RunDue calling before, when not nil, with each entry's due time
+// before it writes the entry (a move of the clock makes the webhook retries
+// due by then due first).
+func (k *Clock) runDue(ctx context.Context, before func(due time.Time) error) error {
 	if err := requireSandbox(ctx); err != nil {
 		return err
 	}
@@ -143,6 +148,11 @@ func (k *Clock) RunDue(ctx context.Context) error {
 		}
 		if err != nil {
 			return apperr.From(err)
+		}
+		if before != nil {
+			if err := before(next.DueAt); err != nil {
+				return err
+			}
 		}
 		if err := k.write(ctx, next); err != nil {
 			return err

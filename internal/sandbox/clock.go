@@ -179,15 +179,25 @@ func (k *Clock) move(ctx context.Context, to func(State) (time.Time, bool, error
 	if err != nil {
 		return State{}, err
 	}
-	if ahead := after.Now.Sub(before.Now); ahead > 0 {
-		if err := k.RunDue(ctx); err != nil {
+	if after.Now.After(before.Now) {
+		// The retries waiting by real time fall due on the clock's line
+		// too: one due d after the move began is made due before the
+		// entries due later than before.Now+d are written.
+		start, env := realNow(), environment.FromContext(ctx)
+		hasten := func(until time.Time) error {
+			if k.Hasten == nil || !until.After(before.Now) {
+				return nil
+			}
+			if _, err := k.Hasten(ctx, env, start.Add(until.Sub(before.Now))); err != nil {
+				return apperr.From(err)
+			}
+			return nil
+		}
+		if err := k.runDue(ctx, hasten); err != nil {
 			return State{}, err
 		}
-		if k.Hasten != nil {
-			env := environment.FromContext(ctx)
-			if _, err := k.Hasten(ctx, env, realNow().Add(ahead)); err != nil {
-				return State{}, apperr.From(err)
-			}
+		if err := hasten(after.Now); err != nil {
+			return State{}, err
 		}
 	}
 	return after, nil
