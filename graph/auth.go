@@ -36,21 +36,14 @@ import (
 //     from an unknown one (requireNodeIDs).
 
 // hasScope implements the @hasScope directive.
+// Production has no sandbox-only field: auth.Require answers NOT_FOUND for
+// auth.SandboxScope there, before any scope check.
 func hasScope(ctx context.Context, _ any, next graphql.Resolver, scope string) (any, error) {
-	if scope == sandboxScope {
-		// Production has no sandbox-only field: NOT_FOUND before any scope check.
-		if env := environment.FromContext(ctx); env == nil || env.Name != environment.Sandbox {
-			return nil, apperr.NotFound("this field exists only in the sandbox")
-		}
-	}
 	if err := auth.Require(ctx, scope); err != nil {
 		return nil, err
 	}
 	return next(ctx)
 }
-
-// sandboxScope guards the sandbox-only fields (graph/schema/sandbox.graphqls).
-const sandboxScope = "sandbox:write"
 
 // scopeGuard is the type half of the policy (see above), before the
 // field's resolver runs: it requires the read scope of the type the field
