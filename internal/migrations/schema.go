@@ -16,7 +16,6 @@ import (
 	"ariga.io/atlas/sql/migrate"
 	atlas "ariga.io/atlas/sql/schema"
 	"entgo.io/ent/dialect"
-	entann "entgo.io/ent/dialect/entsql"
 	entsql "entgo.io/ent/dialect/sql"
 	entschema "entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
@@ -42,64 +41,10 @@ func handTable(dia, name, value string) *entschema.Table {
 	}
 }
 
-// tables is the desired schema: ent's tables and the event log's, and on
-// PostgreSQL the trigram indexes of the substring filters.
+// tables is the desired schema: ent's tables and the event log's.
 func tables(dia string) []*entschema.Table {
-	ts := append([]*entschema.Table(nil), entmigrate.Tables...)
-	if dia == dialect.Postgres {
-		for i, t := range ts {
-			ts[i] = withTrigramIndexes(t)
-		}
-	}
-	return append(ts, handTable(dia, "event_counter", "last_value"), handTable(dia, "webhook_endpoints_stamp", "stamp"))
-}
-
-// TrigramColumns are the columns that PostgreSQL indexes with GIN and
-// pg_trgm's gin_trgm_ops, by table: every string field of the REST filter
-// tables (internal/filter, whose TestEverySubstringFilterHasTrigramIndex
-// keeps the two lists equal), so that f=*text* and GraphQL's
-// fContainsFold, fContains, fHasPrefix and fHasSuffix — ILIKE and LIKE
-// with % at an end — are index scans rather than reads of every row.
-// Exempt, as from the B-tree rule: the lists always scoped to one order
-// (order lines, order events) and the workflows (a handful of rows).
-// SQLite keeps scanning (docs/design/0023-substring-search.md). They are not
-// in the ent schema, which has no index for one dialect only: the desired
-// schema adds them here, the drift check covers them, and the extension
-// they need is created by a file written by hand before the one that
-// creates them (Atlas's open-source build does not manage extensions).
-var TrigramColumns = map[string][]string{
-	"hubs":             {"code", "name", "address_line1", "city", "postal_code", "country", "timezone"},
-	"parts":            {"sku", "part_name", "description"},
-	"items":            {"lot", "serial"},
-	"orders":           {"number", "status", "customer_ref", "ship_to_name", "ship_to_city", "ship_to_postal_code", "ship_to_country"},
-	"tracking_entries": {"tracking_number", "carrier", "location", "description"},
-	"events":           {"type", "subject_id", "actor"},
-}
-
-// TrigramIndex is the name of the trigram index of table.column.
-func TrigramIndex(table, column string) string { return table + "_" + column + "_trgm" }
-
-// withTrigramIndexes returns t, or a copy of t with its trigram indexes
-// added (ent's tables are shared: never changed in place).
-func withTrigramIndexes(t *entschema.Table) *entschema.Table {
-	cols := TrigramColumns[t.Name]
-	if len(cols) == 0 {
-		return t
-	}
-	c := *t
-	c.Indexes = append([]*entschema.Index(nil), t.Indexes...)
-	for _, name := range cols {
-		col, ok := t.Column(name)
-		if !ok {
-			panic("migrations: no column " + t.Name + "." + name + " for its trigram index")
-		}
-		c.Indexes = append(c.Indexes, &entschema.Index{
-			Name:       TrigramIndex(t.Name, name),
-			Columns:    []*entschema.Column{col},
-			Annotation: &entann.IndexAnnotation{Types: map[string]string{dialect.Postgres: "GIN"}, OpClass: "gin_trgm_ops"},
-		})
-	}
-	return &c
+	return append(append([]*entschema.Table(nil), entmigrate.Tables...),
+		handTable(dia, "event_counter", "last_value"), handTable(dia, "webhook_endpoints_stamp", "stamp"))
 }
 
 // PendingSequence is the PostgreSQL sequence of events.pending_order
