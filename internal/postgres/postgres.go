@@ -40,23 +40,10 @@ type Durability struct {
 // (0: 20) opened by open (nil: sql.Open; the tracing wrapper comes in here),
 // and reads the settings that make a commit durable.
 func Open(ctx context.Context, dsn string, maxOpen int, open func(driverName, dsn string) (*sql.DB, error)) (*DB, error) {
-	source := dsn
-	if u, err := url.Parse(dsn); err == nil {
-		source = u.Redacted()
-	}
-	if open == nil {
-		open = sql.Open
-	}
-	db, err := open("pgx", withDefaults(dsn))
+	db, source, err := openPool(dsn, maxOpen, open)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", source, err)
 	}
-	if maxOpen == 0 {
-		maxOpen = 20
-	}
-	db.SetMaxOpenConns(maxOpen)
-	db.SetMaxIdleConns(maxOpen)
-	db.SetConnMaxIdleTime(5 * time.Minute)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -118,4 +105,28 @@ func readDurability(ctx context.Context, db *sql.DB) (Durability, error) {
 		d.Warning = "PostgreSQL " + strings.Join(off, "; ") + "; answers, webhook attempts and subscription messages may tell of writes that are then lost"
 	}
 	return d, nil
+}
+
+// openPool opens dsn's pool of maxOpen connections (0: 20) with open (nil:
+// sql.Open) and the pgx defaults, and names it for logs without its password:
+// the primary's pool and a replica's are the same kind of pool.
+func openPool(dsn string, maxOpen int, open func(driverName, dsn string) (*sql.DB, error)) (*sql.DB, string, error) {
+	source := dsn
+	if u, err := url.Parse(dsn); err == nil {
+		source = u.Redacted()
+	}
+	if open == nil {
+		open = sql.Open
+	}
+	db, err := open("pgx", withDefaults(dsn))
+	if err != nil {
+		return nil, source, err
+	}
+	if maxOpen == 0 {
+		maxOpen = 20
+	}
+	db.SetMaxOpenConns(maxOpen)
+	db.SetMaxIdleConns(maxOpen)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return db, source, nil
 }

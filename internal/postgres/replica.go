@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,23 +90,10 @@ type Replica struct {
 // every interval once Start runs. An unreachable replica is no error: it
 // serves nothing until a check finds it within maxLag.
 func OpenReplica(dsn string, maxOpen int, open func(driverName, dsn string) (*sql.DB, error), primary *sql.DB, maxLag, interval time.Duration) (*Replica, error) {
-	source := dsn
-	if u, err := url.Parse(dsn); err == nil {
-		source = u.Redacted()
-	}
-	if open == nil {
-		open = sql.Open
-	}
-	db, err := open("pgx", withDefaults(dsn))
+	db, source, err := openPool(dsn, maxOpen, open)
 	if err != nil {
 		return nil, fmt.Errorf("open replica %s: %w", source, err)
 	}
-	if maxOpen == 0 {
-		maxOpen = 20
-	}
-	db.SetMaxOpenConns(maxOpen)
-	db.SetMaxIdleConns(maxOpen)
-	db.SetConnMaxIdleTime(5 * time.Minute)
 	r := &Replica{SQL: db, Source: source, MaxLag: maxLag, primary: primary, interval: interval}
 	r.status.Store(&ReplicaStatus{State: ReplicaStarting})
 	return r, nil
