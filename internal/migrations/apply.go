@@ -181,7 +181,7 @@ func Apply(ctx context.Context, db *sql.DB, dia string) ([]string, error) {
 			return nil, err
 		}
 		defer tx.Rollback() //nolint:errcheck
-		names, err := apply(ctx, tx, dia, dir)
+		names, _, err := apply(ctx, tx, dia, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -199,9 +199,9 @@ func Apply(ctx context.Context, db *sql.DB, dia string) ([]string, error) {
 // on, dropping the old table would delete or refuse through its
 // references. PRAGMA foreign_keys is a no-op inside a transaction (the
 // PRAGMA lines Atlas writes around a rebuild), so it is set before BEGIN;
-// PRAGMA foreign_key_check before COMMIT refuses a migration that left a
-// reference dangling. The connection gets its foreign keys back before it
-// returns to the pool.
+// when anything was written, PRAGMA foreign_key_check before COMMIT
+// refuses a migration that left a reference dangling (checkForeignKeys).
+// The connection gets its foreign keys back before it returns to the pool.
 func applySQLite(ctx context.Context, conn *sql.Conn, dir migrate.Dir) (names []string, err error) {
 	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
 		return nil, err
@@ -223,27 +223,14 @@ func applySQLite(ctx context.Context, conn *sql.Conn, dir migrate.Dir) (names []
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck
 		}
 	}()
-	if names, err = apply(ctx, conn, dialect.SQLite, dir); err != nil {
-		return nil, err
-	}
-	rows, err := conn.QueryContext(ctx, "PRAGMA foreign_key_check")
+	names, wrote, err := apply(ctx, conn, dialect.SQLite, dir)
 	if err != nil {
 		return nil, err
 	}
-	var dangling []string
-	for rows.Next() {
-		var table, parent string
-		var rowid sql.NullInt64
-		var fk int
-		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
-			rows.Close()
+	if wrote {
+		if err := checkForeignKeys(ctx, conn); err != nil {
 			return nil, err
 		}
-		dangling = append(dangling, fmt.Sprintf("%s row %d → %s", table, rowid.Int64, parent))
-	}
-	rows.Close()
-	if len(dangling) > 0 {
-		return nil, fmt.Errorf("migrations: the migration left references dangling (%s): not applied", strings.Join(dangling, ", "))
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return nil, err
@@ -252,34 +239,69 @@ func applySQLite(ctx context.Context, conn *sql.Conn, dir migrate.Dir) (names []
 	return names, nil
 }
 
-func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]string, error) {
+// checkForeignKeys refuses a migration that left a reference dangling. It
+// reads every row that has a foreign key and its parent's index — the
+// whole database, seconds at scale 1 — so it runs only when a migration
+// or an adoption wrote something, never at an ordinary start. The pages it
+// read would otherwise stay in this connection's cache, which the pool
+// keeps: up to SQLite's process-wide soft bound (sqlite.DefaultMemory),
+// where every other connection then recycles its own few pages on each
+// read and a writer spills to the log early. PRAGMA shrink_memory gives
+// them back.
+func checkForeignKeys(ctx context.Context, conn *sql.Conn) error {
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA shrink_memory") //nolint:errcheck // only memory
+	rows, err := conn.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var dangling []string
+	for rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return err
+		}
+		dangling = append(dangling, fmt.Sprintf("%s row %d → %s", table, rowid.Int64, parent))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dangling) > 0 {
+		return fmt.Errorf("migrations: the migration left references dangling (%s): not applied", strings.Join(dangling, ", "))
+	}
+	return nil
+}
+
+func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) (names []string, wrote bool, err error) {
 	st, err := status(ctx, q, dia, dir)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(st.Newer) > 0 {
-		return nil, &NewerError{Database: st.Newer[len(st.Newer)-1], Binary: st.Latest}
+		return nil, false, &NewerError{Database: st.Newer[len(st.Newer)-1], Binary: st.Latest}
 	}
 	files, err := dir.Files()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sum, err := dir.Checksum()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, r := range st.Applied {
 		if want, _ := sum.SumByName(nameOf(files, r.Version)); want != "" && want != r.Checksum {
-			return nil, fmt.Errorf("migrations: migration %s was applied as %s, and this binary's file of it is %s: a released migration was edited; restore it and write a new one", r.Version, r.Checksum, want)
+			return nil, false, fmt.Errorf("migrations: migration %s was applied as %s, and this binary's file of it is %s: a released migration was edited; restore it and write a new one", r.Version, r.Checksum, want)
 		}
 	}
 	if st.Unversioned {
 		if err := adopt(ctx, q, dia, files[0]); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if _, err := q.ExecContext(ctx, createRevisions); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ph := func(n int) string { return placeholder(dia, n) }
 	record := func(f migrate.File, baseline int) error {
@@ -294,34 +316,33 @@ func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]strin
 	}
 	if st.Unversioned {
 		if err := record(files[0], 1); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		// What the earlier release's migration did at every start, once
 		// more: its counter rows and event numbering.
 		if err := eventLogRows(ctx, q, dia); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	pending := map[string]bool{}
 	for _, n := range st.Pending {
 		pending[n] = true
 	}
-	var names []string
 	for _, f := range files {
 		if !pending[f.Name()] {
 			continue
 		}
 		stmts, err := f.Stmts()
 		if err != nil {
-			return nil, fmt.Errorf("migrations: %s: %w", f.Name(), err)
+			return nil, false, fmt.Errorf("migrations: %s: %w", f.Name(), err)
 		}
 		step, hasStep := dataSteps[f.Desc()]
 		if !hasStep && isDestructive(f) {
-			return nil, fmt.Errorf("migrations: %s is marked destructive and has no data step: register one in internal/migrations/data.go", f.Name())
+			return nil, false, fmt.Errorf("migrations: %s is marked destructive and has no data step: register one in internal/migrations/data.go", f.Name())
 		}
 		if step.Before != nil {
 			if err := step.Before(ctx, q, dia); err != nil {
-				return nil, fmt.Errorf("migrations: %s: data step before it: %w", f.Name(), err)
+				return nil, false, fmt.Errorf("migrations: %s: data step before it: %w", f.Name(), err)
 			}
 		}
 		for _, s := range stmts {
@@ -329,20 +350,20 @@ func apply(ctx context.Context, q querier, dia string, dir migrate.Dir) ([]strin
 				continue // set around the whole migration (applySQLite)
 			}
 			if _, err := q.ExecContext(ctx, s); err != nil {
-				return nil, fmt.Errorf("migrations: %s: %w (in %q)", f.Name(), err, short(s))
+				return nil, false, fmt.Errorf("migrations: %s: %w (in %q)", f.Name(), err, short(s))
 			}
 		}
 		if step.After != nil {
 			if err := step.After(ctx, q, dia); err != nil {
-				return nil, fmt.Errorf("migrations: %s: data step after it: %w", f.Name(), err)
+				return nil, false, fmt.Errorf("migrations: %s: data step after it: %w", f.Name(), err)
 			}
 		}
 		if err := record(f, 0); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		names = append(names, f.Name())
 	}
-	return names, nil
+	return names, st.Unversioned || len(names) > 0, nil
 }
 
 func nameOf(files []migrate.File, version string) string {

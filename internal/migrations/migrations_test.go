@@ -263,6 +263,54 @@ func TestAdoptPreviousRelease(t *testing.T) {
 	}
 }
 
+// TestForeignKeyCheckOnlyAfterWrites: SQLite's PRAGMA foreign_key_check
+// reads every row that has a reference (seconds at scale 1, and the pages
+// stay in the connection's cache), so a start with nothing to apply skips
+// it; an adoption or a migration still runs it and refuses a dangling
+// reference. A row left dangling on purpose (foreign keys off) tells
+// which: an up-to-date database with one starts, an earlier release's
+// database with one is refused.
+func TestForeignKeyCheckOnlyAfterWrites(t *testing.T) {
+	ctx := context.Background()
+	dangle := func(t *testing.T, db *sql.DB) {
+		t.Helper()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, q := range []string{
+			"PRAGMA foreign_keys = OFF",
+			"INSERT INTO api_tokens (id, created_at, updated_at, name, display_prefix, secret_hash, environment, scopes, user_id) " +
+				"VALUES ('tok_dangling', '2026-01-01', '2026-01-01', 'n', 'p', 'h', 'sandbox', '[]', 'usr_missing')",
+			"PRAGMA foreign_keys = ON",
+		} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+
+	current := openDB(t, dialect.SQLite)
+	if _, err := Apply(ctx, current, dialect.SQLite); err != nil {
+		t.Fatal(err)
+	}
+	dangle(t, current)
+	if again, err := Apply(ctx, current, dialect.SQLite); err != nil || len(again) != 0 {
+		t.Fatalf("a start with nothing to apply: %v %v (it ran the check)", again, err)
+	}
+
+	earlier := openDB(t, dialect.SQLite)
+	previousRelease(t, earlier, dialect.SQLite)
+	dangle(t, earlier)
+	if _, err := Apply(ctx, earlier, dialect.SQLite); err == nil || !strings.Contains(err.Error(), "api_tokens") {
+		t.Fatalf("adopting a database with a dangling reference: %v, want it refused", err)
+	}
+	if st, err := ReadStatus(ctx, earlier, dialect.SQLite); err != nil || !st.Unversioned {
+		t.Fatalf("the refused database changed: %+v %v", st, err)
+	}
+}
+
 // TestDestructiveRefused: the generator's guard names a dropped column
 // and a type change, and lets a new nullable column and an index through.
 func TestDestructiveRefused(t *testing.T) {
