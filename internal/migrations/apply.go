@@ -236,6 +236,13 @@ func applySQLite(ctx context.Context, conn *sql.Conn, dir migrate.Dir) (names []
 		return nil, err
 	}
 	done = true
+	if wrote {
+		// After COMMIT, when the pages a rebuild or the check dirtied are
+		// clean and can go (checkForeignKeys says why they must).
+		if _, err := conn.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
+			return nil, err
+		}
+	}
 	return names, nil
 }
 
@@ -243,13 +250,12 @@ func applySQLite(ctx context.Context, conn *sql.Conn, dir migrate.Dir) (names []
 // reads every row that has a foreign key and its parent's index — the
 // whole database, seconds at scale 1 — so it runs only when a migration
 // or an adoption wrote something, never at an ordinary start. The pages it
-// read would otherwise stay in this connection's cache, which the pool
-// keeps: up to SQLite's process-wide soft bound (sqlite.DefaultMemory),
-// where every other connection then recycles its own few pages on each
-// read and a writer spills to the log early. PRAGMA shrink_memory gives
-// them back.
+// reads stay in this connection's cache, which the pool keeps: up to
+// SQLite's process-wide soft bound (sqlite.DefaultMemory), where every
+// other connection then recycles its own few pages on each read (a read
+// syscall per page) and a writer spills to the log early; applySQLite
+// gives them back with PRAGMA shrink_memory after COMMIT.
 func checkForeignKeys(ctx context.Context, conn *sql.Conn) error {
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA shrink_memory") //nolint:errcheck // only memory
 	rows, err := conn.QueryContext(ctx, "PRAGMA foreign_key_check")
 	if err != nil {
 		return err
