@@ -59,17 +59,9 @@ type Options struct {
 	MaxScale float64
 }
 
-// Erased counts the rows a reset deleted.
-type Erased struct {
-	Hubs            int `json:"hubs"`
-	Parts           int `json:"parts"`
-	Items           int `json:"items"`
-	Orders          int `json:"orders"`
-	OrderLines      int `json:"order_lines"`
-	TrackingEntries int `json:"tracking_entries"`
-	OrderEvents     int `json:"order_events"`
-	Reservations    int `json:"reservations"`
-}
+// Erased counts the rows a reset deleted: the tables the demo data fills,
+// as a load counts what it wrote.
+type Erased = demodata.Counts
 
 // Loaded counts the demo rows a reset wrote.
 type Loaded struct {
