@@ -15,6 +15,7 @@ import (
 	"logistics/ent/order"
 	"logistics/ent/part"
 	"logistics/ent/trackingentry"
+	"logistics/internal/count"
 	"logistics/internal/decimal"
 	"logistics/internal/eventlog"
 	"logistics/internal/export"
@@ -76,10 +77,51 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeOf(trackingentry.Status("")): {"label_created", "in_transit", "out_for_delivery", "delivered", "exception", "returned"},
 }
 
-// preferCountParam documents Prefer: count=… on the lists that count
-// (countpref.go).
-var preferCountParam = obj{"name": "Prefer", "in": "header", "schema": obj{"type": "string", "maxLength": maxPreferBytes},
-	"description": "count=exact (every match), count=bounded (exactly up to 1,000, then at_least 1,000), count=planned (PostgreSQL's planner estimate; SQLite: bounded) or count=estimated (exact up to 1,000, then the planner's estimate; SQLite: bounded), as PostgREST spells them: the answer adds total_count and total_count_kind, and Preference-Applied names the count that ran. Without it nothing is counted. Another count value is 400 invalid_count; other preferences are ignored. docs/rest.md#counts."}
+// preferCountDoc and preferReadDoc describe RFC 7240's Prefer as the
+// operations honour it: a list counts (countpref.go), and every
+// authenticated read picks the primary or the replica (the read-replica
+// router, internal/app/readroute.go). An operation has one Prefer
+// parameter, so a list's (PreferList) describes both, every other read's
+// (PreferRead) the second.
+const (
+	preferCountDoc = "count=exact (every match), count=bounded (exactly up to 1,000, then at_least 1,000), count=planned (PostgreSQL's planner estimate; SQLite: bounded) or count=estimated (exact up to 1,000, then the planner's estimate; SQLite: bounded), as PostgREST spells them: the answer adds total_count and total_count_kind, and Preference-Applied names the count that ran. Without it nothing is counted. Another count value, two different counts or a Prefer over 256 bytes is a 400 invalid_count. docs/rest.md#counts."
+	preferReadDoc  = "read=replica or read=primary, with a read replica configured (--read-db, --sandbox-read-db): read=replica lets this read come from the replica (when it is within --read-max-lag and has replayed X-Read-After), read=primary keeps it on the primary; without it, aggregates and exports read from the replica and everything else from the primary. Another read value is ignored; without a replica the preference does nothing. docs/rest.md#read-replicas."
+)
+
+// readAfterPattern is a WAL position as PostgreSQL writes it (postgres.LSN).
+const readAfterPattern = "^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$"
+
+// parameterComponents are the reusable parameters the operations refer to
+// (paramRef).
+func parameterComponents() obj {
+	prefer := func(schema obj, desc string, examples obj) obj {
+		return obj{"name": "Prefer", "in": "header", "schema": schema, "description": desc, "examples": examples}
+	}
+	example := func(v string) obj { return obj{"value": v} }
+	return obj{
+		"PreferList": prefer(obj{"type": "string", "maxLength": maxPreferBytes}, "Comma-separated preferences (RFC 7240); other preferences are ignored. "+preferCountDoc+" "+preferReadDoc, obj{
+			"bounded": example("count=bounded"), "exact": example("count=exact"), "replica": example("read=replica"), "exactFromReplica": example("read=replica, count=exact"),
+		}),
+		"PreferRead": prefer(obj{"type": "string"}, "Comma-separated preferences (RFC 7240); other preferences are ignored. "+preferReadDoc, obj{
+			"replica": example("read=replica"), "primary": example("read=primary"),
+		}),
+		"ReadAfter": obj{"name": "X-Read-After", "in": "header", "schema": obj{"type": "string", "maxLength": 17, "pattern": readAfterPattern, "example": "0/16B3748"},
+			"description": "The X-Read-After a write of yours answered, sent back so that this read sees that write: with a read replica configured, the replica serves it only once it has replayed that position (otherwise the primary does). A browser session needs none: the logistics_read_after cookie carries the same. Malformed: 400 invalid_parameter (with a replica configured). docs/rest.md#read-replicas."},
+	}
+}
+
+// appliedCounts are the values of Preference-Applied: each count mode's.
+func appliedCounts() []string {
+	var out []string
+	for _, m := range []count.Mode{count.Exact, count.Bounded, count.Planned, count.Estimated} {
+		out = append(out, "count="+m.String())
+	}
+	return out
+}
+
+func paramRef(name string) obj { return obj{"$ref": "#/components/parameters/" + name} }
+
+func headerRef(name string) obj { return obj{"$ref": "#/components/headers/" + name} }
 
 // idempotencyKeyParam documents Idempotency-Key on the POSTs that honour it
 // (rest.Mount: every JSON POST but the ones answering a secret).
@@ -169,7 +211,7 @@ func OpenAPI(rs []route, servers []Server) obj {
 				"bearer": obj{"type": "http", "scheme": "bearer", "description": "An API key: lsk_live_… (production) or lsk_test_… (sandbox). Scopes: " + strings.Join(scopes(rs), ", ") + "."},
 			},
 			"responses": obj{
-				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8."),
+				"BadRequest":       problem("Malformed input: a filter value of the wrong type or over a limit (1,000 characters, 100 values in a list, 64 filters), a bad or repeated limit/cursor/sort, an unknown or wrongly typed body field, a body member given twice, text that is not UTF-8, a malformed X-Read-After."),
 				"NotFound":         problem("No such resource (also for an id of another type)."),
 				"Conflict":         problem("The change conflicts with the current state, e.g. the record is still referenced."),
 				"NotAcceptable":    problem("Accept allows none of the operation's media types (not_acceptable): application/json for a list or an aggregate, text/csv or application/x-ndjson for an export."),
@@ -185,7 +227,12 @@ func OpenAPI(rs []route, servers []Server) obj {
 			"headers": obj{
 				"ETag":           obj{"description": `The resource's revision as a strong entity tag, e.g. "3".`, "schema": obj{"type": "string"}},
 				"IgnoredFilters": obj{"description": "Comma-separated names of the unknown filter fields that were ignored.", "schema": obj{"type": "string"}},
+				"PreferenceApplied": obj{"description": "With Prefer: count=…: the count that ran (count=exact|bounded|planned|estimated; on SQLite planned and estimated run as bounded). Absent without a count. docs/rest.md#counts.",
+					"schema": obj{"type": "string", "enum": appliedCounts()}},
+				"ReadAfter": obj{"description": "With a read replica configured: the primary's WAL position after this request's write committed. Send it back as X-Read-After on later reads (through any instance) to see the write; a request that came with cookies also gets it as the logistics_read_after cookie. Absent without a replica, and when nothing was written. docs/rest.md#read-replicas.",
+					"schema": obj{"type": "string", "pattern": readAfterPattern, "example": "0/16B3748"}},
 			},
+			"parameters": parameterComponents(),
 		},
 	}
 }
@@ -209,6 +256,7 @@ var tagDescriptions = map[string]string{
 	"items": "Stock of a part at a hub.", "orders": "Orders and their lines.",
 	"tracking-entries": "Carrier events of shipments.", "workflows": "Order workflow versions (read-only here).",
 	"events": "Domain events, one per state change.", "webhook-endpoints": "URLs that receive the events as signed HTTP POSTs.",
+	"sandbox": "The sandbox's test clock and reset (sandbox only: 404 in production).", "trusted-documents": "The GraphQL documents trusted to run by their hash (persisted-documents manifests).",
 }
 
 func tagOf(path string) string {
@@ -283,10 +331,10 @@ func operation(rt route) obj {
 			params = append(params, eventLogParams()...)
 			props["next_after"] = obj{"type": "integer", "description": "With after=: the after= of the next request (the last sequence returned, or the same after= when the page is empty)."}
 		} else {
-			params = append(params, preferCountParam)
+			params = append(params, paramRef("PreferList"))
 			props["total_count"] = obj{"type": "integer", "description": "With Prefer: count=…: the list's matches (the whole list, not what follows the cursor), as total_count_kind says."}
 			props["total_count_kind"] = obj{"type": "string", "enum": []string{"exact", "at_least", "estimate"}, "description": "With Prefer: count=…: exact, at_least (a bounded count that reached 1,000) or estimate (PostgreSQL's planner)."}
-			headers["Preference-Applied"] = obj{"description": "With Prefer: count=…: the count that ran (count=exact|bounded|planned|estimated; on SQLite planned and estimated run as bounded).", "schema": obj{"type": "string"}}
+			headers["Preference-Applied"] = headerRef("PreferenceApplied")
 		}
 		desc, _ := op["description"].(string)
 		op["description"] = strings.TrimSpace(desc + " Every row as CSV or NDJSON: GET " + rt.path + "/export.")
@@ -418,10 +466,44 @@ func operation(rt route) obj {
 		op["responses"] = merge(obj{"201": obj{"description": "Imported.", "content": jsonContent(ref(rt.doc.schema))}},
 			errs("400", "413", "415", "422"))
 	}
+	params = readRouting(rt, op, params)
 	if len(params) > 0 {
 		op["parameters"] = params
 	}
 	return op
+}
+
+// readRouting documents the headers of the read-replica router, which
+// every authenticated /v1 route passes when the environment has a replica
+// (internal/app/readroute.go; this document is served outside it): a read
+// takes Prefer: read=… (a list's Prefer names it already) and X-Read-After,
+// a write's successful answers carry X-Read-After.
+func readRouting(rt route, op obj, params []obj) []obj {
+	if rt.path == PublicPath {
+		return params
+	}
+	responses, _ := op["responses"].(obj)
+	if rt.method != http.MethodGet {
+		for status, r := range responses {
+			resp, ok := r.(obj)
+			if !ok || !strings.HasPrefix(status, "2") {
+				continue
+			}
+			headers := obj{"X-Read-After": headerRef("ReadAfter")}
+			if h, ok := resp["headers"].(obj); ok {
+				headers = merge(headers, h)
+			}
+			resp["headers"] = headers
+		}
+		return params
+	}
+	if !slices.ContainsFunc(params, func(p obj) bool { return p["$ref"] == "#/components/parameters/PreferList" }) {
+		params = append(params, paramRef("PreferRead"))
+	}
+	if responses != nil && responses["400"] == nil {
+		responses["400"] = obj{"$ref": "#/components/responses/BadRequest"}
+	}
+	return append(params, paramRef("ReadAfter"))
 }
 
 func operationID(rt route) string {

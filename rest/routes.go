@@ -117,7 +117,7 @@ func routes(d Deps) []route {
 		{"GET", "/v1/webhook-endpoints/{id}/deliveries/stats", "webhooks:read", handleWebhookDeliveryStats(d), opDoc{"Count the endpoint's deliveries by status (skipped: its filter did not match the event's resource)", opGet, "WebhookDeliveryStats", "", nil}},
 
 		// Sandbox-only doors (rest/sandbox.go): sandbox:write, which production answers with 404.
-		{"POST", "/v1/sandbox/reset", "sandbox:write", handleResetSandbox(d), opDoc{"Empty the sandbox and load its demo data again, in one transaction (confirm: \"sandbox\"; sandbox.reset is recorded first). Keys, users, webhook endpoints, workflows and the event log survive. Sandbox only: production answers 404", opRun, "SandboxReset", "SandboxResetInput", nil}},
+		{"POST", "/v1/sandbox/reset", "sandbox:write", handleResetSandbox(d), opDoc{"Empty the sandbox and load its demo data again, in one transaction (confirm: \"sandbox\"; sandbox.reset is recorded first). API keys, users, webhook endpoints, workflows and the event log survive; the idempotency keys of the erased data's POSTs do not. Sandbox only: production answers 404", opRun, "SandboxReset", "SandboxResetInput", nil}},
 
 		// Trusted GraphQL documents (rest/documents.go, docs/graphql.md).
 		{"GET", "/v1/trusted-documents", "documents:read", handleListDocuments(d), opDoc{"List the trusted GraphQL documents", opDocuments, "TrustedDocument", "", nil}},

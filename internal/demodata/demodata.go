@@ -49,7 +49,8 @@ const OrderDays = 60
 // Actor is the actor of the seeded order events.
 const Actor = "demo-data"
 
-// Counts says how many rows of each kind a load wrote.
+// Counts says how many rows of each kind of the demo data's tables a load
+// wrote (or, as sandboxreset.Erased, a reset deleted).
 type Counts struct {
 	Hubs            int `json:"hubs"`
 	Parts           int `json:"parts"`

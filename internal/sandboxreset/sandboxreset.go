@@ -2,10 +2,11 @@
 // all or nothing: one transaction records sandbox.reset first, deletes the
 // data, writes the demo dataset of the asked scale and seed, and records
 // demo_data.loaded; a reset that fails, or a process killed during one,
-// leaves the old data as it was. API keys and console users (in the
+// leaves the old data as it was. The idempotency keys of the POSTs that
+// wrote the erased data go with it; API keys and console users (in the
 // production database), webhook endpoints and their deliveries, workflows,
-// trusted documents and the event log survive (docs/sandbox.md: Reset;
-// docs/design/0027-sandbox-reset-and-test-events.md).
+// trusted documents, the other idempotency keys and the event log survive
+// (docs/sandbox.md: Reset; docs/design/0027-sandbox-reset-and-test-events.md).
 package sandboxreset
 
 import (
@@ -17,6 +18,8 @@ import (
 	"entgo.io/ent/dialect"
 
 	"logistics/ent"
+	"logistics/ent/idempotencykey"
+	"logistics/ent/predicate"
 	"logistics/ent/workflow"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
@@ -59,17 +62,10 @@ type Options struct {
 	MaxScale float64
 }
 
-// Erased counts the rows a reset deleted.
-type Erased struct {
-	Hubs            int `json:"hubs"`
-	Parts           int `json:"parts"`
-	Items           int `json:"items"`
-	Orders          int `json:"orders"`
-	OrderLines      int `json:"order_lines"`
-	TrackingEntries int `json:"tracking_entries"`
-	OrderEvents     int `json:"order_events"`
-	Reservations    int `json:"reservations"`
-}
+// Erased counts the rows a reset deleted: the tables the demo data fills,
+// as a load counts what it wrote. (The idempotency keys it deletes are not
+// data of the sandbox, and not counted.)
+type Erased = demodata.Counts
 
 // Loaded counts the demo rows a reset wrote.
 type Loaded struct {
@@ -184,6 +180,9 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 			}
 			*s.n = n
 		}
+		if _, err := c.IdempotencyKey.Delete().Where(erasedWrites()).Exec(ctx); err != nil {
+			return fmt.Errorf("sandboxreset: erase the idempotency keys: %w", err)
+		}
 		// Recorded first: its number comes before demo_data.loaded's.
 		if err := eventlog.Record(ctx, eventlog.Change{Type: EventType, Actor: actor, Object: *res}); err != nil {
 			return err
@@ -209,6 +208,26 @@ func Reset(ctx context.Context, env *environment.Env, opt Options) (*Result, err
 	}
 	res.TookMs = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// ErasedPaths are the REST collections whose data a reset erases. The
+// idempotency keys of the POSTs under them go with the data: a retry with
+// one would replay a response describing rows that no longer exist, where
+// it should create them anew. The keys of the POSTs whose effect survives
+// (workflows, webhook endpoints' tests and resends, the clock, a reset
+// itself, the keyed reset's own claim included) stay, and replay.
+var ErasedPaths = []string{"/v1/hubs", "/v1/parts", "/v1/items", "/v1/orders", "/v1/order-lines", "/v1/tracking-entries"}
+
+// erasedWrites selects the idempotency keys of POSTs under ErasedPaths. A
+// key's path is the request's, under the sandbox's base path (/sandbox,
+// another, or none, as the server that took it was configured: the CLI's
+// reset may know another), so the collection is matched at its end.
+func erasedWrites() predicate.IdempotencyKey {
+	var ps []predicate.IdempotencyKey
+	for _, p := range ErasedPaths {
+		ps = append(ps, idempotencykey.PathHasSuffix(p), idempotencykey.PathContains(p+"/"))
+	}
+	return idempotencykey.Or(ps...)
 }
 
 // afterLoad, when set (tests), runs after the demo data is written, in the

@@ -2,7 +2,11 @@ package sandboxreset_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"logistics/ent/event"
@@ -66,5 +70,85 @@ func TestResetRefusesProduction(t *testing.T) {
 	_, err := sandboxreset.Reset(context.Background(), s.Env(environment.Production), sandboxreset.Options{Confirm: sandboxreset.Confirm, Scale: 0.001})
 	if e := apperr.From(err); e == nil || e.Kind != apperr.KindNotFound {
 		t.Errorf("reset of production: %v, want not found", err)
+	}
+}
+
+// A reset erases the idempotency keys of the writes it erases: the same
+// keyed POST after it creates anew instead of replaying a response about a
+// hub that is gone. The keys of what survives a reset still replay: the
+// clock's, and the keyed reset's own (a retry of it must not reset twice).
+func TestResetErasesTheKeysOfErasedWrites(t *testing.T) {
+	s := apptest.New(t)
+	sb := s.SandboxURL
+	keyed := func(key string) http.Header { return http.Header{"Idempotency-Key": {key}} }
+	hubBody := map[string]any{"code": "ZIK1", "name": "Keyed", "address": map[string]any{"country": "NL"}}
+	post := func(path string, body any, key string) (*apptest.Response, string) {
+		t.Helper()
+		r := s.Do(t, http.MethodPost, sb+path, body, keyed(key))
+		if r.StatusCode >= 300 {
+			t.Fatalf("POST %s: %d %s", path, r.StatusCode, r.Body)
+		}
+		var out struct{ ID string }
+		_ = json.Unmarshal(r.Body, &out)
+		return r, out.ID
+	}
+
+	_, first := post("/v1/hubs", hubBody, "hub-1")
+	if r, again := post("/v1/hubs", hubBody, "hub-1"); r.Header.Get("Idempotent-Replayed") != "true" || again != first {
+		t.Fatalf("before the reset the key replays: %s, %s", r.Header.Get("Idempotent-Replayed"), again)
+	}
+	post("/v1/sandbox/clock/freeze", map[string]any{}, "freeze-1")
+	resetBody := map[string]any{"confirm": sandboxreset.Confirm, "scale": 0.001}
+	post("/v1/sandbox/reset", resetBody, "reset-1")
+
+	r, second := post("/v1/hubs", hubBody, "hub-1")
+	if r.StatusCode != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" || second == first {
+		t.Fatalf("after the reset the same keyed POST answered %d (replayed %q) with %s, want a new hub", r.StatusCode, r.Header.Get("Idempotent-Replayed"), second)
+	}
+	if g := s.Do(t, http.MethodGet, sb+"/v1/hubs/"+second, nil, nil); g.StatusCode != http.StatusOK {
+		t.Errorf("the hub created after the reset: %d", g.StatusCode)
+	}
+	if r, _ := post("/v1/sandbox/clock/freeze", map[string]any{}, "freeze-1"); r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the clock's key after the reset: not replayed")
+	}
+	if r, _ := post("/v1/sandbox/reset", resetBody, "reset-1"); r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the reset's own key: not replayed")
+	}
+	if g := s.Do(t, http.MethodGet, sb+"/v1/hubs/"+second, nil, nil); g.StatusCode != http.StatusOK {
+		t.Errorf("the retried reset ran again: the hub created after the first is %d", g.StatusCode)
+	}
+}
+
+// Every POST that honours Idempotency-Key writes either data a reset erases
+// (ErasedPaths: its keys go) or data that survives one (its keys stay): a
+// new keyed route must be placed on one side.
+func TestEveryKeyedPostIsPlaced(t *testing.T) {
+	survive := []string{"/v1/workflows", "/v1/webhook-endpoints", "/v1/sandbox"}
+	s := apptest.New(t)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name string `json:"name"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	s.Do(t, http.MethodGet, s.URL+"/v1/openapi.json", nil, apptest.Anonymous()).JSON(t, &doc)
+	under := func(path string, list []string) bool {
+		return slices.ContainsFunc(list, func(p string) bool { return path == p || strings.HasPrefix(path, p+"/") })
+	}
+	keyed := 0
+	for path, ops := range doc.Paths {
+		for _, p := range ops["post"].Parameters {
+			if p.Name != "Idempotency-Key" {
+				continue
+			}
+			keyed++
+			if !under(path, sandboxreset.ErasedPaths) && !under(path, survive) {
+				t.Errorf("POST %s honours Idempotency-Key: add it to sandboxreset.ErasedPaths (a reset erases what it writes) or to this test's survivors", path)
+			}
+		}
+	}
+	if keyed == 0 {
+		t.Fatal("no POST honours Idempotency-Key in the document")
 	}
 }
