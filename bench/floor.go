@@ -286,10 +286,10 @@ func (p floorPart) key() string { return p.ID }
 
 // w2: parts whose name contains "bolt", case-insensitively, by id.
 func (f *floor) w2(ctx context.Context, limit int) (any, int, string, error) {
-	cond := "lower(part_name) LIKE ?" // SQLite runs with case-sensitive LIKE (_cslike=1)
-	if f.postgres {
-		cond = "part_name ILIKE ?"
-	}
+	// As the service writes it on both databases: SQLite runs with
+	// case-sensitive LIKE (_cslike=1), and PostgreSQL's search index is on
+	// lower(part_name).
+	cond := "lower(part_name) LIKE ?"
 	rows, err := f.query(ctx, `SELECT id, sku, part_name, description, unit, unit_weight_kg, hazardous, created_at, updated_at
 FROM parts WHERE `+cond+` ORDER BY id LIMIT ?`, "%bolt%", limit)
 	if err != nil {

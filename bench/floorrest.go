@@ -100,9 +100,6 @@ func (p restPart) key() string { return p.ID }
 // restW2 is W2 with the columns REST's part has.
 func (f *floor) restW2(ctx context.Context, limit int) (any, int, string, error) {
 	cond := "lower(part_name) LIKE ?" // as floor.w2
-	if f.postgres {
-		cond = "part_name ILIKE ?"
-	}
 	rows, err := f.query(ctx, `SELECT id, sku, part_name, description, unit, unit_weight_kg, hazardous, revision, created_at, updated_at
 FROM parts WHERE `+cond+` ORDER BY id LIMIT ?`, "%bolt%", limit)
 	if err != nil {

@@ -62,6 +62,9 @@ func main() {
 			// One set of scan holders per query, not per row: ent's sqlAll
 			// allocated one holder per column per row.
 			gen.MustParse(gen.NewTemplate("reusescan").Funcs(gen.Funcs).ParseFiles("./ent/template/reusescan.tmpl")),
+			// ent's field predicates, with the case-folded ones written
+			// so that PostgreSQL's trigram indexes on lower(col) serve them.
+			gen.MustParse(gen.NewTemplate("casefold").Funcs(gen.Funcs).ParseFiles("./ent/template/casefold.tmpl")),
 		},
 		Hooks: []gen.Hook{requirePrefixes},
 	}, entc.Extensions(ex))

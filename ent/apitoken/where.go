@@ -4,6 +4,7 @@ package apitoken
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -238,12 +239,12 @@ func NameHasSuffix(v string) predicate.APIToken {
 
 // NameEqualFold applies the EqualFold predicate on the "name" field.
 func NameEqualFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldEqualFold(FieldName, v))
+	return predicate.APIToken(casefold.FieldEqualFold(FieldName, v))
 }
 
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldContainsFold(FieldName, v))
+	return predicate.APIToken(casefold.FieldContainsFold(FieldName, v))
 }
 
 // DisplayPrefixEQ applies the EQ predicate on the "display_prefix" field.
@@ -303,12 +304,12 @@ func DisplayPrefixHasSuffix(v string) predicate.APIToken {
 
 // DisplayPrefixEqualFold applies the EqualFold predicate on the "display_prefix" field.
 func DisplayPrefixEqualFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldEqualFold(FieldDisplayPrefix, v))
+	return predicate.APIToken(casefold.FieldEqualFold(FieldDisplayPrefix, v))
 }
 
 // DisplayPrefixContainsFold applies the ContainsFold predicate on the "display_prefix" field.
 func DisplayPrefixContainsFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldContainsFold(FieldDisplayPrefix, v))
+	return predicate.APIToken(casefold.FieldContainsFold(FieldDisplayPrefix, v))
 }
 
 // SecretHashEQ applies the EQ predicate on the "secret_hash" field.
@@ -368,12 +369,12 @@ func SecretHashHasSuffix(v string) predicate.APIToken {
 
 // SecretHashEqualFold applies the EqualFold predicate on the "secret_hash" field.
 func SecretHashEqualFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldEqualFold(FieldSecretHash, v))
+	return predicate.APIToken(casefold.FieldEqualFold(FieldSecretHash, v))
 }
 
 // SecretHashContainsFold applies the ContainsFold predicate on the "secret_hash" field.
 func SecretHashContainsFold(v string) predicate.APIToken {
-	return predicate.APIToken(sql.FieldContainsFold(FieldSecretHash, v))
+	return predicate.APIToken(casefold.FieldContainsFold(FieldSecretHash, v))
 }
 
 // EnvironmentEQ applies the EQ predicate on the "environment" field.
@@ -617,13 +618,13 @@ func UserIDNotNil() predicate.APIToken {
 // UserIDEqualFold applies the EqualFold predicate on the "user_id" field.
 func UserIDEqualFold(v resourceid.ID) predicate.APIToken {
 	vc := string(v)
-	return predicate.APIToken(sql.FieldEqualFold(FieldUserID, vc))
+	return predicate.APIToken(casefold.FieldEqualFold(FieldUserID, vc))
 }
 
 // UserIDContainsFold applies the ContainsFold predicate on the "user_id" field.
 func UserIDContainsFold(v resourceid.ID) predicate.APIToken {
 	vc := string(v)
-	return predicate.APIToken(sql.FieldContainsFold(FieldUserID, vc))
+	return predicate.APIToken(casefold.FieldContainsFold(FieldUserID, vc))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

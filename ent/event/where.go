@@ -4,6 +4,7 @@ package event
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -237,12 +238,12 @@ func TypeHasSuffix(v string) predicate.Event {
 
 // TypeEqualFold applies the EqualFold predicate on the "type" field.
 func TypeEqualFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldEqualFold(FieldType, v))
+	return predicate.Event(casefold.FieldEqualFold(FieldType, v))
 }
 
 // TypeContainsFold applies the ContainsFold predicate on the "type" field.
 func TypeContainsFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldContainsFold(FieldType, v))
+	return predicate.Event(casefold.FieldContainsFold(FieldType, v))
 }
 
 // SubjectIDEQ applies the EQ predicate on the "subject_id" field.
@@ -302,12 +303,12 @@ func SubjectIDHasSuffix(v string) predicate.Event {
 
 // SubjectIDEqualFold applies the EqualFold predicate on the "subject_id" field.
 func SubjectIDEqualFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldEqualFold(FieldSubjectID, v))
+	return predicate.Event(casefold.FieldEqualFold(FieldSubjectID, v))
 }
 
 // SubjectIDContainsFold applies the ContainsFold predicate on the "subject_id" field.
 func SubjectIDContainsFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldContainsFold(FieldSubjectID, v))
+	return predicate.Event(casefold.FieldContainsFold(FieldSubjectID, v))
 }
 
 // ActorEQ applies the EQ predicate on the "actor" field.
@@ -367,12 +368,12 @@ func ActorHasSuffix(v string) predicate.Event {
 
 // ActorEqualFold applies the EqualFold predicate on the "actor" field.
 func ActorEqualFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldEqualFold(FieldActor, v))
+	return predicate.Event(casefold.FieldEqualFold(FieldActor, v))
 }
 
 // ActorContainsFold applies the ContainsFold predicate on the "actor" field.
 func ActorContainsFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldContainsFold(FieldActor, v))
+	return predicate.Event(casefold.FieldContainsFold(FieldActor, v))
 }
 
 // DataIsNil applies the IsNil predicate on the "data" field.
@@ -602,12 +603,12 @@ func TraceParentNotNil() predicate.Event {
 
 // TraceParentEqualFold applies the EqualFold predicate on the "trace_parent" field.
 func TraceParentEqualFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldEqualFold(FieldTraceParent, v))
+	return predicate.Event(casefold.FieldEqualFold(FieldTraceParent, v))
 }
 
 // TraceParentContainsFold applies the ContainsFold predicate on the "trace_parent" field.
 func TraceParentContainsFold(v string) predicate.Event {
-	return predicate.Event(sql.FieldContainsFold(FieldTraceParent, v))
+	return predicate.Event(casefold.FieldContainsFold(FieldTraceParent, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -4,6 +4,7 @@ package hub
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -298,12 +299,12 @@ func CodeHasSuffix(v string) predicate.Hub {
 
 // CodeEqualFold applies the EqualFold predicate on the "code" field.
 func CodeEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldCode, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldCode, v))
 }
 
 // CodeContainsFold applies the ContainsFold predicate on the "code" field.
 func CodeContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldCode, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldCode, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.
@@ -363,12 +364,12 @@ func NameHasSuffix(v string) predicate.Hub {
 
 // NameEqualFold applies the EqualFold predicate on the "name" field.
 func NameEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldName, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldName, v))
 }
 
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldName, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldName, v))
 }
 
 // KindEQ applies the EQ predicate on the "kind" field.
@@ -448,12 +449,12 @@ func AddressLine1HasSuffix(v string) predicate.Hub {
 
 // AddressLine1EqualFold applies the EqualFold predicate on the "address_line1" field.
 func AddressLine1EqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldAddressLine1, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldAddressLine1, v))
 }
 
 // AddressLine1ContainsFold applies the ContainsFold predicate on the "address_line1" field.
 func AddressLine1ContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldAddressLine1, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldAddressLine1, v))
 }
 
 // CityEQ applies the EQ predicate on the "city" field.
@@ -513,12 +514,12 @@ func CityHasSuffix(v string) predicate.Hub {
 
 // CityEqualFold applies the EqualFold predicate on the "city" field.
 func CityEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldCity, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldCity, v))
 }
 
 // CityContainsFold applies the ContainsFold predicate on the "city" field.
 func CityContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldCity, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldCity, v))
 }
 
 // PostalCodeEQ applies the EQ predicate on the "postal_code" field.
@@ -578,12 +579,12 @@ func PostalCodeHasSuffix(v string) predicate.Hub {
 
 // PostalCodeEqualFold applies the EqualFold predicate on the "postal_code" field.
 func PostalCodeEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldPostalCode, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldPostalCode, v))
 }
 
 // PostalCodeContainsFold applies the ContainsFold predicate on the "postal_code" field.
 func PostalCodeContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldPostalCode, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldPostalCode, v))
 }
 
 // CountryEQ applies the EQ predicate on the "country" field.
@@ -643,12 +644,12 @@ func CountryHasSuffix(v string) predicate.Hub {
 
 // CountryEqualFold applies the EqualFold predicate on the "country" field.
 func CountryEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldCountry, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldCountry, v))
 }
 
 // CountryContainsFold applies the ContainsFold predicate on the "country" field.
 func CountryContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldCountry, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldCountry, v))
 }
 
 // LatitudeEQ applies the EQ predicate on the "latitude" field.
@@ -808,12 +809,12 @@ func TimezoneHasSuffix(v string) predicate.Hub {
 
 // TimezoneEqualFold applies the EqualFold predicate on the "timezone" field.
 func TimezoneEqualFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldEqualFold(FieldTimezone, v))
+	return predicate.Hub(casefold.FieldEqualFold(FieldTimezone, v))
 }
 
 // TimezoneContainsFold applies the ContainsFold predicate on the "timezone" field.
 func TimezoneContainsFold(v string) predicate.Hub {
-	return predicate.Hub(sql.FieldContainsFold(FieldTimezone, v))
+	return predicate.Hub(casefold.FieldContainsFold(FieldTimezone, v))
 }
 
 // ActiveEQ applies the EQ predicate on the "active" field.

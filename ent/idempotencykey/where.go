@@ -4,6 +4,7 @@ package idempotencykey
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -242,12 +243,12 @@ func PrincipalHasSuffix(v string) predicate.IdempotencyKey {
 
 // PrincipalEqualFold applies the EqualFold predicate on the "principal" field.
 func PrincipalEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldPrincipal, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldPrincipal, v))
 }
 
 // PrincipalContainsFold applies the ContainsFold predicate on the "principal" field.
 func PrincipalContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldPrincipal, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldPrincipal, v))
 }
 
 // KeyEQ applies the EQ predicate on the "key" field.
@@ -307,12 +308,12 @@ func KeyHasSuffix(v string) predicate.IdempotencyKey {
 
 // KeyEqualFold applies the EqualFold predicate on the "key" field.
 func KeyEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldKey, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldKey, v))
 }
 
 // KeyContainsFold applies the ContainsFold predicate on the "key" field.
 func KeyContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldKey, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldKey, v))
 }
 
 // MethodEQ applies the EQ predicate on the "method" field.
@@ -372,12 +373,12 @@ func MethodHasSuffix(v string) predicate.IdempotencyKey {
 
 // MethodEqualFold applies the EqualFold predicate on the "method" field.
 func MethodEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldMethod, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldMethod, v))
 }
 
 // MethodContainsFold applies the ContainsFold predicate on the "method" field.
 func MethodContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldMethod, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldMethod, v))
 }
 
 // PathEQ applies the EQ predicate on the "path" field.
@@ -437,12 +438,12 @@ func PathHasSuffix(v string) predicate.IdempotencyKey {
 
 // PathEqualFold applies the EqualFold predicate on the "path" field.
 func PathEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldPath, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldPath, v))
 }
 
 // PathContainsFold applies the ContainsFold predicate on the "path" field.
 func PathContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldPath, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldPath, v))
 }
 
 // RequestHashEQ applies the EQ predicate on the "request_hash" field.
@@ -502,12 +503,12 @@ func RequestHashHasSuffix(v string) predicate.IdempotencyKey {
 
 // RequestHashEqualFold applies the EqualFold predicate on the "request_hash" field.
 func RequestHashEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldRequestHash, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldRequestHash, v))
 }
 
 // RequestHashContainsFold applies the ContainsFold predicate on the "request_hash" field.
 func RequestHashContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldRequestHash, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldRequestHash, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.
@@ -607,12 +608,12 @@ func ContentTypeHasSuffix(v string) predicate.IdempotencyKey {
 
 // ContentTypeEqualFold applies the EqualFold predicate on the "content_type" field.
 func ContentTypeEqualFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldContentType, v))
+	return predicate.IdempotencyKey(casefold.FieldEqualFold(FieldContentType, v))
 }
 
 // ContentTypeContainsFold applies the ContainsFold predicate on the "content_type" field.
 func ContentTypeContainsFold(v string) predicate.IdempotencyKey {
-	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldContentType, v))
+	return predicate.IdempotencyKey(casefold.FieldContainsFold(FieldContentType, v))
 }
 
 // BodyEQ applies the EQ predicate on the "body" field.

@@ -4,6 +4,7 @@ package item
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"time"
@@ -290,13 +291,13 @@ func PartIDHasSuffix(v resourceid.ID) predicate.Item {
 // PartIDEqualFold applies the EqualFold predicate on the "part_id" field.
 func PartIDEqualFold(v resourceid.ID) predicate.Item {
 	vc := string(v)
-	return predicate.Item(sql.FieldEqualFold(FieldPartID, vc))
+	return predicate.Item(casefold.FieldEqualFold(FieldPartID, vc))
 }
 
 // PartIDContainsFold applies the ContainsFold predicate on the "part_id" field.
 func PartIDContainsFold(v resourceid.ID) predicate.Item {
 	vc := string(v)
-	return predicate.Item(sql.FieldContainsFold(FieldPartID, vc))
+	return predicate.Item(casefold.FieldContainsFold(FieldPartID, vc))
 }
 
 // HubIDEQ applies the EQ predicate on the "hub_id" field.
@@ -360,13 +361,13 @@ func HubIDHasSuffix(v resourceid.ID) predicate.Item {
 // HubIDEqualFold applies the EqualFold predicate on the "hub_id" field.
 func HubIDEqualFold(v resourceid.ID) predicate.Item {
 	vc := string(v)
-	return predicate.Item(sql.FieldEqualFold(FieldHubID, vc))
+	return predicate.Item(casefold.FieldEqualFold(FieldHubID, vc))
 }
 
 // HubIDContainsFold applies the ContainsFold predicate on the "hub_id" field.
 func HubIDContainsFold(v resourceid.ID) predicate.Item {
 	vc := string(v)
-	return predicate.Item(sql.FieldContainsFold(FieldHubID, vc))
+	return predicate.Item(casefold.FieldContainsFold(FieldHubID, vc))
 }
 
 // QuantityEQ applies the EQ predicate on the "quantity" field.
@@ -534,12 +535,12 @@ func LotHasSuffix(v string) predicate.Item {
 
 // LotEqualFold applies the EqualFold predicate on the "lot" field.
 func LotEqualFold(v string) predicate.Item {
-	return predicate.Item(sql.FieldEqualFold(FieldLot, v))
+	return predicate.Item(casefold.FieldEqualFold(FieldLot, v))
 }
 
 // LotContainsFold applies the ContainsFold predicate on the "lot" field.
 func LotContainsFold(v string) predicate.Item {
-	return predicate.Item(sql.FieldContainsFold(FieldLot, v))
+	return predicate.Item(casefold.FieldContainsFold(FieldLot, v))
 }
 
 // SerialEQ applies the EQ predicate on the "serial" field.
@@ -599,12 +600,12 @@ func SerialHasSuffix(v string) predicate.Item {
 
 // SerialEqualFold applies the EqualFold predicate on the "serial" field.
 func SerialEqualFold(v string) predicate.Item {
-	return predicate.Item(sql.FieldEqualFold(FieldSerial, v))
+	return predicate.Item(casefold.FieldEqualFold(FieldSerial, v))
 }
 
 // SerialContainsFold applies the ContainsFold predicate on the "serial" field.
 func SerialContainsFold(v string) predicate.Item {
-	return predicate.Item(sql.FieldContainsFold(FieldSerial, v))
+	return predicate.Item(casefold.FieldContainsFold(FieldSerial, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

@@ -4,6 +4,7 @@ package order
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -308,12 +309,12 @@ func NumberHasSuffix(v string) predicate.Order {
 
 // NumberEqualFold applies the EqualFold predicate on the "number" field.
 func NumberEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldNumber, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldNumber, v))
 }
 
 // NumberContainsFold applies the ContainsFold predicate on the "number" field.
 func NumberContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldNumber, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldNumber, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.
@@ -373,12 +374,12 @@ func StatusHasSuffix(v string) predicate.Order {
 
 // StatusEqualFold applies the EqualFold predicate on the "status" field.
 func StatusEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldStatus, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldStatus, v))
 }
 
 // StatusContainsFold applies the ContainsFold predicate on the "status" field.
 func StatusContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldStatus, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldStatus, v))
 }
 
 // WorkflowIDEQ applies the EQ predicate on the "workflow_id" field.
@@ -442,13 +443,13 @@ func WorkflowIDHasSuffix(v resourceid.ID) predicate.Order {
 // WorkflowIDEqualFold applies the EqualFold predicate on the "workflow_id" field.
 func WorkflowIDEqualFold(v resourceid.ID) predicate.Order {
 	vc := string(v)
-	return predicate.Order(sql.FieldEqualFold(FieldWorkflowID, vc))
+	return predicate.Order(casefold.FieldEqualFold(FieldWorkflowID, vc))
 }
 
 // WorkflowIDContainsFold applies the ContainsFold predicate on the "workflow_id" field.
 func WorkflowIDContainsFold(v resourceid.ID) predicate.Order {
 	vc := string(v)
-	return predicate.Order(sql.FieldContainsFold(FieldWorkflowID, vc))
+	return predicate.Order(casefold.FieldContainsFold(FieldWorkflowID, vc))
 }
 
 // HubIDEQ applies the EQ predicate on the "hub_id" field.
@@ -512,13 +513,13 @@ func HubIDHasSuffix(v resourceid.ID) predicate.Order {
 // HubIDEqualFold applies the EqualFold predicate on the "hub_id" field.
 func HubIDEqualFold(v resourceid.ID) predicate.Order {
 	vc := string(v)
-	return predicate.Order(sql.FieldEqualFold(FieldHubID, vc))
+	return predicate.Order(casefold.FieldEqualFold(FieldHubID, vc))
 }
 
 // HubIDContainsFold applies the ContainsFold predicate on the "hub_id" field.
 func HubIDContainsFold(v resourceid.ID) predicate.Order {
 	vc := string(v)
-	return predicate.Order(sql.FieldContainsFold(FieldHubID, vc))
+	return predicate.Order(casefold.FieldContainsFold(FieldHubID, vc))
 }
 
 // CustomerRefEQ applies the EQ predicate on the "customer_ref" field.
@@ -578,12 +579,12 @@ func CustomerRefHasSuffix(v string) predicate.Order {
 
 // CustomerRefEqualFold applies the EqualFold predicate on the "customer_ref" field.
 func CustomerRefEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldCustomerRef, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldCustomerRef, v))
 }
 
 // CustomerRefContainsFold applies the ContainsFold predicate on the "customer_ref" field.
 func CustomerRefContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldCustomerRef, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldCustomerRef, v))
 }
 
 // PriorityEQ applies the EQ predicate on the "priority" field.
@@ -663,12 +664,12 @@ func ShipToNameHasSuffix(v string) predicate.Order {
 
 // ShipToNameEqualFold applies the EqualFold predicate on the "ship_to_name" field.
 func ShipToNameEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToName, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToName, v))
 }
 
 // ShipToNameContainsFold applies the ContainsFold predicate on the "ship_to_name" field.
 func ShipToNameContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToName, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToName, v))
 }
 
 // ShipToLine1EQ applies the EQ predicate on the "ship_to_line1" field.
@@ -728,12 +729,12 @@ func ShipToLine1HasSuffix(v string) predicate.Order {
 
 // ShipToLine1EqualFold applies the EqualFold predicate on the "ship_to_line1" field.
 func ShipToLine1EqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToLine1, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToLine1, v))
 }
 
 // ShipToLine1ContainsFold applies the ContainsFold predicate on the "ship_to_line1" field.
 func ShipToLine1ContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToLine1, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToLine1, v))
 }
 
 // ShipToLine2EQ applies the EQ predicate on the "ship_to_line2" field.
@@ -793,12 +794,12 @@ func ShipToLine2HasSuffix(v string) predicate.Order {
 
 // ShipToLine2EqualFold applies the EqualFold predicate on the "ship_to_line2" field.
 func ShipToLine2EqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToLine2, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToLine2, v))
 }
 
 // ShipToLine2ContainsFold applies the ContainsFold predicate on the "ship_to_line2" field.
 func ShipToLine2ContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToLine2, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToLine2, v))
 }
 
 // ShipToCityEQ applies the EQ predicate on the "ship_to_city" field.
@@ -858,12 +859,12 @@ func ShipToCityHasSuffix(v string) predicate.Order {
 
 // ShipToCityEqualFold applies the EqualFold predicate on the "ship_to_city" field.
 func ShipToCityEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToCity, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToCity, v))
 }
 
 // ShipToCityContainsFold applies the ContainsFold predicate on the "ship_to_city" field.
 func ShipToCityContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToCity, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToCity, v))
 }
 
 // ShipToPostalCodeEQ applies the EQ predicate on the "ship_to_postal_code" field.
@@ -923,12 +924,12 @@ func ShipToPostalCodeHasSuffix(v string) predicate.Order {
 
 // ShipToPostalCodeEqualFold applies the EqualFold predicate on the "ship_to_postal_code" field.
 func ShipToPostalCodeEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToPostalCode, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToPostalCode, v))
 }
 
 // ShipToPostalCodeContainsFold applies the ContainsFold predicate on the "ship_to_postal_code" field.
 func ShipToPostalCodeContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToPostalCode, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToPostalCode, v))
 }
 
 // ShipToCountryEQ applies the EQ predicate on the "ship_to_country" field.
@@ -988,12 +989,12 @@ func ShipToCountryHasSuffix(v string) predicate.Order {
 
 // ShipToCountryEqualFold applies the EqualFold predicate on the "ship_to_country" field.
 func ShipToCountryEqualFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldEqualFold(FieldShipToCountry, v))
+	return predicate.Order(casefold.FieldEqualFold(FieldShipToCountry, v))
 }
 
 // ShipToCountryContainsFold applies the ContainsFold predicate on the "ship_to_country" field.
 func ShipToCountryContainsFold(v string) predicate.Order {
-	return predicate.Order(sql.FieldContainsFold(FieldShipToCountry, v))
+	return predicate.Order(casefold.FieldContainsFold(FieldShipToCountry, v))
 }
 
 // DueAtEQ applies the EQ predicate on the "due_at" field.

@@ -4,6 +4,7 @@ package orderevent
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -237,13 +238,13 @@ func OrderIDHasSuffix(v resourceid.ID) predicate.OrderEvent {
 // OrderIDEqualFold applies the EqualFold predicate on the "order_id" field.
 func OrderIDEqualFold(v resourceid.ID) predicate.OrderEvent {
 	vc := string(v)
-	return predicate.OrderEvent(sql.FieldEqualFold(FieldOrderID, vc))
+	return predicate.OrderEvent(casefold.FieldEqualFold(FieldOrderID, vc))
 }
 
 // OrderIDContainsFold applies the ContainsFold predicate on the "order_id" field.
 func OrderIDContainsFold(v resourceid.ID) predicate.OrderEvent {
 	vc := string(v)
-	return predicate.OrderEvent(sql.FieldContainsFold(FieldOrderID, vc))
+	return predicate.OrderEvent(casefold.FieldContainsFold(FieldOrderID, vc))
 }
 
 // FromStateEQ applies the EQ predicate on the "from_state" field.
@@ -303,12 +304,12 @@ func FromStateHasSuffix(v string) predicate.OrderEvent {
 
 // FromStateEqualFold applies the EqualFold predicate on the "from_state" field.
 func FromStateEqualFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldEqualFold(FieldFromState, v))
+	return predicate.OrderEvent(casefold.FieldEqualFold(FieldFromState, v))
 }
 
 // FromStateContainsFold applies the ContainsFold predicate on the "from_state" field.
 func FromStateContainsFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldContainsFold(FieldFromState, v))
+	return predicate.OrderEvent(casefold.FieldContainsFold(FieldFromState, v))
 }
 
 // ToStateEQ applies the EQ predicate on the "to_state" field.
@@ -368,12 +369,12 @@ func ToStateHasSuffix(v string) predicate.OrderEvent {
 
 // ToStateEqualFold applies the EqualFold predicate on the "to_state" field.
 func ToStateEqualFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldEqualFold(FieldToState, v))
+	return predicate.OrderEvent(casefold.FieldEqualFold(FieldToState, v))
 }
 
 // ToStateContainsFold applies the ContainsFold predicate on the "to_state" field.
 func ToStateContainsFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldContainsFold(FieldToState, v))
+	return predicate.OrderEvent(casefold.FieldContainsFold(FieldToState, v))
 }
 
 // TransitionEQ applies the EQ predicate on the "transition" field.
@@ -433,12 +434,12 @@ func TransitionHasSuffix(v string) predicate.OrderEvent {
 
 // TransitionEqualFold applies the EqualFold predicate on the "transition" field.
 func TransitionEqualFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldEqualFold(FieldTransition, v))
+	return predicate.OrderEvent(casefold.FieldEqualFold(FieldTransition, v))
 }
 
 // TransitionContainsFold applies the ContainsFold predicate on the "transition" field.
 func TransitionContainsFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldContainsFold(FieldTransition, v))
+	return predicate.OrderEvent(casefold.FieldContainsFold(FieldTransition, v))
 }
 
 // ActorEQ applies the EQ predicate on the "actor" field.
@@ -498,12 +499,12 @@ func ActorHasSuffix(v string) predicate.OrderEvent {
 
 // ActorEqualFold applies the EqualFold predicate on the "actor" field.
 func ActorEqualFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldEqualFold(FieldActor, v))
+	return predicate.OrderEvent(casefold.FieldEqualFold(FieldActor, v))
 }
 
 // ActorContainsFold applies the ContainsFold predicate on the "actor" field.
 func ActorContainsFold(v string) predicate.OrderEvent {
-	return predicate.OrderEvent(sql.FieldContainsFold(FieldActor, v))
+	return predicate.OrderEvent(casefold.FieldContainsFold(FieldActor, v))
 }
 
 // OccurredAtEQ applies the EQ predicate on the "occurred_at" field.

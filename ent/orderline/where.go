@@ -4,6 +4,7 @@ package orderline
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"time"
@@ -281,13 +282,13 @@ func OrderIDHasSuffix(v resourceid.ID) predicate.OrderLine {
 // OrderIDEqualFold applies the EqualFold predicate on the "order_id" field.
 func OrderIDEqualFold(v resourceid.ID) predicate.OrderLine {
 	vc := string(v)
-	return predicate.OrderLine(sql.FieldEqualFold(FieldOrderID, vc))
+	return predicate.OrderLine(casefold.FieldEqualFold(FieldOrderID, vc))
 }
 
 // OrderIDContainsFold applies the ContainsFold predicate on the "order_id" field.
 func OrderIDContainsFold(v resourceid.ID) predicate.OrderLine {
 	vc := string(v)
-	return predicate.OrderLine(sql.FieldContainsFold(FieldOrderID, vc))
+	return predicate.OrderLine(casefold.FieldContainsFold(FieldOrderID, vc))
 }
 
 // PartIDEQ applies the EQ predicate on the "part_id" field.
@@ -351,13 +352,13 @@ func PartIDHasSuffix(v resourceid.ID) predicate.OrderLine {
 // PartIDEqualFold applies the EqualFold predicate on the "part_id" field.
 func PartIDEqualFold(v resourceid.ID) predicate.OrderLine {
 	vc := string(v)
-	return predicate.OrderLine(sql.FieldEqualFold(FieldPartID, vc))
+	return predicate.OrderLine(casefold.FieldEqualFold(FieldPartID, vc))
 }
 
 // PartIDContainsFold applies the ContainsFold predicate on the "part_id" field.
 func PartIDContainsFold(v resourceid.ID) predicate.OrderLine {
 	vc := string(v)
-	return predicate.OrderLine(sql.FieldContainsFold(FieldPartID, vc))
+	return predicate.OrderLine(casefold.FieldContainsFold(FieldPartID, vc))
 }
 
 // QuantityEQ applies the EQ predicate on the "quantity" field.

@@ -4,6 +4,7 @@ package part
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"time"
@@ -275,12 +276,12 @@ func SkuHasSuffix(v string) predicate.Part {
 
 // SkuEqualFold applies the EqualFold predicate on the "sku" field.
 func SkuEqualFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldEqualFold(FieldSku, v))
+	return predicate.Part(casefold.FieldEqualFold(FieldSku, v))
 }
 
 // SkuContainsFold applies the ContainsFold predicate on the "sku" field.
 func SkuContainsFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldContainsFold(FieldSku, v))
+	return predicate.Part(casefold.FieldContainsFold(FieldSku, v))
 }
 
 // PartNameEQ applies the EQ predicate on the "part_name" field.
@@ -340,12 +341,12 @@ func PartNameHasSuffix(v string) predicate.Part {
 
 // PartNameEqualFold applies the EqualFold predicate on the "part_name" field.
 func PartNameEqualFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldEqualFold(FieldPartName, v))
+	return predicate.Part(casefold.FieldEqualFold(FieldPartName, v))
 }
 
 // PartNameContainsFold applies the ContainsFold predicate on the "part_name" field.
 func PartNameContainsFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldContainsFold(FieldPartName, v))
+	return predicate.Part(casefold.FieldContainsFold(FieldPartName, v))
 }
 
 // DescriptionEQ applies the EQ predicate on the "description" field.
@@ -405,12 +406,12 @@ func DescriptionHasSuffix(v string) predicate.Part {
 
 // DescriptionEqualFold applies the EqualFold predicate on the "description" field.
 func DescriptionEqualFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldEqualFold(FieldDescription, v))
+	return predicate.Part(casefold.FieldEqualFold(FieldDescription, v))
 }
 
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.Part {
-	return predicate.Part(sql.FieldContainsFold(FieldDescription, v))
+	return predicate.Part(casefold.FieldContainsFold(FieldDescription, v))
 }
 
 // UnitEQ applies the EQ predicate on the "unit" field.

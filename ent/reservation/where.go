@@ -4,6 +4,7 @@ package reservation
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/decimal"
 	"logistics/internal/resourceid"
 	"time"
@@ -228,13 +229,13 @@ func OrderIDHasSuffix(v resourceid.ID) predicate.Reservation {
 // OrderIDEqualFold applies the EqualFold predicate on the "order_id" field.
 func OrderIDEqualFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldEqualFold(FieldOrderID, vc))
+	return predicate.Reservation(casefold.FieldEqualFold(FieldOrderID, vc))
 }
 
 // OrderIDContainsFold applies the ContainsFold predicate on the "order_id" field.
 func OrderIDContainsFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldContainsFold(FieldOrderID, vc))
+	return predicate.Reservation(casefold.FieldContainsFold(FieldOrderID, vc))
 }
 
 // OrderLineIDEQ applies the EQ predicate on the "order_line_id" field.
@@ -298,13 +299,13 @@ func OrderLineIDHasSuffix(v resourceid.ID) predicate.Reservation {
 // OrderLineIDEqualFold applies the EqualFold predicate on the "order_line_id" field.
 func OrderLineIDEqualFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldEqualFold(FieldOrderLineID, vc))
+	return predicate.Reservation(casefold.FieldEqualFold(FieldOrderLineID, vc))
 }
 
 // OrderLineIDContainsFold applies the ContainsFold predicate on the "order_line_id" field.
 func OrderLineIDContainsFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldContainsFold(FieldOrderLineID, vc))
+	return predicate.Reservation(casefold.FieldContainsFold(FieldOrderLineID, vc))
 }
 
 // ItemIDEQ applies the EQ predicate on the "item_id" field.
@@ -368,13 +369,13 @@ func ItemIDHasSuffix(v resourceid.ID) predicate.Reservation {
 // ItemIDEqualFold applies the EqualFold predicate on the "item_id" field.
 func ItemIDEqualFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldEqualFold(FieldItemID, vc))
+	return predicate.Reservation(casefold.FieldEqualFold(FieldItemID, vc))
 }
 
 // ItemIDContainsFold applies the ContainsFold predicate on the "item_id" field.
 func ItemIDContainsFold(v resourceid.ID) predicate.Reservation {
 	vc := string(v)
-	return predicate.Reservation(sql.FieldContainsFold(FieldItemID, vc))
+	return predicate.Reservation(casefold.FieldContainsFold(FieldItemID, vc))
 }
 
 // QuantityEQ applies the EQ predicate on the "quantity" field.

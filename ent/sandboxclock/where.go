@@ -4,6 +4,7 @@ package sandboxclock
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -217,12 +218,12 @@ func NameHasSuffix(v string) predicate.SandboxClock {
 
 // NameEqualFold applies the EqualFold predicate on the "name" field.
 func NameEqualFold(v string) predicate.SandboxClock {
-	return predicate.SandboxClock(sql.FieldEqualFold(FieldName, v))
+	return predicate.SandboxClock(casefold.FieldEqualFold(FieldName, v))
 }
 
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.SandboxClock {
-	return predicate.SandboxClock(sql.FieldContainsFold(FieldName, v))
+	return predicate.SandboxClock(casefold.FieldContainsFold(FieldName, v))
 }
 
 // OffsetUsEQ applies the EQ predicate on the "offset_us" field.

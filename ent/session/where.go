@@ -4,6 +4,7 @@ package session
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -238,12 +239,12 @@ func TokenHashHasSuffix(v string) predicate.Session {
 
 // TokenHashEqualFold applies the EqualFold predicate on the "token_hash" field.
 func TokenHashEqualFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldEqualFold(FieldTokenHash, v))
+	return predicate.Session(casefold.FieldEqualFold(FieldTokenHash, v))
 }
 
 // TokenHashContainsFold applies the ContainsFold predicate on the "token_hash" field.
 func TokenHashContainsFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldContainsFold(FieldTokenHash, v))
+	return predicate.Session(casefold.FieldContainsFold(FieldTokenHash, v))
 }
 
 // CsrfTokenEQ applies the EQ predicate on the "csrf_token" field.
@@ -303,12 +304,12 @@ func CsrfTokenHasSuffix(v string) predicate.Session {
 
 // CsrfTokenEqualFold applies the EqualFold predicate on the "csrf_token" field.
 func CsrfTokenEqualFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldEqualFold(FieldCsrfToken, v))
+	return predicate.Session(casefold.FieldEqualFold(FieldCsrfToken, v))
 }
 
 // CsrfTokenContainsFold applies the ContainsFold predicate on the "csrf_token" field.
 func CsrfTokenContainsFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldContainsFold(FieldCsrfToken, v))
+	return predicate.Session(casefold.FieldContainsFold(FieldCsrfToken, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.
@@ -372,13 +373,13 @@ func UserIDHasSuffix(v resourceid.ID) predicate.Session {
 // UserIDEqualFold applies the EqualFold predicate on the "user_id" field.
 func UserIDEqualFold(v resourceid.ID) predicate.Session {
 	vc := string(v)
-	return predicate.Session(sql.FieldEqualFold(FieldUserID, vc))
+	return predicate.Session(casefold.FieldEqualFold(FieldUserID, vc))
 }
 
 // UserIDContainsFold applies the ContainsFold predicate on the "user_id" field.
 func UserIDContainsFold(v resourceid.ID) predicate.Session {
 	vc := string(v)
-	return predicate.Session(sql.FieldContainsFold(FieldUserID, vc))
+	return predicate.Session(casefold.FieldContainsFold(FieldUserID, vc))
 }
 
 // ExpiresAtEQ applies the EQ predicate on the "expires_at" field.
@@ -518,12 +519,12 @@ func UserAgentHasSuffix(v string) predicate.Session {
 
 // UserAgentEqualFold applies the EqualFold predicate on the "user_agent" field.
 func UserAgentEqualFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldEqualFold(FieldUserAgent, v))
+	return predicate.Session(casefold.FieldEqualFold(FieldUserAgent, v))
 }
 
 // UserAgentContainsFold applies the ContainsFold predicate on the "user_agent" field.
 func UserAgentContainsFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldContainsFold(FieldUserAgent, v))
+	return predicate.Session(casefold.FieldContainsFold(FieldUserAgent, v))
 }
 
 // RemoteAddrEQ applies the EQ predicate on the "remote_addr" field.
@@ -583,12 +584,12 @@ func RemoteAddrHasSuffix(v string) predicate.Session {
 
 // RemoteAddrEqualFold applies the EqualFold predicate on the "remote_addr" field.
 func RemoteAddrEqualFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldEqualFold(FieldRemoteAddr, v))
+	return predicate.Session(casefold.FieldEqualFold(FieldRemoteAddr, v))
 }
 
 // RemoteAddrContainsFold applies the ContainsFold predicate on the "remote_addr" field.
 func RemoteAddrContainsFold(v string) predicate.Session {
-	return predicate.Session(sql.FieldContainsFold(FieldRemoteAddr, v))
+	return predicate.Session(casefold.FieldContainsFold(FieldRemoteAddr, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

@@ -4,6 +4,7 @@ package simulatedscan
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -246,13 +247,13 @@ func OrderIDHasSuffix(v resourceid.ID) predicate.SimulatedScan {
 // OrderIDEqualFold applies the EqualFold predicate on the "order_id" field.
 func OrderIDEqualFold(v resourceid.ID) predicate.SimulatedScan {
 	vc := string(v)
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldOrderID, vc))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldOrderID, vc))
 }
 
 // OrderIDContainsFold applies the ContainsFold predicate on the "order_id" field.
 func OrderIDContainsFold(v resourceid.ID) predicate.SimulatedScan {
 	vc := string(v)
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldOrderID, vc))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldOrderID, vc))
 }
 
 // TrackingNumberEQ applies the EQ predicate on the "tracking_number" field.
@@ -312,12 +313,12 @@ func TrackingNumberHasSuffix(v string) predicate.SimulatedScan {
 
 // TrackingNumberEqualFold applies the EqualFold predicate on the "tracking_number" field.
 func TrackingNumberEqualFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldTrackingNumber, v))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldTrackingNumber, v))
 }
 
 // TrackingNumberContainsFold applies the ContainsFold predicate on the "tracking_number" field.
 func TrackingNumberContainsFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldTrackingNumber, v))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldTrackingNumber, v))
 }
 
 // CarrierEQ applies the EQ predicate on the "carrier" field.
@@ -377,12 +378,12 @@ func CarrierHasSuffix(v string) predicate.SimulatedScan {
 
 // CarrierEqualFold applies the EqualFold predicate on the "carrier" field.
 func CarrierEqualFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldCarrier, v))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldCarrier, v))
 }
 
 // CarrierContainsFold applies the ContainsFold predicate on the "carrier" field.
 func CarrierContainsFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldCarrier, v))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldCarrier, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.
@@ -476,13 +477,13 @@ func HubIDNotNil() predicate.SimulatedScan {
 // HubIDEqualFold applies the EqualFold predicate on the "hub_id" field.
 func HubIDEqualFold(v resourceid.ID) predicate.SimulatedScan {
 	vc := string(v)
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldHubID, vc))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldHubID, vc))
 }
 
 // HubIDContainsFold applies the ContainsFold predicate on the "hub_id" field.
 func HubIDContainsFold(v resourceid.ID) predicate.SimulatedScan {
 	vc := string(v)
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldHubID, vc))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldHubID, vc))
 }
 
 // LocationEQ applies the EQ predicate on the "location" field.
@@ -542,12 +543,12 @@ func LocationHasSuffix(v string) predicate.SimulatedScan {
 
 // LocationEqualFold applies the EqualFold predicate on the "location" field.
 func LocationEqualFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldLocation, v))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldLocation, v))
 }
 
 // LocationContainsFold applies the ContainsFold predicate on the "location" field.
 func LocationContainsFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldLocation, v))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldLocation, v))
 }
 
 // DescriptionEQ applies the EQ predicate on the "description" field.
@@ -607,12 +608,12 @@ func DescriptionHasSuffix(v string) predicate.SimulatedScan {
 
 // DescriptionEqualFold applies the EqualFold predicate on the "description" field.
 func DescriptionEqualFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldEqualFold(FieldDescription, v))
+	return predicate.SimulatedScan(casefold.FieldEqualFold(FieldDescription, v))
 }
 
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.SimulatedScan {
-	return predicate.SimulatedScan(sql.FieldContainsFold(FieldDescription, v))
+	return predicate.SimulatedScan(casefold.FieldContainsFold(FieldDescription, v))
 }
 
 // DueAtEQ applies the EQ predicate on the "due_at" field.

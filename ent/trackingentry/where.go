@@ -4,6 +4,7 @@ package trackingentry
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -287,13 +288,13 @@ func OrderIDHasSuffix(v resourceid.ID) predicate.TrackingEntry {
 // OrderIDEqualFold applies the EqualFold predicate on the "order_id" field.
 func OrderIDEqualFold(v resourceid.ID) predicate.TrackingEntry {
 	vc := string(v)
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldOrderID, vc))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldOrderID, vc))
 }
 
 // OrderIDContainsFold applies the ContainsFold predicate on the "order_id" field.
 func OrderIDContainsFold(v resourceid.ID) predicate.TrackingEntry {
 	vc := string(v)
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldOrderID, vc))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldOrderID, vc))
 }
 
 // TrackingNumberEQ applies the EQ predicate on the "tracking_number" field.
@@ -353,12 +354,12 @@ func TrackingNumberHasSuffix(v string) predicate.TrackingEntry {
 
 // TrackingNumberEqualFold applies the EqualFold predicate on the "tracking_number" field.
 func TrackingNumberEqualFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldTrackingNumber, v))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldTrackingNumber, v))
 }
 
 // TrackingNumberContainsFold applies the ContainsFold predicate on the "tracking_number" field.
 func TrackingNumberContainsFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldTrackingNumber, v))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldTrackingNumber, v))
 }
 
 // CarrierEQ applies the EQ predicate on the "carrier" field.
@@ -418,12 +419,12 @@ func CarrierHasSuffix(v string) predicate.TrackingEntry {
 
 // CarrierEqualFold applies the EqualFold predicate on the "carrier" field.
 func CarrierEqualFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldCarrier, v))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldCarrier, v))
 }
 
 // CarrierContainsFold applies the ContainsFold predicate on the "carrier" field.
 func CarrierContainsFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldCarrier, v))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldCarrier, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.
@@ -517,13 +518,13 @@ func HubIDNotNil() predicate.TrackingEntry {
 // HubIDEqualFold applies the EqualFold predicate on the "hub_id" field.
 func HubIDEqualFold(v resourceid.ID) predicate.TrackingEntry {
 	vc := string(v)
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldHubID, vc))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldHubID, vc))
 }
 
 // HubIDContainsFold applies the ContainsFold predicate on the "hub_id" field.
 func HubIDContainsFold(v resourceid.ID) predicate.TrackingEntry {
 	vc := string(v)
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldHubID, vc))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldHubID, vc))
 }
 
 // LocationEQ applies the EQ predicate on the "location" field.
@@ -583,12 +584,12 @@ func LocationHasSuffix(v string) predicate.TrackingEntry {
 
 // LocationEqualFold applies the EqualFold predicate on the "location" field.
 func LocationEqualFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldLocation, v))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldLocation, v))
 }
 
 // LocationContainsFold applies the ContainsFold predicate on the "location" field.
 func LocationContainsFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldLocation, v))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldLocation, v))
 }
 
 // DescriptionEQ applies the EQ predicate on the "description" field.
@@ -648,12 +649,12 @@ func DescriptionHasSuffix(v string) predicate.TrackingEntry {
 
 // DescriptionEqualFold applies the EqualFold predicate on the "description" field.
 func DescriptionEqualFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldEqualFold(FieldDescription, v))
+	return predicate.TrackingEntry(casefold.FieldEqualFold(FieldDescription, v))
 }
 
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.TrackingEntry {
-	return predicate.TrackingEntry(sql.FieldContainsFold(FieldDescription, v))
+	return predicate.TrackingEntry(casefold.FieldContainsFold(FieldDescription, v))
 }
 
 // OccurredAtEQ applies the EQ predicate on the "occurred_at" field.

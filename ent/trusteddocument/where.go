@@ -4,6 +4,7 @@ package trusteddocument
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -237,12 +238,12 @@ func HashHasSuffix(v string) predicate.TrustedDocument {
 
 // HashEqualFold applies the EqualFold predicate on the "hash" field.
 func HashEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldHash, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldHash, v))
 }
 
 // HashContainsFold applies the ContainsFold predicate on the "hash" field.
 func HashContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldHash, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldHash, v))
 }
 
 // BodyEQ applies the EQ predicate on the "body" field.
@@ -302,12 +303,12 @@ func BodyHasSuffix(v string) predicate.TrustedDocument {
 
 // BodyEqualFold applies the EqualFold predicate on the "body" field.
 func BodyEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldBody, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldBody, v))
 }
 
 // BodyContainsFold applies the ContainsFold predicate on the "body" field.
 func BodyContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldBody, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldBody, v))
 }
 
 // OperationNameEQ applies the EQ predicate on the "operation_name" field.
@@ -367,12 +368,12 @@ func OperationNameHasSuffix(v string) predicate.TrustedDocument {
 
 // OperationNameEqualFold applies the EqualFold predicate on the "operation_name" field.
 func OperationNameEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldOperationName, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldOperationName, v))
 }
 
 // OperationNameContainsFold applies the ContainsFold predicate on the "operation_name" field.
 func OperationNameContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldOperationName, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldOperationName, v))
 }
 
 // ClientNameEQ applies the EQ predicate on the "client_name" field.
@@ -432,12 +433,12 @@ func ClientNameHasSuffix(v string) predicate.TrustedDocument {
 
 // ClientNameEqualFold applies the EqualFold predicate on the "client_name" field.
 func ClientNameEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldClientName, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldClientName, v))
 }
 
 // ClientNameContainsFold applies the ContainsFold predicate on the "client_name" field.
 func ClientNameContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldClientName, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldClientName, v))
 }
 
 // ClientVersionEQ applies the EQ predicate on the "client_version" field.
@@ -497,12 +498,12 @@ func ClientVersionHasSuffix(v string) predicate.TrustedDocument {
 
 // ClientVersionEqualFold applies the EqualFold predicate on the "client_version" field.
 func ClientVersionEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldClientVersion, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldClientVersion, v))
 }
 
 // ClientVersionContainsFold applies the ContainsFold predicate on the "client_version" field.
 func ClientVersionContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldClientVersion, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldClientVersion, v))
 }
 
 // AliasEQ applies the EQ predicate on the "alias" field.
@@ -562,12 +563,12 @@ func AliasHasSuffix(v string) predicate.TrustedDocument {
 
 // AliasEqualFold applies the EqualFold predicate on the "alias" field.
 func AliasEqualFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldEqualFold(FieldAlias, v))
+	return predicate.TrustedDocument(casefold.FieldEqualFold(FieldAlias, v))
 }
 
 // AliasContainsFold applies the ContainsFold predicate on the "alias" field.
 func AliasContainsFold(v string) predicate.TrustedDocument {
-	return predicate.TrustedDocument(sql.FieldContainsFold(FieldAlias, v))
+	return predicate.TrustedDocument(casefold.FieldContainsFold(FieldAlias, v))
 }
 
 // RetiredAtEQ applies the EQ predicate on the "retired_at" field.

@@ -4,6 +4,7 @@ package user
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -228,12 +229,12 @@ func EmailHasSuffix(v string) predicate.User {
 
 // EmailEqualFold applies the EqualFold predicate on the "email" field.
 func EmailEqualFold(v string) predicate.User {
-	return predicate.User(sql.FieldEqualFold(FieldEmail, v))
+	return predicate.User(casefold.FieldEqualFold(FieldEmail, v))
 }
 
 // EmailContainsFold applies the ContainsFold predicate on the "email" field.
 func EmailContainsFold(v string) predicate.User {
-	return predicate.User(sql.FieldContainsFold(FieldEmail, v))
+	return predicate.User(casefold.FieldContainsFold(FieldEmail, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.
@@ -293,12 +294,12 @@ func NameHasSuffix(v string) predicate.User {
 
 // NameEqualFold applies the EqualFold predicate on the "name" field.
 func NameEqualFold(v string) predicate.User {
-	return predicate.User(sql.FieldEqualFold(FieldName, v))
+	return predicate.User(casefold.FieldEqualFold(FieldName, v))
 }
 
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.User {
-	return predicate.User(sql.FieldContainsFold(FieldName, v))
+	return predicate.User(casefold.FieldContainsFold(FieldName, v))
 }
 
 // PasswordHashEQ applies the EQ predicate on the "password_hash" field.
@@ -358,12 +359,12 @@ func PasswordHashHasSuffix(v string) predicate.User {
 
 // PasswordHashEqualFold applies the EqualFold predicate on the "password_hash" field.
 func PasswordHashEqualFold(v string) predicate.User {
-	return predicate.User(sql.FieldEqualFold(FieldPasswordHash, v))
+	return predicate.User(casefold.FieldEqualFold(FieldPasswordHash, v))
 }
 
 // PasswordHashContainsFold applies the ContainsFold predicate on the "password_hash" field.
 func PasswordHashContainsFold(v string) predicate.User {
-	return predicate.User(sql.FieldContainsFold(FieldPasswordHash, v))
+	return predicate.User(casefold.FieldContainsFold(FieldPasswordHash, v))
 }
 
 // RoleEQ applies the EQ predicate on the "role" field.

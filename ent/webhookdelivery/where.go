@@ -4,6 +4,7 @@ package webhookdelivery
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -267,13 +268,13 @@ func EndpointIDHasSuffix(v resourceid.ID) predicate.WebhookDelivery {
 // EndpointIDEqualFold applies the EqualFold predicate on the "endpoint_id" field.
 func EndpointIDEqualFold(v resourceid.ID) predicate.WebhookDelivery {
 	vc := string(v)
-	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldEndpointID, vc))
+	return predicate.WebhookDelivery(casefold.FieldEqualFold(FieldEndpointID, vc))
 }
 
 // EndpointIDContainsFold applies the ContainsFold predicate on the "endpoint_id" field.
 func EndpointIDContainsFold(v resourceid.ID) predicate.WebhookDelivery {
 	vc := string(v)
-	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldEndpointID, vc))
+	return predicate.WebhookDelivery(casefold.FieldContainsFold(FieldEndpointID, vc))
 }
 
 // EventIDEQ applies the EQ predicate on the "event_id" field.
@@ -333,12 +334,12 @@ func EventIDHasSuffix(v string) predicate.WebhookDelivery {
 
 // EventIDEqualFold applies the EqualFold predicate on the "event_id" field.
 func EventIDEqualFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldEventID, v))
+	return predicate.WebhookDelivery(casefold.FieldEqualFold(FieldEventID, v))
 }
 
 // EventIDContainsFold applies the ContainsFold predicate on the "event_id" field.
 func EventIDContainsFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldEventID, v))
+	return predicate.WebhookDelivery(casefold.FieldContainsFold(FieldEventID, v))
 }
 
 // EventTypeEQ applies the EQ predicate on the "event_type" field.
@@ -398,12 +399,12 @@ func EventTypeHasSuffix(v string) predicate.WebhookDelivery {
 
 // EventTypeEqualFold applies the EqualFold predicate on the "event_type" field.
 func EventTypeEqualFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldEventType, v))
+	return predicate.WebhookDelivery(casefold.FieldEqualFold(FieldEventType, v))
 }
 
 // EventTypeContainsFold applies the ContainsFold predicate on the "event_type" field.
 func EventTypeContainsFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldEventType, v))
+	return predicate.WebhookDelivery(casefold.FieldContainsFold(FieldEventType, v))
 }
 
 // PayloadEQ applies the EQ predicate on the "payload" field.
@@ -743,12 +744,12 @@ func LastResponseHasSuffix(v string) predicate.WebhookDelivery {
 
 // LastResponseEqualFold applies the EqualFold predicate on the "last_response" field.
 func LastResponseEqualFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldLastResponse, v))
+	return predicate.WebhookDelivery(casefold.FieldEqualFold(FieldLastResponse, v))
 }
 
 // LastResponseContainsFold applies the ContainsFold predicate on the "last_response" field.
 func LastResponseContainsFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldLastResponse, v))
+	return predicate.WebhookDelivery(casefold.FieldContainsFold(FieldLastResponse, v))
 }
 
 // LastErrorEQ applies the EQ predicate on the "last_error" field.
@@ -808,12 +809,12 @@ func LastErrorHasSuffix(v string) predicate.WebhookDelivery {
 
 // LastErrorEqualFold applies the EqualFold predicate on the "last_error" field.
 func LastErrorEqualFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldLastError, v))
+	return predicate.WebhookDelivery(casefold.FieldEqualFold(FieldLastError, v))
 }
 
 // LastErrorContainsFold applies the ContainsFold predicate on the "last_error" field.
 func LastErrorContainsFold(v string) predicate.WebhookDelivery {
-	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldLastError, v))
+	return predicate.WebhookDelivery(casefold.FieldContainsFold(FieldLastError, v))
 }
 
 // DeliveredAtEQ applies the EQ predicate on the "delivered_at" field.

@@ -4,6 +4,7 @@ package webhookendpoint
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -238,12 +239,12 @@ func URLHasSuffix(v string) predicate.WebhookEndpoint {
 
 // URLEqualFold applies the EqualFold predicate on the "url" field.
 func URLEqualFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldEqualFold(FieldURL, v))
+	return predicate.WebhookEndpoint(casefold.FieldEqualFold(FieldURL, v))
 }
 
 // URLContainsFold applies the ContainsFold predicate on the "url" field.
 func URLContainsFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldURL, v))
+	return predicate.WebhookEndpoint(casefold.FieldContainsFold(FieldURL, v))
 }
 
 // DescriptionEQ applies the EQ predicate on the "description" field.
@@ -303,12 +304,12 @@ func DescriptionHasSuffix(v string) predicate.WebhookEndpoint {
 
 // DescriptionEqualFold applies the EqualFold predicate on the "description" field.
 func DescriptionEqualFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldEqualFold(FieldDescription, v))
+	return predicate.WebhookEndpoint(casefold.FieldEqualFold(FieldDescription, v))
 }
 
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldDescription, v))
+	return predicate.WebhookEndpoint(casefold.FieldContainsFold(FieldDescription, v))
 }
 
 // EventTypesIsNil applies the IsNil predicate on the "event_types" field.
@@ -398,12 +399,12 @@ func DisabledReasonHasSuffix(v string) predicate.WebhookEndpoint {
 
 // DisabledReasonEqualFold applies the EqualFold predicate on the "disabled_reason" field.
 func DisabledReasonEqualFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldEqualFold(FieldDisabledReason, v))
+	return predicate.WebhookEndpoint(casefold.FieldEqualFold(FieldDisabledReason, v))
 }
 
 // DisabledReasonContainsFold applies the ContainsFold predicate on the "disabled_reason" field.
 func DisabledReasonContainsFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldDisabledReason, v))
+	return predicate.WebhookEndpoint(casefold.FieldContainsFold(FieldDisabledReason, v))
 }
 
 // SecretEQ applies the EQ predicate on the "secret" field.
@@ -463,12 +464,12 @@ func SecretHasSuffix(v string) predicate.WebhookEndpoint {
 
 // SecretEqualFold applies the EqualFold predicate on the "secret" field.
 func SecretEqualFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldEqualFold(FieldSecret, v))
+	return predicate.WebhookEndpoint(casefold.FieldEqualFold(FieldSecret, v))
 }
 
 // SecretContainsFold applies the ContainsFold predicate on the "secret" field.
 func SecretContainsFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldSecret, v))
+	return predicate.WebhookEndpoint(casefold.FieldContainsFold(FieldSecret, v))
 }
 
 // PreviousSecretEQ applies the EQ predicate on the "previous_secret" field.
@@ -528,12 +529,12 @@ func PreviousSecretHasSuffix(v string) predicate.WebhookEndpoint {
 
 // PreviousSecretEqualFold applies the EqualFold predicate on the "previous_secret" field.
 func PreviousSecretEqualFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldEqualFold(FieldPreviousSecret, v))
+	return predicate.WebhookEndpoint(casefold.FieldEqualFold(FieldPreviousSecret, v))
 }
 
 // PreviousSecretContainsFold applies the ContainsFold predicate on the "previous_secret" field.
 func PreviousSecretContainsFold(v string) predicate.WebhookEndpoint {
-	return predicate.WebhookEndpoint(sql.FieldContainsFold(FieldPreviousSecret, v))
+	return predicate.WebhookEndpoint(casefold.FieldContainsFold(FieldPreviousSecret, v))
 }
 
 // PreviousSecretExpiresAtEQ applies the EQ predicate on the "previous_secret_expires_at" field.

@@ -4,6 +4,7 @@ package workflow
 
 import (
 	"logistics/ent/predicate"
+	"logistics/internal/casefold"
 	"logistics/internal/resourceid"
 	"time"
 
@@ -233,12 +234,12 @@ func KeyHasSuffix(v string) predicate.Workflow {
 
 // KeyEqualFold applies the EqualFold predicate on the "key" field.
 func KeyEqualFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldEqualFold(FieldKey, v))
+	return predicate.Workflow(casefold.FieldEqualFold(FieldKey, v))
 }
 
 // KeyContainsFold applies the ContainsFold predicate on the "key" field.
 func KeyContainsFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldContainsFold(FieldKey, v))
+	return predicate.Workflow(casefold.FieldContainsFold(FieldKey, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.
@@ -298,12 +299,12 @@ func NameHasSuffix(v string) predicate.Workflow {
 
 // NameEqualFold applies the EqualFold predicate on the "name" field.
 func NameEqualFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldEqualFold(FieldName, v))
+	return predicate.Workflow(casefold.FieldEqualFold(FieldName, v))
 }
 
 // NameContainsFold applies the ContainsFold predicate on the "name" field.
 func NameContainsFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldContainsFold(FieldName, v))
+	return predicate.Workflow(casefold.FieldContainsFold(FieldName, v))
 }
 
 // VersionEQ applies the EQ predicate on the "version" field.
@@ -423,12 +424,12 @@ func InitialStateHasSuffix(v string) predicate.Workflow {
 
 // InitialStateEqualFold applies the EqualFold predicate on the "initial_state" field.
 func InitialStateEqualFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldEqualFold(FieldInitialState, v))
+	return predicate.Workflow(casefold.FieldEqualFold(FieldInitialState, v))
 }
 
 // InitialStateContainsFold applies the ContainsFold predicate on the "initial_state" field.
 func InitialStateContainsFold(v string) predicate.Workflow {
-	return predicate.Workflow(sql.FieldContainsFold(FieldInitialState, v))
+	return predicate.Workflow(casefold.FieldContainsFold(FieldInitialState, v))
 }
 
 // HasOrders applies the HasEdge predicate on the "orders" edge.

@@ -2,6 +2,7 @@ package filter_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"entgo.io/ent/dialect/sql/schema"
@@ -9,6 +10,7 @@ import (
 	"logistics/ent"
 	"logistics/ent/migrate"
 	"logistics/internal/filter"
+	"logistics/internal/migrations"
 	"logistics/internal/resourceid"
 )
 
@@ -61,4 +63,55 @@ func leadsIndex(tb *schema.Table, col *schema.Column) bool {
 		}
 	}
 	return false
+}
+
+// TestEverySubstringFilterHasSearchIndex: every string field of a list
+// endpoint (f=*text*, GraphQL's fContainsFold) has a search index on
+// PostgreSQL (migrations.SearchColumns), and every search index serves
+// such a field, with the same exemptions as the B-tree rule. Edge filters
+// (hub code, a part's sku) run on the other table's indexed column.
+func TestEverySubstringFilterHasSearchIndex(t *testing.T) {
+	want := map[string][]string{}
+	for _, ft := range filter.Tables {
+		name, err := ent.IDToTable(context.Background(), resourceid.ID(ft.Fields[0].Prefix+"_x"))
+		if err != nil {
+			t.Fatalf("%s: %v", ft.Resource, err)
+		}
+		for _, f := range ft.Fields {
+			if f.Type != filter.String || !slices.Contains(f.Type.Operators(), filter.Contains) {
+				continue
+			}
+			if f.Edge != "" {
+				continue
+			}
+			if scopedOrSmall[name] {
+				continue
+			}
+			want[name] = append(want[name], f.Name)
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("only %d tables with substring filters", len(want))
+	}
+	for table, cols := range want {
+		got := migrations.SearchColumns[table]
+		for _, c := range cols {
+			if !slices.Contains(got, c) {
+				t.Errorf("%s.%s is a substring filter without a search index: add it to migrations.SearchColumns and generate a migration", table, c)
+			}
+		}
+	}
+	for table, cols := range migrations.SearchColumns {
+		for _, c := range cols {
+			if !slices.Contains(want[table], c) {
+				t.Errorf("%s.%s has a search index but is no substring filter", table, c)
+			}
+		}
+	}
+	// The edges' columns are indexed on their own tables.
+	for _, tc := range [][2]string{{"hubs", "code"}, {"parts", "sku"}} {
+		if !slices.Contains(migrations.SearchColumns[tc[0]], tc[1]) {
+			t.Errorf("%s.%s (an edge filter) has no search index", tc[0], tc[1])
+		}
+	}
 }

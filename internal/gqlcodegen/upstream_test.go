@@ -32,6 +32,8 @@ var upstreamBlocks = []struct {
 		"054df42fbc283e10081f435636a7cce29787f756be98208fa1b982ae55b398c5"},
 	{"entgo.io/ent", "entc/gen/template/dialect/sql/decode.tmpl", "dialect/sql/decode/one", "decode.tmpl",
 		"b8e04f4b9f83fc15d68d0f67013801a5b8d4fca925a8eac89b271267f0e71a75"},
+	{"entgo.io/ent", "entc/gen/template/dialect/sql/predicate.tmpl", "dialect/sql/predicate/field/ops", "casefold.tmpl",
+		"cc60a1e42e5b2895c43b9f329e811cd1c026b2c1f734a61c03434e21399bd18d"},
 }
 
 func TestUpstreamTemplates(t *testing.T) {
@@ -74,6 +76,9 @@ func TestUpstreamTemplates(t *testing.T) {
 // line up to the next define, without the blank lines between them.
 func block(src, name string) (string, bool) {
 	start := strings.Index(src, "{{ define \""+name+"\" }}")
+	if start < 0 {
+		start = strings.Index(src, "{{ define \""+name+"\" -}}")
+	}
 	if start < 0 {
 		return "", false
 	}

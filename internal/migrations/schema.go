@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"ariga.io/atlas/sql/migrate"
+	"ariga.io/atlas/sql/postgres"
 	atlas "ariga.io/atlas/sql/schema"
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -45,6 +46,72 @@ func handTable(dia, name, value string) *entschema.Table {
 func tables(dia string) []*entschema.Table {
 	return append(append([]*entschema.Table(nil), entmigrate.Tables...),
 		handTable(dia, "event_counter", "last_value"), handTable(dia, "webhook_endpoints_stamp", "stamp"))
+}
+
+// SearchColumns are the columns PostgreSQL indexes for substring search,
+// by table: a GIN index on lower(col) with pg_trgm's gin_trgm_ops, which
+// serves the `lower(col) LIKE lower($1)` that internal/casefold writes for
+// f=*text* and GraphQL's fContainsFold and fEqualFold. They are every
+// string field of the REST filter tables (internal/filter, whose
+// TestEverySubstringFilterHasSearchIndex keeps the two lists equal).
+// Exempt, as from the B-tree rule: the lists always scoped to one order
+// (order lines, order events) and the workflows (a handful of rows).
+//
+// The index is on the expression, not the column: on a column,
+// gin_trgm_ops also serves `=`, and the planner then combines a where's
+// `col = ANY(…)` lists into one scan of the index that walks every
+// combination of their values (docs/design/0023-substring-search.md).
+// SQLite keeps scanning. ent cannot declare an expression index, nor an
+// index for one dialect only, so the desired schema gets them here
+// (withSearchIndexes); the drift check covers them like any index, and the
+// extension they need is created by a file written by hand before the one
+// that creates them (Atlas's open-source build does not manage extensions).
+var SearchColumns = map[string][]string{
+	"hubs":             {"code", "name", "address_line1", "city", "postal_code", "country", "timezone"},
+	"parts":            {"sku", "part_name", "description"},
+	"items":            {"lot", "serial"},
+	"orders":           {"number", "status", "customer_ref", "ship_to_name", "ship_to_city", "ship_to_postal_code", "ship_to_country"},
+	"tracking_entries": {"tracking_number", "carrier", "location", "description"},
+	"events":           {"type", "subject_id", "actor"},
+}
+
+// SearchIndex is the name of the search index of table.column.
+func SearchIndex(table, column string) string { return table + "_" + column + "_lower_trgm" }
+
+// withSearchIndexes adds SearchColumns' indexes to PostgreSQL's desired
+// schema. It runs after ent has normalized that schema on the dev database,
+// so each expression is written as PostgreSQL prints it back (a varchar
+// column is cast to text), which is what Atlas compares the inspected
+// index with.
+func withSearchIndexes(next entschema.Differ) entschema.Differ {
+	return entschema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
+		tables := make([]string, 0, len(SearchColumns))
+		for table := range SearchColumns {
+			tables = append(tables, table)
+		}
+		sort.Strings(tables) // the same file from every run
+		for _, table := range tables {
+			cols := SearchColumns[table]
+			t, ok := desired.Table(table)
+			if !ok {
+				return nil, fmt.Errorf("migrations: no table %s for its search indexes", table)
+			}
+			for _, name := range cols {
+				c, ok := t.Column(name)
+				if !ok {
+					return nil, fmt.Errorf("migrations: no column %s.%s for its search index", table, name)
+				}
+				x := "lower(" + name + ")"
+				if st, ok := c.Type.Type.(*atlas.StringType); ok && st.T != "text" {
+					x = "lower((" + name + ")::text)"
+				}
+				t.AddIndexes(atlas.NewIndex(SearchIndex(table, name)).
+					AddAttrs(&postgres.IndexType{T: postgres.IndexTypeGIN}).
+					AddParts(&atlas.IndexPart{X: &atlas.RawExpr{X: x}, Attrs: []atlas.Attr{&postgres.IndexOpClass{Name: "gin_trgm_ops"}}}))
+			}
+		}
+		return next.Diff(current, desired)
+	})
 }
 
 // PendingSequence is the PostgreSQL sequence of events.pending_order
@@ -125,6 +192,10 @@ func Write(ctx context.Context, dia string, dev *sql.DB, dir migrate.Dir, name s
 }
 
 func diff(ctx context.Context, dia string, dev *sql.DB, dir migrate.Dir, name string, hook entschema.MigrateOption) error {
+	searchIndexes := entschema.WithDiffHook(func(next entschema.Differ) entschema.Differ { return next })
+	if dia == dialect.Postgres {
+		searchIndexes = entschema.WithDiffHook(withSearchIndexes)
+	}
 	m, err := entschema.NewMigrate(entsql.OpenDB(dia, dev),
 		entschema.WithDir(dir),
 		entschema.WithMigrationMode(entschema.ModeReplay),
@@ -136,6 +207,9 @@ func diff(ctx context.Context, dia string, dev *sql.DB, dir migrate.Dir, name st
 		entschema.WithDropIndex(true),
 		entschema.WithDropColumn(true),
 		entschema.WithFormatter(migrate.DefaultFormatter),
+		// First, so that the next hook sees the indexes in the desired
+		// schema.
+		searchIndexes,
 		hook,
 	)
 	if err != nil {
