@@ -84,7 +84,9 @@ func TestEverySubstringFilterHasSearchIndex(t *testing.T) {
 			if f.Edge != "" {
 				continue
 			}
-			if scopedOrSmall[name] {
+			if scopedOrSmall[name] || name == "events" {
+				// The event log is appended to by every write; its search
+				// would cost them (migrations.SearchColumns says how much).
 				continue
 			}
 			want[name] = append(want[name], f.Name)

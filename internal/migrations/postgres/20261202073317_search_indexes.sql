@@ -1,9 +1,3 @@
--- Create index "events_type_lower_trgm" to table: "events"
-CREATE INDEX "events_type_lower_trgm" ON "events" USING GIN ((lower((type)::text)) gin_trgm_ops);
--- Create index "events_subject_id_lower_trgm" to table: "events"
-CREATE INDEX "events_subject_id_lower_trgm" ON "events" USING GIN ((lower((subject_id)::text)) gin_trgm_ops);
--- Create index "events_actor_lower_trgm" to table: "events"
-CREATE INDEX "events_actor_lower_trgm" ON "events" USING GIN ((lower((actor)::text)) gin_trgm_ops);
 -- Create index "hubs_code_lower_trgm" to table: "hubs"
 CREATE INDEX "hubs_code_lower_trgm" ON "hubs" USING GIN ((lower((code)::text)) gin_trgm_ops);
 -- Create index "hubs_name_lower_trgm" to table: "hubs"

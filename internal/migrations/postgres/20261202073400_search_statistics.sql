@@ -6,4 +6,4 @@
 -- until autovacuum got round to analyzing the table: on a large table that
 -- changes little, possibly never. ANALYZE reads a bounded sample of each
 -- table, whatever its size.
-ANALYZE hubs, parts, items, orders, tracking_entries, events;
+ANALYZE hubs, parts, items, orders, tracking_entries;
