@@ -386,7 +386,19 @@ type statement struct {
 	args  []any
 }
 
-func (r *recorder) wrap(d dialect.Driver) dialect.Driver { return recordingDriver{d, r} }
+// wrap records every statement read outside a transaction (the list
+// requests' reads), through the tests' statement wrapper.
+func (r *recorder) wrap(d dialect.Driver) dialect.Driver {
+	return apptest.WrapDriver(d, func(q string, args any, inTx bool) {
+		a, ok := args.([]any)
+		if inTx || !ok || !strings.HasPrefix(q, "SELECT") {
+			return
+		}
+		r.mu.Lock()
+		r.stmts = append(r.stmts, statement{q, slices.Clone(a)})
+		r.mu.Unlock()
+	})
+}
 
 // take removes and returns the statements for which keep is true (and
 // drops the others).
@@ -401,19 +413,6 @@ func (r *recorder) take(keep func(string) bool) []statement {
 	}
 	r.stmts = nil
 	return out
-}
-
-type recordingDriver struct {
-	dialect.Driver
-	r *recorder
-}
-
-func (d recordingDriver) Query(ctx context.Context, query string, args, v any) error {
-	a, _ := args.([]any)
-	d.r.mu.Lock()
-	d.r.stmts = append(d.r.stmts, statement{query, slices.Clone(a)})
-	d.r.mu.Unlock()
-	return d.Driver.Query(ctx, query, args, v)
 }
 
 // explain is the plan of a recorded statement with its own arguments, on

@@ -6,7 +6,7 @@
 // lower-cases both sides with lower() and compares them as LIKE does, and
 // in a single-byte one it folds each character as lower() does — but one
 // an index on the expression lower(col) can serve: the GIN gin_trgm_ops
-// indexes of internal/migrations (SearchIndexes). An index on the column
+// indexes of internal/migrations (SearchColumns). An index on the column
 // itself would serve ILIKE too, but pg_trgm's operator class also answers
 // `=`, and a where with several `…In` lists on such a column made the
 // planner walk every combination of their values
