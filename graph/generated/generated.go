@@ -18,6 +18,7 @@ import (
 	"logistics/graph/model"
 	"logistics/internal/count"
 	"logistics/internal/decimal"
+	"logistics/internal/demodata"
 	"logistics/internal/resourceid"
 	"logistics/internal/sandbox"
 	"logistics/internal/sandboxreset"
@@ -28120,8 +28121,8 @@ func (ec *executionContext) _SandboxReset_erased(ctx context.Context, field grap
 			return obj.Erased, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v sandboxreset.Erased) graphql.Marshaler {
-			return ec.marshalNSandboxResetErased2logisticsᚋinternalᚋsandboxresetᚐErased(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v demodata.Counts) graphql.Marshaler {
+			return ec.marshalNSandboxResetErased2logisticsᚋinternalᚋdemodataᚐCounts(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28195,7 +28196,7 @@ func (ec *executionContext) fieldContext_SandboxReset_tookMs(_ context.Context, 
 	return graphql.NewScalarFieldContext("SandboxReset", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_hubs(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_hubs(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28218,7 +28219,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_hubs(_ context.Conte
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_parts(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_parts(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28241,7 +28242,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_parts(_ context.Cont
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_items(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_items(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28264,7 +28265,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_items(_ context.Cont
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_orders(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_orders(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28287,7 +28288,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_orders(_ context.Con
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_orderLines(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_orderLines(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28310,7 +28311,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_orderLines(_ context
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_trackingEntries(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_trackingEntries(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28333,7 +28334,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_trackingEntries(_ co
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_orderEvents(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_orderEvents(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28356,7 +28357,7 @@ func (ec *executionContext) fieldContext_SandboxResetErased_orderEvents(_ contex
 	return graphql.NewScalarFieldContext("SandboxResetErased", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SandboxResetErased_reservations(ctx context.Context, field graphql.CollectedField, obj *sandboxreset.Erased) (ret graphql.Marshaler) {
+func (ec *executionContext) _SandboxResetErased_reservations(ctx context.Context, field graphql.CollectedField, obj *demodata.Counts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -47688,7 +47689,7 @@ func (ec *executionContext) _SandboxReset(ctx context.Context, sel ast.Selection
 
 var sandboxResetErasedImplementors = []string{"SandboxResetErased"}
 
-func (ec *executionContext) _SandboxResetErased(ctx context.Context, sel ast.SelectionSet, obj *sandboxreset.Erased) graphql.Marshaler {
+func (ec *executionContext) _SandboxResetErased(ctx context.Context, sel ast.SelectionSet, obj *demodata.Counts) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, sandboxResetErasedImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -50975,7 +50976,7 @@ func (ec *executionContext) marshalNSandboxReset2ᚖlogisticsᚋinternalᚋsandb
 	return ec._SandboxReset(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSandboxResetErased2logisticsᚋinternalᚋsandboxresetᚐErased(ctx context.Context, sel ast.SelectionSet, v sandboxreset.Erased) graphql.Marshaler {
+func (ec *executionContext) marshalNSandboxResetErased2logisticsᚋinternalᚋdemodataᚐCounts(ctx context.Context, sel ast.SelectionSet, v demodata.Counts) graphql.Marshaler {
 	return ec._SandboxResetErased(ctx, sel, &v)
 }
 
