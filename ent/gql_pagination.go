@@ -338,9 +338,11 @@ func (_m *EventQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -753,9 +755,11 @@ func (_m *HubQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -1222,9 +1226,11 @@ func (_m *ItemQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -1717,9 +1723,11 @@ func (_m *OrderQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -2230,9 +2238,11 @@ func (_m *OrderEventQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -2681,9 +2691,11 @@ func (_m *OrderLineQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -3114,9 +3126,11 @@ func (_m *PartQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -3565,9 +3579,11 @@ func (_m *TrackingEntryQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}
@@ -4060,9 +4076,11 @@ func (_m *WorkflowQuery) Paginate(
 	if wantCount || wantInfoWithoutRows {
 		counted := _m.Clone()
 		counted.ctx.Fields = nil
-		if conn.TotalCount, err = counted.Count(ctx); err != nil {
+		total, err := pageCount(ctx, counted, counted.driver, count.Exact)
+		if err != nil {
 			return nil, err
 		}
+		conn.TotalCount = total.Value
 		conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
 		conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
 	}

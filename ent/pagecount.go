@@ -66,19 +66,139 @@ type countable interface {
 	Count(context.Context) (int, error)
 	prepareQuery(context.Context) error
 	sqlQuery(context.Context) *sql.Selector
+	countsDistinct() bool
 }
 
-// pageCount counts q's rows as mode asks: an exact count as totalCount
-// does (the query's Count), any other through internal/count.
+// pageCount counts q's rows as mode asks, through internal/count; an exact
+// count of a query whose rows may repeat (a query through an edge, or one
+// asked for Unique) is the query's own Count, COUNT(DISTINCT id).
 func pageCount(ctx context.Context, q countable, drv dialect.Driver, mode count.Mode) (count.Count, error) {
-	if mode == count.Exact {
+	if mode == count.Exact && q.countsDistinct() {
 		n, err := q.Count(ctx)
 		return count.Count{Value: n, Mode: count.Exact}, err
 	}
 	if err := q.prepareQuery(ctx); err != nil {
 		return count.Count{}, err
 	}
+	if mode == count.Exact {
+		n, err := count.Rows(ctx, drv, q.sqlQuery(ctx))
+		return count.Count{Value: n, Mode: count.Exact}, err
+	}
 	return count.Cheap(ctx, drv, q.sqlQuery(ctx), "id", mode)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *APITokenQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *EventQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *HubQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *IdempotencyKeyQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *ItemQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *OrderQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *OrderEventQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *OrderLineQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *PartQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *ReservationQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *SandboxClockQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *SessionQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *SimulatedScanQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *TrackingEntryQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *TrustedDocumentQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *UserQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *WebhookDeliveryQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *WebhookEndpointQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
+}
+
+// countsDistinct tells whether ent counts the query's rows as distinct ids
+// (its querySpec's Unique).
+func (_q *WorkflowQuery) countsDistinct() bool {
+	return _q.path != nil || (_q.ctx.Unique != nil && *_q.ctx.Unique)
 }
 
 type withoutCountKey struct{}

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"logistics/ent"
@@ -146,5 +147,37 @@ func TestExactCountCost(t *testing.T) {
 		if r.Extensions.Cost == nil || r.Extensions.Cost.Requested != c.want {
 			t.Errorf("%s: cost %s, want requested %d", c.q, r.raw, c.want)
 		}
+	}
+}
+
+// TestExactCountStatement: an exact count of a list is COUNT(*), which the
+// databases answer from the narrowest index, not ent's COUNT(id); a list
+// through an edge keeps ent's count. The answers are checked by
+// TestCountModes.
+func TestExactCountStatement(t *testing.T) {
+	srv, counter, f, hub := counted(t)
+	f.item(f.part("P-1", "Part 1"), hub, "3")
+	counter.Reset()
+	r := postGQL(t, srv, `{ parts(first: 1, where: {skuHasPrefix: "P-"}) { totalCount } orders(first: 1) { totalCount } hubs(first: 1) { edges { node { items(first: 1) { totalCount } } } } }`, nil)
+	if r.status != 200 || len(r.Errors) > 0 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	var counts []string
+	for _, q := range counter.Statements() {
+		if strings.Contains(strings.ToUpper(q), "COUNT(") {
+			counts = append(counts, q)
+		}
+	}
+	var star, other int
+	for _, q := range counts {
+		switch {
+		case strings.Contains(q, "COUNT(*)") && (strings.Contains(q, "parts") || strings.Contains(q, "orders")):
+			star++
+		case strings.Contains(q, "items"):
+			other++
+		}
+	}
+	if star != 2 || other != 1 {
+		t.Errorf("want COUNT(*) of parts and of orders and one count of the hub's items, got:\n%s", strings.Join(counts, "\n"))
 	}
 }

@@ -157,6 +157,21 @@ func (k *Kind) UnmarshalGQL(v any) error {
 	return nil
 }
 
+// Rows counts every row sel selects as SELECT COUNT(*) over its FROM and
+// WHERE: sel is the list's selection without limit, and is changed; its
+// rows must be distinct (no join that repeats a row). ent's own Count
+// writes COUNT(id), which makes SQLite read the key of every row (its keys
+// are text, so the rows' b-tree does not hold them); COUNT(*) lets it count
+// the cells of the narrowest index, or of the table when nothing is
+// filtered (0.05 against 5 ms for the 200,000 items of scale 1).
+func Rows(ctx context.Context, drv dialect.Driver, sel *sql.Selector) (int, error) {
+	sel.ClearOrder()
+	q, args := sel.Count().Query()
+	var n int
+	err := queryOne(ctx, drv, q, args, &n)
+	return n, err
+}
+
 // Cheap counts the rows sel selects as mode asks, for any mode but Exact
 // (which the query's own Count answers): sel is the list's selection
 // without limit, and is changed; id is its table's key column. drv runs the
