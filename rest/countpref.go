@@ -9,8 +9,23 @@ import (
 	"logistics/internal/count"
 )
 
-// maxPreferBytes bounds the Prefer header a list reads.
+// maxPreferBytes bounds the Prefer header of every request that reads it:
+// a list's count, and any read's read= when a replica is configured.
 const maxPreferBytes = 256
+
+// CheckPreferSize refuses a request whose Prefer headers together are over
+// 256 bytes: a 400 invalid_count, the code of a Prefer the service cannot
+// take (apperr's table).
+func CheckPreferSize(r *http.Request) error {
+	size := 0
+	for _, v := range r.Header.Values("Prefer") {
+		size += len(v)
+	}
+	if size > maxPreferBytes {
+		return apperr.BadRequest("the Prefer header is over %d bytes", maxPreferBytes).WithCode("invalid_count")
+	}
+	return nil
+}
 
 // preferredCount reads the count a list request prefers (RFC 7240's
 // Prefer, spelled as PostgREST does: count=exact|planned|estimated, and
@@ -18,15 +33,10 @@ const maxPreferBytes = 256
 // ignored, as RFC 7240 asks; a count that names no mode, two counts that
 // differ, or a Prefer over 256 bytes is a 400 invalid_count.
 func preferredCount(r *http.Request) (mode count.Mode, counted bool, err error) {
-	values := r.Header.Values("Prefer")
-	size := 0
-	for _, v := range values {
-		size += len(v)
+	if err := CheckPreferSize(r); err != nil {
+		return 0, false, err
 	}
-	if size > maxPreferBytes {
-		return 0, false, apperr.BadRequest("the Prefer header is over %d bytes", maxPreferBytes).WithCode("invalid_count")
-	}
-	for _, v := range values {
+	for _, v := range r.Header.Values("Prefer") {
 		for _, pref := range strings.Split(v, ",") {
 			token, _, _ := strings.Cut(pref, ";") // parameters of a preference: none for count
 			name, value, _ := strings.Cut(strings.TrimSpace(token), "=")

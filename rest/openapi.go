@@ -102,7 +102,7 @@ func parameterComponents() obj {
 		"PreferList": prefer(obj{"type": "string", "maxLength": maxPreferBytes}, "Comma-separated preferences (RFC 7240); other preferences are ignored. "+preferCountDoc+" "+preferReadDoc, obj{
 			"bounded": example("count=bounded"), "exact": example("count=exact"), "replica": example("read=replica"), "exactFromReplica": example("read=replica, count=exact"),
 		}),
-		"PreferRead": prefer(obj{"type": "string"}, "Comma-separated preferences (RFC 7240); other preferences are ignored. "+preferReadDoc, obj{
+		"PreferRead": prefer(obj{"type": "string"}, "Comma-separated preferences (RFC 7240); other preferences are ignored. "+preferReadDoc+" A Prefer over 256 bytes is a 400 invalid_count.", obj{
 			"replica": example("read=replica"), "primary": example("read=primary"),
 		}),
 		"ReadAfter": obj{"name": "X-Read-After", "in": "header", "schema": obj{"type": "string", "maxLength": 17, "pattern": readAfterPattern, "example": "0/16B3748"},

@@ -10,6 +10,7 @@ import (
 	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/postgres"
+	"logistics/rest"
 )
 
 // The request's side of the read replicas (internal/database/replica.go,
@@ -69,6 +70,9 @@ func (a *App) readContext(ctx context.Context, env *environment.Env, sw *statusW
 			return ctx, apperr.Invalid(ReadAfterHeader, "%v: send back the value a write answered", err)
 		}
 		after = lsn
+	}
+	if err := rest.CheckPreferSize(r); err != nil {
+		return ctx, err
 	}
 	for _, c := range r.Cookies() {
 		// A stale or foreign cookie is ignored, not refused: the client

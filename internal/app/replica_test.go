@@ -232,6 +232,12 @@ func TestReadReplicas(t *testing.T) {
 		if r := srv.Do(t, http.MethodGet, srv.URL+"/v1/hubs/aggregate", nil, http.Header{app.ReadAfterHeader: {"nonsense"}}); r.StatusCode != http.StatusBadRequest {
 			t.Errorf("a malformed %s: %d %s, want 400", app.ReadAfterHeader, r.StatusCode, r.Body)
 		}
+		long := http.Header{"Prefer": {"read=replica, " + strings.Repeat("x", 250)}}
+		for _, path := range []string{"/v1/hubs/aggregate", "/v1/hubs/export"} {
+			if r := srv.Do(t, http.MethodGet, srv.URL+path, nil, long); r.StatusCode != http.StatusBadRequest || !strings.Contains(string(r.Body), `"invalid_count"`) {
+				t.Errorf("GET %s with a Prefer over 256 bytes: %d %s, want 400 invalid_count", path, r.StatusCode, r.Body)
+			}
+		}
 	})
 
 	t.Run("keys are checked on the primary", func(t *testing.T) {
