@@ -12,7 +12,7 @@ import (
 const (
 	corsAllowMethods  = "GET, HEAD, POST, PUT, PATCH, DELETE"
 	corsAllowHeaders  = "Authorization, Content-Type, X-CSRF-Token, Idempotency-Key, If-Match, Prefer, X-Read-After"
-	corsExposeHeaders = "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After, Preference-Applied"
+	corsExposeHeaders = "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After, Preference-Applied, Idempotent-Replayed"
 	corsMaxAge        = "600"
 )
 

@@ -126,7 +126,7 @@ func TestCORSCredentialedRequests(t *testing.T) {
 		t.Fatalf("session mutation from the allowed origin: %d %s", r.StatusCode, r.Body)
 	}
 	if r.Header.Get("Access-Control-Allow-Origin") != appOrigin ||
-		r.Header.Get("Access-Control-Expose-Headers") != "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After, Preference-Applied" {
+		r.Header.Get("Access-Control-Expose-Headers") != "ETag, Location, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, X-Ignored-Filters, X-Read-After, Preference-Applied, Idempotent-Replayed" {
 		t.Errorf("CORS headers of the answer: %v", r.Header)
 	}
 	r = s.Do(t, http.MethodGet, s.URL+"/console/api/session", nil, session(appOrigin))
