@@ -20,6 +20,7 @@ import (
 	"logistics/ent/idempotencykey"
 	"logistics/internal/apperr"
 	"logistics/internal/auth"
+	"logistics/internal/database"
 	"logistics/internal/environment"
 	"logistics/internal/eventlog"
 )
@@ -166,6 +167,7 @@ func (d Deps) idempotent(next http.Handler) http.Handler {
 			}
 			d.replayHeaders(w, r, prev)
 			w.Header().Set("Idempotent-Replayed", "true")
+			database.Replayed(ctx)
 			w.WriteHeader(prev.Status)
 			_, _ = w.Write(prev.Body)
 			return

@@ -94,7 +94,7 @@ func (a *App) readContext(ctx context.Context, env *environment.Env, sw *statusW
 	if sw == nil {
 		return ctx, nil
 	}
-	ctx, sw.writes = database.TrackWrites(ctx)
+	ctx, sw.writes = database.TrackWrites(ctx, env.DB.SQL)
 	if r.Header.Get("Cookie") != "" {
 		// The cookie outlives its use by little: once the lag bound has
 		// passed since the write, a replica that has not replayed it is

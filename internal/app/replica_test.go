@@ -310,6 +310,30 @@ func TestReadReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("a replayed write answers its position", func(t *testing.T) {
+		// The client lost the first answer and retries through another
+		// instance: the replay carries a position past the write.
+		twin := srv.Twin(t)
+		key := http.Header{"Idempotency-Key": {"replica-replay"}}
+		body := map[string]any{"sku": "RPL-P1", "part_name": "replayed"}
+		first := srv.Do(t, http.MethodPost, srv.URL+"/v1/parts", body, key)
+		again := twin.Do(t, http.MethodPost, twin.URL+"/v1/parts", body, key)
+		if first.StatusCode != http.StatusCreated || again.StatusCode != http.StatusCreated || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("POST twice: %d, then %d replayed %q: %s", first.StatusCode, again.StatusCode, again.Header.Get("Idempotent-Replayed"), again.Body)
+		}
+		at, err := postgres.ParseLSN(again.Header.Get(app.ReadAfterHeader))
+		if err != nil {
+			t.Fatalf("the replay answered %s %q (%v)", app.ReadAfterHeader, again.Header.Get(app.ReadAfterHeader), err)
+		}
+		if wrote, _ := postgres.ParseLSN(first.Header.Get(app.ReadAfterHeader)); at < wrote {
+			t.Errorf("the replay's position %s is before the write's %s", at, wrote)
+		}
+		want := hubCount(t, twin, "/v1/parts/aggregate", primaryRead)
+		if got := hubCount(t, twin, "/v1/parts/aggregate", http.Header{app.ReadAfterHeader: {again.Header.Get(app.ReadAfterHeader)}}); got != want {
+			t.Errorf("with the replay's position the aggregate counts %d parts, want the primary's %d", got, want)
+		}
+	})
+
 	t.Run("lag beyond the bound falls back to the primary", func(t *testing.T) {
 		strict := srv.Twin(t, func(c *app.Config) { c.ReadMaxLag = 500 * time.Millisecond })
 		waitReplica(t, strict, "lagging", func(state string, lag float64, _ postgres.LSN) bool {

@@ -74,14 +74,32 @@ func PrimaryOnly(ctx context.Context) context.Context {
 }
 
 // TrackWrites returns ctx with a Writes that learns the primary's WAL
-// position after each write committed under ctx.
-func TrackWrites(ctx context.Context) (context.Context, *Writes) {
-	w := &Writes{}
+// position after each write committed under ctx; primary is the primary's
+// pool, which Replayed asks.
+func TrackWrites(ctx context.Context, primary *sql.DB) (context.Context, *Writes) {
+	w := &Writes{primary: primary}
 	return withRoute(ctx, func(r *readRoute) { r.writes = w }), w
 }
 
+// Replayed notes in ctx's Writes the primary's WAL position now, for a
+// request that answers for a write committed before it (an idempotent
+// replay): the position is past that write, so the client that lost the
+// first answer still reads its own write.
+func Replayed(ctx context.Context) {
+	w := routeOf(ctx).writes
+	if w == nil || w.primary == nil {
+		return
+	}
+	if lsn, err := postgres.CurrentLSN(context.WithoutCancel(ctx), w.primary); err == nil {
+		w.note(lsn)
+	}
+}
+
 // Writes is the WAL position of a request's last committed write.
-type Writes struct{ lsn atomic.Uint64 }
+type Writes struct {
+	lsn     atomic.Uint64
+	primary *sql.DB
+}
 
 // LSN is the primary's WAL position after the request's last write; ok is
 // false when it wrote nothing.
