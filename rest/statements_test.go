@@ -37,9 +37,14 @@ func TestListStatementsAreConstant(t *testing.T) {
 	}
 	// What every request costs before the handler (authentication).
 	srv.Do(t, http.MethodGet, srv.URL+"/v1/status", nil, nil)
-	counter.Reset()
-	srv.Do(t, http.MethodGet, srv.URL+"/v1/status", nil, nil)
-	overhead := counter.Count()
+	var overhead int64
+	for try := range 3 { // the fewest, as for the lists below
+		counter.Reset()
+		srv.Do(t, http.MethodGet, srv.URL+"/v1/status", nil, nil)
+		if c := counter.Count(); try == 0 || c < overhead {
+			overhead = c
+		}
+	}
 
 	for _, tc := range []struct {
 		path string
@@ -53,16 +58,24 @@ func TestListStatementsAreConstant(t *testing.T) {
 	} {
 		counts := map[int]int64{}
 		for _, n := range []int{5, 50} {
-			counter.Reset()
-			resp := srv.Do(t, http.MethodGet, srv.URL+fmt.Sprintf(tc.path, n), nil, nil)
-			counts[n] = counter.Count() - overhead
-			var page struct {
-				Data    []map[string]any
-				HasMore bool `json:"has_more"`
-			}
-			resp.JSON(t, &page)
-			if resp.StatusCode != http.StatusOK || len(page.Data) != n || !page.HasMore {
-				t.Fatalf("%s: %d, %d rows, has_more %v", fmt.Sprintf(tc.path, n), resp.StatusCode, len(page.Data), page.HasMore)
+			// The counter also sees the server's background statements
+			// (the event sequencer's poll, an expired key cache's read):
+			// they only add, so the fewest of three requests is the
+			// request's own.
+			for try := range 3 {
+				counter.Reset()
+				resp := srv.Do(t, http.MethodGet, srv.URL+fmt.Sprintf(tc.path, n), nil, nil)
+				if c := counter.Count() - overhead; try == 0 || c < counts[n] {
+					counts[n] = c
+				}
+				var page struct {
+					Data    []map[string]any
+					HasMore bool `json:"has_more"`
+				}
+				resp.JSON(t, &page)
+				if resp.StatusCode != http.StatusOK || len(page.Data) != n || !page.HasMore {
+					t.Fatalf("%s: %d, %d rows, has_more %v", fmt.Sprintf(tc.path, n), resp.StatusCode, len(page.Data), page.HasMore)
+				}
 			}
 		}
 		if counts[5] != counts[50] || counts[50] > tc.max {
