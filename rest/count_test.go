@@ -111,6 +111,25 @@ func TestPreferCount(t *testing.T) {
 			t.Errorf("Prefer: %.40s: %d %s", bad, resp.StatusCode, resp.Body)
 		}
 	}
+	// The bound holds on every route, counted or not, with or without a
+	// replica: a read of one part, the status and GraphQL.
+	long := http.Header{"Prefer": {"return=minimal, " + strings.Repeat("x", 250)}}
+	base := s.Base(environment.Production)
+	for _, tc := range []struct {
+		method, url string
+		body        any
+	}{
+		{http.MethodGet, base + "/v1/parts/" + string(c.Part.Query().FirstIDX(s.Ctx(environment.Production))), nil},
+		{http.MethodGet, base + "/v1/status", nil},
+		{http.MethodPost, base + "/graphql", map[string]any{"query": "{ parts(first: 1) { edges { node { sku } } } }"}},
+	} {
+		if resp := s.Do(t, tc.method, tc.url, tc.body, long); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(resp.Body), "256 bytes") {
+			t.Errorf("%s %s with a Prefer over 256 bytes: %d %s, want 400", tc.method, tc.url, resp.StatusCode, resp.Body)
+		}
+	}
+	if resp := s.Do(t, http.MethodGet, base+"/v1/status", nil, http.Header{"Prefer": {"return=minimal"}}); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v1/status with a short Prefer: %d %s", resp.StatusCode, resp.Body)
+	}
 }
 
 func or(a, b string) string {

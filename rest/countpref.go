@@ -9,8 +9,8 @@ import (
 	"logistics/internal/count"
 )
 
-// maxPreferBytes bounds the Prefer header of every request that reads it:
-// a list's count, and any read's read= when a replica is configured.
+// maxPreferBytes bounds the Prefer header of every request: the app
+// refuses a longer one (CheckPreferSize) before any handler reads it.
 const maxPreferBytes = 256
 
 // CheckPreferSize refuses a request whose Prefer headers together are over
@@ -30,12 +30,10 @@ func CheckPreferSize(r *http.Request) error {
 // preferredCount reads the count a list request prefers (RFC 7240's
 // Prefer, spelled as PostgREST does: count=exact|planned|estimated, and
 // count=bounded): counted is false without one. Other preferences are
-// ignored, as RFC 7240 asks; a count that names no mode, two counts that
-// differ, or a Prefer over 256 bytes is a 400 invalid_count.
+// ignored, as RFC 7240 asks; a count that names no mode, or two counts that
+// differ is a 400 invalid_count (and a Prefer over 256 bytes never gets
+// here: CheckPreferSize).
 func preferredCount(r *http.Request) (mode count.Mode, counted bool, err error) {
-	if err := CheckPreferSize(r); err != nil {
-		return 0, false, err
-	}
 	for _, v := range r.Header.Values("Prefer") {
 		for _, pref := range strings.Split(v, ",") {
 			token, _, _ := strings.Cut(pref, ";") // parameters of a preference: none for count

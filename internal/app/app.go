@@ -658,6 +658,7 @@ func (a *App) envRoutes(env *environment.Env) http.Handler {
 		// primary whatever the client prefers.
 		routes = a.routeReads(env, routes)
 	}
+	routes = a.boundedPrefer(routes)
 	protected := a.Auth.Authenticate(a.Auth.RateLimit(routes))
 
 	mux := http.NewServeMux()

@@ -26,6 +26,19 @@ const (
 	readAfterCookie = "logistics_read_after"
 )
 
+// boundedPrefer refuses a request whose Prefer is over 256 bytes (a 400
+// invalid_count), on every route and whether or not a replica is
+// configured: the bound is part of the contract, not of a deployment.
+func (a *App) boundedPrefer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := rest.CheckPreferSize(r); err != nil {
+			apperr.Write(w, r, a.Log, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // routeReads serves next with the client's read preference (Prefer:
 // read=replica or read=primary) and the position of its last write
 // (X-Read-After, or the cookie) in the request's context, every read of a
@@ -70,9 +83,6 @@ func (a *App) readContext(ctx context.Context, env *environment.Env, sw *statusW
 			return ctx, apperr.Invalid(ReadAfterHeader, "%v: send back the value a write answered", err)
 		}
 		after = lsn
-	}
-	if err := rest.CheckPreferSize(r); err != nil {
-		return ctx, err
 	}
 	for _, c := range r.Cookies() {
 		// A stale or foreign cookie is ignored, not refused: the client
